@@ -1,0 +1,146 @@
+//! Command-line parsing (clap) and dispatch. Each subcommand turns its arguments into library values in
+//! its own file and calls the library; no clap type reaches measurement code.
+
+mod devices;
+mod selftest;
+mod sweep;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use warpscope::gpu::BackendKind;
+use warpscope::report::Format;
+use warpscope::{Error, Result};
+
+/// Sweep CUDA thread-block shapes on a real GPU; nvprof-style metrics, measured and estimated.
+#[derive(Parser, Debug)]
+#[command(name = "warpscope", version, about, long_about = None)]
+pub struct Cli {
+    /// CUDA device ordinal.
+    #[arg(long, global = true, default_value_t = 0)]
+    device: u32,
+    /// Backend: the real GPU, or a deterministic mock for tests (values marked `mock`).
+    #[arg(long, global = true, hide = true, value_enum, env = "WARPSCOPE_BACKEND", default_value = "cuda")]
+    backend: BackendArg,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    Cuda,
+    Mock,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a kernel over a list of block shapes: time, verify and report each.
+    Sweep(sweep::SweepArgs),
+    /// Run one configuration and print the seed's one-line result and its table row.
+    Run(sweep::SweepArgs),
+    /// List CUDA devices with the limits configurations are validated against.
+    Devices(devices::DevicesArgs),
+    /// Run every kernel once at a small size and verify it: the first check that the setup works.
+    Selftest(OutputArgs),
+}
+
+/// Output options shared by the commands that emit records.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: FormatArg,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print nothing but the report (no progress or per-config lines).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    Table,
+    Csv,
+    Json,
+    Markdown,
+}
+
+impl OutputArgs {
+    fn format(&self) -> Format {
+        match self.format {
+            FormatArg::Table => Format::Table,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Json => Format::Json,
+            FormatArg::Markdown => Format::Markdown,
+        }
+    }
+
+    /// Whether per-config lines may go to standard output (they go to standard error when stdout
+    /// carries a machine-readable report).
+    fn lines_to_stdout(&self) -> bool {
+        self.output.is_some() || self.format == FormatArg::Table
+    }
+
+    /// Prints a progress line unless quiet.
+    fn line(&self, s: &str) {
+        if self.quiet {
+            return;
+        }
+        if self.lines_to_stdout() {
+            println!("{s}");
+        } else {
+            eprintln!("{s}");
+        }
+    }
+
+    /// Writes the report where asked.
+    fn emit(&self, report: &warpscope::record::Report) -> Result<()> {
+        match &self.output {
+            Some(path) => {
+                warpscope::report::write_file(report, self.format(), path)?;
+                if !self.quiet {
+                    eprintln!("wrote {}", path.display());
+                }
+                Ok(())
+            }
+            None => warpscope::report::write(report, self.format(), &mut std::io::stdout().lock()),
+        }
+    }
+}
+
+/// Global settings every command may need.
+pub struct Context {
+    backend: BackendKind,
+    device: u32,
+}
+
+/// Parses the command line and runs it.
+pub fn run() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    let ctx = Context {
+        backend: match cli.backend {
+            BackendArg::Cuda => BackendKind::Cuda,
+            BackendArg::Mock => BackendKind::Mock,
+        },
+        device: cli.device,
+    };
+    match cli.command {
+        Command::Sweep(a) => sweep::sweep(&ctx, &a, false),
+        Command::Run(a) => sweep::sweep(&ctx, &a, true),
+        Command::Devices(a) => devices::devices(&ctx, &a),
+        Command::Selftest(o) => selftest::selftest(&ctx, &o),
+    }
+}
+
+/// Exit code of a finished report: 1 when anything failed verification.
+fn exit_for(report: &warpscope::record::Report) -> ExitCode {
+    if report.any_failed() { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+/// A usage error.
+fn usage(msg: impl Into<String>) -> Error {
+    Error::usage(msg)
+}

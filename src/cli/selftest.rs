@@ -1,0 +1,55 @@
+//! `warpscope selftest`: every kernel, a few block shapes, a small odd-sized problem, verified.
+
+use std::process::ExitCode;
+
+use warpscope::kernels::{self, Problem};
+use warpscope::record::Report;
+use warpscope::sweep::{self, Event, Options};
+use warpscope::{Result, gpu, ptx, spec};
+
+use super::{Context, OutputArgs, exit_for};
+
+/// Odd sizes, so the bounds checks and partial blocks are exercised.
+const PROBLEM: Problem = Problem { nx: 1000, ny: 777 };
+const BLOCKS: &str = "32x8,16x16,128x1,1x64";
+
+pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
+    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    if !out.quiet {
+        let d = backend.info();
+        eprintln!(
+            "selftest on device {} ({}, sm_{}), PTX from {}",
+            d.ordinal,
+            d.name,
+            d.compute_capability.replace('.', ""),
+            ptx::ORIGIN
+        );
+    }
+    let blocks = spec::parse_block_list(BLOCKS)?;
+    let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57 };
+    let mut all: Option<Report> = None;
+    for name in kernels::NAMES {
+        let kernel = kernels::lookup(name, PROBLEM)?;
+        let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| {
+            if let Event::Record(r) = e {
+                out.line(&format!("{:<10} {}", r.status.as_str(), r.seed_line()));
+            }
+        })?;
+        match &mut all {
+            Some(a) => a.records.extend(report.records),
+            None => all = Some(report),
+        }
+    }
+    let report = all.expect("at least one kernel");
+    out.emit(&report)?;
+    let failed = report.records.iter().filter(|r| r.status != warpscope::record::Status::Ok).count();
+    if !out.quiet {
+        eprintln!(
+            "selftest: {} of {} configurations verified{}",
+            report.records.len() - failed,
+            report.records.len(),
+            if failed == 0 { "" } else { " -- FAILED" }
+        );
+    }
+    Ok(if failed > 0 { ExitCode::from(1) } else { exit_for(&report) })
+}

@@ -1,0 +1,86 @@
+//! `warpscope sweep` and `warpscope run`: block lists in, verified and timed records out.
+
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+
+use warpscope::kernels::{self, Problem};
+use warpscope::sweep::{self, Event, Options};
+use warpscope::{Result, gpu, spec};
+
+use super::{Context, OutputArgs, exit_for, usage};
+
+/// Arguments of `sweep` and `run`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Kernel to run (`sum-matrix`).
+    kernel: String,
+    /// Block shapes, `BXxBY[xBZ]`, comma-separated: `32x32,32x16,16x32`.
+    #[arg(long, value_name = "LIST")]
+    block: Option<String>,
+    /// block.x values for a cartesian sweep: `64,128,256` or `32..1024:32`.
+    #[arg(long, value_name = "LIST")]
+    bx: Option<String>,
+    /// block.y values for a cartesian sweep.
+    #[arg(long, value_name = "LIST")]
+    by: Option<String>,
+    /// block.z values for a cartesian sweep.
+    #[arg(long, value_name = "LIST")]
+    bz: Option<String>,
+    /// Matrix width (elements).
+    #[arg(long, default_value_t = 1 << 14)]
+    nx: u32,
+    /// Matrix height (elements).
+    #[arg(long, default_value_t = 1 << 14)]
+    ny: u32,
+    /// Untimed launches before timing (the verified launch is the first).
+    #[arg(long, default_value_t = 2)]
+    warmup: u32,
+    /// Timed launches per configuration.
+    #[arg(long, default_value_t = 20)]
+    iters: u32,
+    /// Seed of the random inputs (default: fresh each run).
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
+    let blocks = spec::blocks_from(a.block.as_deref(), a.bx.as_deref(), a.by.as_deref(), a.bz.as_deref())?;
+    if single && blocks.len() != 1 {
+        return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
+    }
+    let kernel = kernels::lookup(&a.kernel, Problem { nx: a.nx, ny: a.ny })?;
+    let seed = a
+        .seed
+        .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
+    let opts = Options { warmup: a.warmup, iters: a.iters, seed };
+    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let device = backend.info().name.clone();
+    let out = &a.out;
+    let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| match e {
+        Event::Planned { total, invalid } => {
+            if !out.quiet {
+                eprintln!(
+                    "{} {}: {total} config{} ({invalid} invalid), {} warm-up + {} timed launches each, on device {} ({device}), seed {seed}",
+                    kernel.name(),
+                    kernel.problem(),
+                    if total == 1 { "" } else { "s" },
+                    opts.warmup,
+                    opts.iters,
+                    ctx.device,
+                );
+            }
+        }
+        Event::Baseline(m) => {
+            if !out.quiet {
+                eprintln!("device-to-device memcpy: {:.1} GB/s ({})", m.value, m.source.as_str());
+            }
+        }
+        Event::Record(r) => out.line(&r.seed_line()),
+    })?;
+    out.emit(&report)?;
+    Ok(exit_for(&report))
+}

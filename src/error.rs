@@ -1,0 +1,65 @@
+//! One error type for the library, so `main` can print one line, a hint, and the right exit code.
+
+use thiserror::Error;
+
+/// Everything that stops a command. Failed verification is not an error: it is a record with
+/// status `failed`, and the command exits 1 after writing its report.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// Malformed input from the user (a bad block list, an unknown kernel, a file that does not parse).
+    #[error("{0}")]
+    Usage(String),
+    /// libcuda could not be opened.
+    #[error("no NVIDIA driver found (libcuda.so.1): {0}")]
+    NoDriver(String),
+    /// The driver loaded but cannot run what warpscope needs.
+    #[error("{0}")]
+    Driver(String),
+    /// A CUDA call failed.
+    #[error("CUDA error in {call}: {message}")]
+    Cuda {
+        /// The call, e.g. `cuLaunchKernel(sumMatrixOnGPU2D)`.
+        call: String,
+        /// The driver's name and description of the error.
+        message: String,
+    },
+    /// The driver refused one configuration at launch (the sweep records it and goes on).
+    #[error("{0}")]
+    LaunchRejected(String),
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// Writing an output format failed.
+    #[error("cannot write output: {0}")]
+    Output(String),
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A second line telling the user what to do, where there is something to do.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            Error::NoDriver(_) => Some(
+                "install the NVIDIA driver, or run `warpscope estimate` for model-only figures on a machine without a GPU",
+            ),
+            _ => None,
+        }
+    }
+
+    /// 2 for user and environment errors (bad input, no driver, CUDA failures).
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+
+    /// Shorthand for a usage error.
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Error::Usage(msg.into())
+    }
+}

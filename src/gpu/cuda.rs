@@ -1,0 +1,348 @@
+//! The real GPU, through cudarc's safe driver layer: module loading from the embedded PTX, buffers,
+//! launches with any argument list, CUDA-event timing and the driver's occupancy calculator.
+//! The driver is probed first (see `probe`), so a missing driver or symbol is an error, not a panic.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags, CUfunction_attribute as FnAttr, CUresult};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+use super::{Backend, DeviceInfo, DeviceLimits, KernelAttrs, Launch, nvml, probe};
+use crate::error::{Error, Result};
+use crate::kernels::{Arg, Buffer, Kernel, Role};
+use crate::ptx;
+use crate::record::Source;
+
+/// The bit pattern of a quiet NaN: what outputs are filled with before a verified launch.
+const NAN_BITS: u32 = 0x7FC0_0000;
+
+/// Turns a driver error into warpscope's, naming the call.
+fn cu(call: &str) -> impl Fn(DriverError) -> Error + '_ {
+    move |e| Error::Cuda { call: call.to_string(), message: describe(&e) }
+}
+
+fn describe(e: &DriverError) -> String {
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+    let text = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    format!("{name}: {text}")
+}
+
+/// A CUDA device with one current problem.
+pub struct CudaBackend {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    modules: HashMap<&'static str, Arc<CudaModule>>,
+    current: Option<Current>,
+}
+
+/// The loaded kernel and its device buffers.
+struct Current {
+    func: CudaFunction,
+    entry: &'static str,
+    buffers: Vec<Buffer>,
+    args: Vec<Arg>,
+    slices: Vec<CudaSlice<f32>>,
+}
+
+/// Opens the driver; returns its version and the device count.
+fn init() -> Result<(probe::DriverVersion, i32)> {
+    let version = probe::driver()?;
+    cudarc::driver::result::init().map_err(|e| match e.0 {
+        CUresult::CUDA_ERROR_NO_DEVICE => {
+            Error::Driver("the NVIDIA driver found no CUDA device (cuInit: CUDA_ERROR_NO_DEVICE)".into())
+        }
+        _ => cu("cuInit")(e),
+    })?;
+    Ok((version, CudaContext::device_count().map_err(cu("cuDeviceGetCount"))?))
+}
+
+/// Every CUDA device.
+pub fn list_devices() -> Result<Vec<DeviceInfo>> {
+    let (_, n) = init()?;
+    (0..n as u32).map(|i| CudaBackend::open(i).map(|b| b.info)).collect()
+}
+
+impl CudaBackend {
+    /// Opens device `ordinal` (its primary context) and reads its limits.
+    pub fn open(ordinal: u32) -> Result<Self> {
+        let (version, n) = init()?;
+        if ordinal as i32 >= n {
+            return Err(Error::usage(format!("no CUDA device {ordinal}: this machine has {n} (0..{})", n - 1)));
+        }
+        let ctx = CudaContext::new(ordinal as usize).map_err(cu("cuDevicePrimaryCtxRetain"))?;
+        // One stream, so cudarc's cross-stream event tracking only costs time.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let info = device_info(&ctx, ordinal, version)?;
+        Ok(CudaBackend { ctx, stream, info, modules: HashMap::new(), current: None })
+    }
+
+    fn current(&self) -> Result<&Current> {
+        self.current.as_ref().ok_or_else(|| Error::usage("internal: no kernel loaded"))
+    }
+
+    /// Launches the current kernel once on the stream (arguments built from the kernel's list).
+    fn launch_once(&self, launch: &Launch) -> std::result::Result<(), DriverError> {
+        let cur = self.current.as_ref().expect("launch after load");
+        let ints: Vec<i32> =
+            cur.args.iter().filter_map(|a| if let Arg::I32(v) = a { Some(*v) } else { None }).collect();
+        let floats: Vec<f32> =
+            cur.args.iter().filter_map(|a| if let Arg::F32(v) = a { Some(*v) } else { None }).collect();
+        let (mut ni, mut nf) = (0, 0);
+        let mut builder = self.stream.launch_builder(&cur.func);
+        for a in &cur.args {
+            match a {
+                Arg::Buf(i) => {
+                    builder.arg(&cur.slices[*i]);
+                }
+                Arg::I32(_) => {
+                    builder.arg(&ints[ni]);
+                    ni += 1;
+                }
+                Arg::F32(_) => {
+                    builder.arg(&floats[nf]);
+                    nf += 1;
+                }
+            }
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (launch.grid.x, launch.grid.y, launch.grid.z),
+            block_dim: (launch.block.x, launch.block.y, launch.block.z),
+            shared_mem_bytes: launch.dynamic_smem,
+        };
+        // SAFETY: the argument list comes from the kernel's own description of its PTX signature, and
+        // every buffer argument is a live allocation of the length the kernel expects.
+        unsafe { builder.launch(cfg) }.map(|_| ())
+    }
+
+    fn sync(&self, what: &str) -> Result<()> {
+        self.stream.synchronize().map_err(cu(what))
+    }
+
+    /// Times `op` `iters` times with a pair of events each, after `warmup` untimed runs.
+    fn time_with(&self, warmup: u32, iters: u32, what: &str, op: impl Fn() -> Result<()>) -> Result<Vec<f64>> {
+        for _ in 0..warmup {
+            op()?;
+        }
+        self.sync(what)?;
+        let event = || self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(cu("cuEventCreate"));
+        let pairs: Vec<_> = (0..iters).map(|_| Ok((event()?, event()?))).collect::<Result<_>>()?;
+        for (start, end) in &pairs {
+            start.record(&self.stream).map_err(cu("cuEventRecord"))?;
+            op()?;
+            end.record(&self.stream).map_err(cu("cuEventRecord"))?;
+        }
+        self.sync(what)?;
+        pairs.iter().map(|(s, e)| s.elapsed_ms(e).map(|ms| ms as f64).map_err(cu("cuEventElapsedTime"))).collect()
+    }
+
+    fn first_of(&self, role: Role) -> Result<usize> {
+        let cur = self.current()?;
+        cur.buffers
+            .iter()
+            .position(|b| b.role == role)
+            .ok_or_else(|| Error::usage(format!("{} has no {role:?} buffer", cur.entry)))
+    }
+}
+
+fn attr(ctx: &CudaContext, a: Attr) -> Result<u32> {
+    ctx.attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuDeviceGetAttribute"))
+}
+
+fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersion) -> Result<DeviceInfo> {
+    let a = |x| attr(ctx, x);
+    let (major, minor) = ctx.compute_capability().map_err(cu("cuDeviceGetAttribute"))?;
+    let name = ctx.name().map_err(cu("cuDeviceGetName"))?;
+    let mem_khz = a(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).ok().filter(|&k| k > 0);
+    let bus = a(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).ok().filter(|&b| b > 0);
+    let pci = format!(
+        "{:08X}:{:02X}:{:02X}.0",
+        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+    );
+    let nv = nvml::query(&pci).unwrap_or_default();
+    let driver = Some(match &nv.driver {
+        Some(d) => format!("{d} (CUDA {version})"),
+        None => format!("CUDA {version}"),
+    });
+    let sm_clock = nv.max_sm_clock_mhz.or_else(|| a(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).ok().map(|k| k / 1000));
+    let mem_clock = nv.max_mem_clock_mhz.or(mem_khz.map(|k| k / 1000));
+    Ok(DeviceInfo {
+        ordinal,
+        name,
+        compute_capability: format!("{major}.{minor}"),
+        backend: "cuda".into(),
+        sms: a(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        sm_clock_mhz: sm_clock,
+        mem_clock_mhz: mem_clock,
+        mem_bus_width_bits: bus,
+        memory_bytes: ctx.total_mem().map_err(cu("cuDeviceTotalMem"))? as u64,
+        l2_bytes: a(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
+        peak_bandwidth_gbs: mem_khz.zip(bus).map(|(k, b)| 2.0 * k as f64 * 1e3 * b as f64 / 8.0 / 1e9),
+        driver,
+        pci_bus_id: Some(pci),
+        power_limit_w: nv.power_limit_w,
+        limits: DeviceLimits {
+            warp_size: a(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            max_threads_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block_dim: [
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid_dim: [
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_threads_per_sm: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+            max_blocks_per_sm: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
+            regs_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+            regs_per_sm: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+            smem_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            smem_per_block_optin: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            smem_per_sm: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+            reserved_smem_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
+        },
+    })
+}
+
+impl Backend for CudaBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn source(&self) -> Source {
+        Source::Measured
+    }
+
+    fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs> {
+        let name = kernel.module();
+        let module = match self.modules.get(name) {
+            Some(m) => m.clone(),
+            None => {
+                let text = ptx::module(name).ok_or_else(|| Error::usage(format!("no embedded PTX module '{name}'")))?;
+                let m = self.ctx.load_module(Ptx::from_src(text)).map_err(|e| match e.0 {
+                    CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => Error::Driver(format!(
+                        "the driver cannot load warpscope's PTX ({}): it needs a driver for CUDA 13.0 (R580) or newer",
+                        ptx::isa_version().map(|(a, b)| format!("ISA {a}.{b}")).unwrap_or_default()
+                    )),
+                    _ => cu("cuModuleLoadData")(e),
+                })?;
+                self.modules.insert(name, m.clone());
+                m
+            }
+        };
+        let func = module.load_function(kernel.entry()).map_err(cu("cuModuleGetFunction"))?;
+        let fa = |a| func.get_attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuFuncGetAttribute"));
+        let attrs = KernelAttrs {
+            registers: fa(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            static_smem: fa(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            local_bytes: fa(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            max_threads_per_block: fa(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        };
+        self.current = Some(Current {
+            func,
+            entry: kernel.entry(),
+            buffers: kernel.buffers(),
+            args: kernel.args(),
+            slices: Vec::new(),
+        });
+        Ok(attrs)
+    }
+
+    fn max_active_blocks(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32> {
+        self.current()?
+            .func
+            .occupancy_max_active_blocks_per_multiprocessor(block_threads, dynamic_smem as usize, None)
+            .map_err(cu("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    }
+
+    fn upload(&mut self, _kernel: &dyn Kernel, inputs: &[Vec<f32>]) -> Result<()> {
+        let stream = self.stream.clone();
+        let ctx = self.ctx.clone();
+        let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
+        cur.slices.clear();
+        let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
+        let (free, _) = ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
+        if need > free as u64 {
+            return Err(Error::usage(format!(
+                "{} needs {:.2} GB of device memory, {:.2} GB are free: choose a smaller problem (--nx/--ny)",
+                cur.entry,
+                need as f64 / 1e9,
+                free as f64 / 1e9
+            )));
+        }
+        let mut next_input = inputs.iter();
+        for b in &cur.buffers {
+            let slice = match b.role {
+                Role::Input => {
+                    let host = next_input.next().ok_or_else(|| Error::usage("internal: too few inputs"))?;
+                    stream.clone_htod(host).map_err(cu("cuMemcpyHtoD"))?
+                }
+                // SAFETY: outputs are poisoned before every verified launch, never read before written.
+                Role::Output => unsafe { stream.alloc::<f32>(b.len) }.map_err(cu("cuMemAlloc"))?,
+            };
+            cur.slices.push(slice);
+        }
+        stream.synchronize().map_err(cu("cuMemcpyHtoD"))
+    }
+
+    fn launch_verified(&mut self, _kernel: &dyn Kernel, launch: &Launch, outputs: &mut [Vec<f32>]) -> Result<()> {
+        let cur = self.current()?;
+        for (b, s) in cur.buffers.iter().zip(&cur.slices) {
+            if b.role == Role::Output {
+                let (ptr, _sync) = s.device_ptr(&self.stream);
+                // SAFETY: ptr is a live allocation of b.len f32 elements on this context.
+                unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, NAN_BITS, b.len, self.stream.cu_stream()) }
+                    .result()
+                    .map_err(cu("cuMemsetD32Async"))?;
+            }
+        }
+        self.launch_once(launch).map_err(|e| match e.0 {
+            CUresult::CUDA_ERROR_INVALID_VALUE | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
+                Error::LaunchRejected(format!("launch rejected by the driver: {}", describe(&e)))
+            }
+            _ => cu(&format!("cuLaunchKernel({})", cur.entry))(e),
+        })?;
+        self.sync(&format!("{} (kernel execution)", cur.entry))?;
+        let mut out = outputs.iter_mut();
+        for (b, s) in cur.buffers.iter().zip(&cur.slices) {
+            if b.role == Role::Output {
+                let host = out.next().ok_or_else(|| Error::usage("internal: too few output vectors"))?;
+                host.resize(b.len, 0.0);
+                self.stream.memcpy_dtoh(s, host.as_mut_slice()).map_err(cu("cuMemcpyDtoH"))?;
+            }
+        }
+        self.sync("cuMemcpyDtoH")
+    }
+
+    fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>> {
+        let entry = self.current()?.entry;
+        let call = format!("cuLaunchKernel({entry})");
+        self.time_with(warmup, iters, entry, || self.launch_once(launch).map_err(cu(&call)))
+    }
+
+    fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
+        let (src, dst) = (self.first_of(Role::Input)?, self.first_of(Role::Output)?);
+        let cur = self.current()?;
+        let len = cur.buffers[src].len.min(cur.buffers[dst].len);
+        let (s, d) = (&cur.slices[src], &cur.slices[dst]);
+        let copy = || {
+            let (sp, _a) = s.device_ptr(&self.stream);
+            let (dp, _b) = d.device_ptr(&self.stream);
+            // SAFETY: both are live allocations of at least `len` f32 elements.
+            unsafe { cudarc::driver::sys::cuMemcpyDtoDAsync_v2(dp, sp, len * 4, self.stream.cu_stream()) }
+                .result()
+                .map_err(cu("cuMemcpyDtoDAsync"))
+        };
+        let times = self.time_with(warmup, iters, "cuMemcpyDtoD", copy)?;
+        Ok((len as u64 * 4, times))
+    }
+}

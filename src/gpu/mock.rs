@@ -1,0 +1,181 @@
+//! A deterministic stand-in for a GPU (sm_90 limits, 132 SMs): it "runs" a kernel by walking the grid
+//! through the kernel's own address function and writing the CPU reference at every element a thread
+//! stores to, so grid arithmetic, poisoning, verification and every output path are exercised in CI.
+//! Its times come from the memory model; every value it produces is marked `mock`.
+//! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path.
+
+use super::{Backend, DeviceInfo, DeviceLimits, KernelAttrs, Launch};
+use crate::error::{Error, Result};
+use crate::kernels::{AccessKind, Kernel, Role, Thread};
+use crate::model::{arch, memory, occupancy};
+use crate::record::Source;
+use crate::spec::Dim3;
+
+/// Bandwidth the mock pretends to have, GB/s.
+const MOCK_GBS: f64 = 3000.0;
+/// Launch overhead the mock adds, ms.
+const MOCK_LAUNCH_MS: f64 = 0.003;
+/// Above this many threads the mock copies the reference instead of walking every thread.
+const EMULATE_THREADS: u64 = 1 << 24;
+
+/// The mock device.
+pub struct MockBackend {
+    info: DeviceInfo,
+    arch: &'static arch::Arch,
+    attrs: Option<KernelAttrs>,
+    reference: Vec<Vec<f32>>,
+    output_index: Vec<Option<usize>>,
+    copy_bytes: u64,
+}
+
+impl MockBackend {
+    /// The mock device `ordinal` (only 0 exists).
+    pub fn new(ordinal: u32) -> Result<Self> {
+        if ordinal != 0 {
+            return Err(Error::usage(format!("no CUDA device {ordinal}: the mock backend has 1 (0..0)")));
+        }
+        let a = arch::arch((9, 0)).expect("sm_90 is in the database");
+        let info = DeviceInfo {
+            ordinal,
+            name: "warpscope mock GPU (sm_90 limits)".into(),
+            compute_capability: "9.0".into(),
+            backend: "mock".into(),
+            sms: 132,
+            sm_clock_mhz: Some(1980),
+            mem_clock_mhz: Some(2619),
+            mem_bus_width_bits: Some(5120),
+            memory_bytes: 80 << 30,
+            l2_bytes: 50 << 20,
+            peak_bandwidth_gbs: Some(3352.3),
+            driver: Some("mock".into()),
+            pci_bus_id: None,
+            power_limit_w: None,
+            limits: DeviceLimits::from_arch(a),
+        };
+        Ok(MockBackend { info, arch: a, attrs: None, reference: Vec::new(), output_index: Vec::new(), copy_bytes: 0 })
+    }
+
+    fn attrs(&self) -> Result<&KernelAttrs> {
+        self.attrs.as_ref().ok_or_else(|| Error::usage("internal: no kernel loaded"))
+    }
+
+    /// A made-up but deterministic time: modelled bytes over the mock bandwidth, stretched when few
+    /// warps are resident, plus launch overhead.
+    fn model_ms(&self, kernel: &dyn Kernel, launch: &Launch) -> Result<f64> {
+        let stats = memory::analyze(kernel, launch.grid, launch.block, self.arch.global_txn_bytes);
+        let bytes = stats.loads.transferred_bytes(stats.txn_bytes) + stats.stores.transferred_bytes(stats.txn_bytes);
+        let attrs = self.attrs()?;
+        let occ = occupancy::theoretical(
+            self.arch,
+            &occupancy::Request {
+                block_size: launch.block.volume() as u32,
+                regs_per_thread: attrs.registers,
+                static_smem: attrs.static_smem,
+                dynamic_smem: launch.dynamic_smem,
+            },
+        );
+        let latency_hiding = (occ.occupancy_pct / 50.0).clamp(0.25, 1.0);
+        Ok(bytes / (MOCK_GBS * 1e9) * 1e3 / latency_hiding + MOCK_LAUNCH_MS)
+    }
+}
+
+impl Backend for MockBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn source(&self) -> Source {
+        Source::Mock
+    }
+
+    fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs> {
+        let attrs = KernelAttrs { registers: 16, static_smem: 0, local_bytes: 0, max_threads_per_block: 1024 };
+        let attrs = crate::model::resources::lookup(kernel.entry(), "sm_90").map(|r| r.attrs(1024)).unwrap_or(attrs);
+        self.attrs = Some(attrs.clone());
+        Ok(attrs)
+    }
+
+    fn max_active_blocks(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32> {
+        let a = self.attrs()?;
+        let req = occupancy::Request {
+            block_size: block_threads,
+            regs_per_thread: a.registers,
+            static_smem: a.static_smem,
+            dynamic_smem,
+        };
+        Ok(occupancy::theoretical(self.arch, &req).active_blocks_per_sm)
+    }
+
+    fn upload(&mut self, kernel: &dyn Kernel, inputs: &[Vec<f32>]) -> Result<()> {
+        self.reference = kernel.reference(inputs);
+        let mut next = 0;
+        self.output_index = kernel
+            .buffers()
+            .iter()
+            .map(|b| {
+                (b.role == Role::Output).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        let bufs = kernel.buffers();
+        let first = |r| bufs.iter().find(|b| b.role == r).map(|b| b.len).unwrap_or(0);
+        self.copy_bytes = first(Role::Input).min(first(Role::Output)) as u64 * 4;
+        Ok(())
+    }
+
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, outputs: &mut [Vec<f32>]) -> Result<()> {
+        for (out, r) in outputs.iter_mut().zip(&self.reference) {
+            out.clear();
+            out.resize(r.len(), f32::NAN);
+        }
+        let threads = launch.grid.volume() * launch.block.volume();
+        if threads > EMULATE_THREADS {
+            for (out, r) in outputs.iter_mut().zip(&self.reference) {
+                out.copy_from_slice(r);
+            }
+        } else {
+            let mut acc = Vec::new();
+            let (g, b) = (launch.grid, launch.block);
+            for bz in 0..g.z {
+                for by in 0..g.y {
+                    for bx in 0..g.x {
+                        for t in 0..b.volume() {
+                            let thread = Dim3::new(
+                                (t % b.x as u64) as u32,
+                                ((t / b.x as u64) % b.y as u64) as u32,
+                                (t / (b.x as u64 * b.y as u64)) as u32,
+                            );
+                            kernel.accesses(&Thread { block: Dim3::new(bx, by, bz), thread, dim: b }, &mut acc);
+                            for a in acc.drain(..) {
+                                if a.kind == AccessKind::Store
+                                    && let Some(Some(o)) = self.output_index.get(a.buffer as usize)
+                                {
+                                    let i = a.index as usize;
+                                    outputs[*o][i] = self.reference[*o][i];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(n) = std::env::var("WARPSCOPE_MOCK_FAULT").ok().and_then(|v| v.parse::<usize>().ok())
+            && let Some(x) = outputs.first_mut().and_then(|o| o.get_mut(n))
+        {
+            *x += 1.0;
+        }
+        Ok(())
+    }
+
+    fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32) -> Result<Vec<f64>> {
+        let ms = self.model_ms(kernel, launch)?;
+        Ok((0..iters).map(|i| ms * (1.0 + 0.01 * (i % 3) as f64)).collect())
+    }
+
+    fn memcpy(&mut self, _warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
+        let ms = 2.0 * self.copy_bytes as f64 / (MOCK_GBS * 1e9) * 1e3;
+        Ok((self.copy_bytes, (0..iters).map(|i| ms * (1.0 + 0.002 * (i % 3) as f64)).collect()))
+    }
+}

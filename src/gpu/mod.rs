@@ -1,0 +1,183 @@
+//! The GPU behind a small trait: the real CUDA backend (cudarc, driver API, loaded at run time) and a
+//! deterministic mock, so the whole pipeline runs end to end in CI without a GPU.
+
+mod cuda;
+mod mock;
+mod nvml;
+pub mod probe;
+
+pub use cuda::CudaBackend;
+pub use mock::MockBackend;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::kernels::Kernel;
+use crate::model::arch::Arch;
+use crate::record::Source;
+use crate::spec::Dim3;
+
+/// The limits a configuration is validated against before launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceLimits {
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// Threads per block.
+    pub max_threads_per_block: u32,
+    /// Block extents.
+    pub max_block_dim: [u32; 3],
+    /// Grid extents.
+    pub max_grid_dim: [u32; 3],
+    /// Resident threads per SM.
+    pub max_threads_per_sm: u32,
+    /// Resident blocks per SM.
+    pub max_blocks_per_sm: u32,
+    /// Registers per block.
+    pub regs_per_block: u32,
+    /// Registers per SM.
+    pub regs_per_sm: u32,
+    /// Shared memory per block without opt-in, bytes.
+    pub smem_per_block: u32,
+    /// Shared memory per block with opt-in, bytes.
+    pub smem_per_block_optin: u32,
+    /// Shared memory per SM, bytes.
+    pub smem_per_sm: u32,
+    /// Shared memory the driver reserves per block, bytes.
+    pub reserved_smem_per_block: u32,
+}
+
+impl DeviceLimits {
+    /// The limits of an arch of the database.
+    pub fn from_arch(a: &Arch) -> Self {
+        DeviceLimits {
+            warp_size: 32,
+            max_threads_per_block: a.max_threads_per_block,
+            max_block_dim: a.max_block_dim,
+            max_grid_dim: a.max_grid_dim,
+            max_threads_per_sm: a.max_threads_per_sm(),
+            max_blocks_per_sm: a.max_blocks_per_sm,
+            regs_per_block: a.regs_per_block,
+            regs_per_sm: a.regs_per_sm,
+            smem_per_block: a.smem_per_block,
+            smem_per_block_optin: a.smem_per_block_optin,
+            smem_per_sm: a.smem_per_sm,
+            reserved_smem_per_block: a.reserved_smem_per_block,
+        }
+    }
+}
+
+/// What a report says about the device (the `device` object of the JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// CUDA ordinal.
+    pub ordinal: u32,
+    /// Product name.
+    pub name: String,
+    /// Compute capability, `9.0`.
+    pub compute_capability: String,
+    /// `cuda`, `mock` or `model`.
+    pub backend: String,
+    /// Streaming multiprocessors.
+    pub sms: u32,
+    /// Largest SM clock, MHz.
+    pub sm_clock_mhz: Option<u32>,
+    /// Memory clock, MHz.
+    pub mem_clock_mhz: Option<u32>,
+    /// Memory bus width, bits.
+    pub mem_bus_width_bits: Option<u32>,
+    /// Device memory, bytes.
+    pub memory_bytes: u64,
+    /// L2 cache, bytes.
+    pub l2_bytes: u64,
+    /// Theoretical DRAM bandwidth: 2 x memory clock x bus width, GB/s.
+    pub peak_bandwidth_gbs: Option<f64>,
+    /// Driver version (NVML) and the CUDA version it supports.
+    pub driver: Option<String>,
+    /// PCI bus id.
+    #[serde(default)]
+    pub pci_bus_id: Option<String>,
+    /// Power limit (NVML), watts.
+    #[serde(default)]
+    pub power_limit_w: Option<f64>,
+    /// Validation limits.
+    pub limits: DeviceLimits,
+}
+
+impl DeviceInfo {
+    /// Compute capability as numbers.
+    pub fn cc(&self) -> (u32, u32) {
+        let mut it = self.compute_capability.split('.').map(|p| p.parse().unwrap_or(0));
+        (it.next().unwrap_or(0), it.next().unwrap_or(0))
+    }
+}
+
+/// A kernel's compiled resources, as the driver reports them (or ptxas for the model).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelAttrs {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Static shared memory per block, bytes.
+    pub static_smem: u32,
+    /// Local memory per thread (spills, stack), bytes.
+    pub local_bytes: u32,
+    /// Largest block the compiled kernel can launch with (registers can cap it under the device limit).
+    pub max_threads_per_block: u32,
+}
+
+/// A configuration ready to launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Grid in blocks.
+    pub grid: Dim3,
+    /// Block in threads.
+    pub block: Dim3,
+    /// Dynamic shared memory, bytes.
+    pub dynamic_smem: u32,
+}
+
+/// What the sweep needs from a GPU. One problem (kernel + buffers) is current at a time.
+pub trait Backend {
+    /// The device.
+    fn info(&self) -> &DeviceInfo;
+    /// `Measured` for a real GPU, `Mock` for the mock.
+    fn source(&self) -> Source;
+    /// Loads `kernel`'s module and makes it current; returns its attributes.
+    fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs>;
+    /// Resident blocks per SM for the current kernel (the driver's occupancy calculator).
+    fn max_active_blocks(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32>;
+    /// Allocates the current kernel's buffers and copies `inputs` (input buffers, in order) to them.
+    fn upload(&mut self, kernel: &dyn Kernel, inputs: &[Vec<f32>]) -> Result<()>;
+    /// Poisons the outputs with NaN, launches once, and copies the outputs back into `outputs`.
+    /// [`crate::Error::LaunchRejected`] means the driver refused this configuration (the sweep goes on).
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, outputs: &mut [Vec<f32>]) -> Result<()>;
+    /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each).
+    fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>>;
+    /// Device-to-device copy of the first input into the first output, timed like [`Backend::time`];
+    /// returns the bytes copied and the per-iteration times.
+    fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)>;
+}
+
+/// Which backend to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The real GPU.
+    Cuda,
+    /// The deterministic mock (tests, CI).
+    Mock,
+}
+
+/// Opens the backend for device `ordinal`.
+pub fn open(kind: BackendKind, ordinal: u32) -> Result<Box<dyn Backend>> {
+    Ok(match kind {
+        BackendKind::Cuda => Box::new(CudaBackend::open(ordinal)?),
+        BackendKind::Mock => Box::new(MockBackend::new(ordinal)?),
+    })
+}
+
+/// Every device of the backend (for `warpscope devices`).
+pub fn list(kind: BackendKind) -> Result<Vec<DeviceInfo>> {
+    match kind {
+        BackendKind::Cuda => cuda::list_devices(),
+        BackendKind::Mock => Ok(vec![MockBackend::new(0)?.info().clone()]),
+    }
+}

@@ -1,0 +1,224 @@
+//! The kernels warpscope runs: each family says, in one place, which PTX entry it launches, its buffers and
+//! arguments, how to fill its inputs, its CPU reference, the work it does, and where each thread's loads and
+//! stores land (for the memory model and the mock). Nothing else knows a kernel's details.
+
+mod sum_matrix;
+
+pub use sum_matrix::SumMatrix;
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::spec::Dim3;
+
+/// Whether the kernel reads or writes a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Filled with fresh random values once per problem.
+    Input,
+    /// Poisoned with NaN before each verified launch, then compared with the CPU reference.
+    Output,
+}
+
+/// A device buffer of `f32` elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// The kernel's parameter name (`A`, `B`, `C`).
+    pub name: &'static str,
+    /// Number of f32 elements.
+    pub len: usize,
+    /// Input or output.
+    pub role: Role,
+}
+
+/// One kernel argument, in parameter order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// The device pointer of buffer `i` of [`Kernel::buffers`].
+    Buf(usize),
+    /// A 32-bit signed integer.
+    I32(i32),
+    /// A 32-bit float.
+    F32(f32),
+}
+
+/// The minimum traffic and arithmetic of one launch: the basis of effective bandwidth and the floors.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Work {
+    /// Bytes that must be read from device memory (each input once).
+    pub bytes_read: u64,
+    /// Bytes that must be written (each output once).
+    pub bytes_written: u64,
+    /// Floating-point operations.
+    pub flops: u64,
+}
+
+/// Load or store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// A global load.
+    Load,
+    /// A global store.
+    Store,
+}
+
+/// One global-memory access of one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// The instruction it belongs to (accesses of one warp with the same `insn` form one request).
+    pub insn: u16,
+    /// Load or store.
+    pub kind: AccessKind,
+    /// Buffer index in [`Kernel::buffers`].
+    pub buffer: u8,
+    /// Element index in that buffer.
+    pub index: u64,
+    /// Bytes accessed (4 for a float, 16 for a float4).
+    pub bytes: u8,
+}
+
+/// A thread's coordinates.
+#[derive(Clone, Copy, Debug)]
+pub struct Thread {
+    /// blockIdx.
+    pub block: Dim3,
+    /// threadIdx.
+    pub thread: Dim3,
+    /// blockDim.
+    pub dim: Dim3,
+}
+
+/// A kernel family bound to a problem size.
+pub trait Kernel: Send + Sync {
+    /// Name on the command line (`sum-matrix`).
+    fn name(&self) -> &'static str;
+    /// PTX entry point, also the name profilers print (`sumMatrixOnGPU2D`).
+    fn entry(&self) -> &'static str;
+    /// PTX module (the kernels/*.cu file stem).
+    fn module(&self) -> &'static str;
+    /// The problem size as shown in reports (`16384x16384`).
+    fn problem(&self) -> String;
+    /// Buffers in a fixed order; [`Arg::Buf`] indexes this list.
+    fn buffers(&self) -> Vec<Buffer>;
+    /// Launch arguments.
+    fn args(&self) -> Vec<Arg>;
+    /// Grid for a block shape (the seed's rounding-up division).
+    fn grid(&self, block: Dim3) -> Dim3;
+    /// Dynamic shared memory per block, in bytes.
+    fn dynamic_smem(&self, _block: Dim3) -> u32 {
+        0
+    }
+    /// Minimum bytes and flops of one launch.
+    fn work(&self) -> Work;
+    /// The outputs computed on the CPU from the inputs (one vector per output buffer, in buffer order).
+    fn reference(&self, inputs: &[Vec<f32>]) -> Vec<Vec<f32>>;
+    /// Allowed |gpu - cpu| for an element whose reference is `r`.
+    fn tolerance(&self, r: f32) -> f32 {
+        1e-6 * r.abs()
+    }
+    /// Appends the global accesses of one thread, in program order.
+    fn accesses(&self, t: &Thread, out: &mut Vec<Access>);
+}
+
+/// The kernels `sweep` and `run` accept.
+pub const NAMES: &[&str] = &["sum-matrix"];
+
+/// Problem-size options shared by the kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Elements along x.
+    pub nx: u32,
+    /// Elements along y.
+    pub ny: u32,
+}
+
+impl Default for Problem {
+    fn default() -> Self {
+        Problem { nx: 1 << 14, ny: 1 << 14 }
+    }
+}
+
+/// The kernel called `name`, bound to `problem`.
+pub fn lookup(name: &str, problem: Problem) -> Result<Box<dyn Kernel>> {
+    match name {
+        "sum-matrix" | "sumMatrixOnGPU2D" => Ok(Box::new(SumMatrix::new(problem.nx, problem.ny)?)),
+        _ => Err(Error::usage(format!("unknown kernel '{name}' (known: {})", NAMES.join(", ")))),
+    }
+}
+
+/// Fresh inputs: uniform in [-1, 1), generated in parallel from `seed` (chunk k uses its own stream,
+/// so the values do not depend on the thread count).
+pub fn random_inputs(kernel: &dyn Kernel, seed: u64) -> Vec<Vec<f32>> {
+    kernel
+        .buffers()
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.role == Role::Input)
+        .map(|(i, b)| {
+            let mut v = vec![0f32; b.len];
+            v.par_chunks_mut(1 << 16).enumerate().for_each(|(chunk, out)| {
+                let mut rng =
+                    SplitMix64(seed ^ ((i as u64) << 56) ^ (chunk as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                for x in out {
+                    *x = rng.next_f32() * 2.0 - 1.0;
+                }
+            });
+            v
+        })
+        .collect()
+}
+
+/// SplitMix64: a small, fast generator; plenty for test data.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn next_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// The rounding-up grid of the seed: `((nx + bx - 1) / bx, (ny + by - 1) / by, 1)`; a zero block extent gives 0.
+pub fn grid_2d(nx: u32, ny: u32, block: Dim3) -> Dim3 {
+    let div = |n: u32, b: u32| if b == 0 { 0 } else { n.div_ceil(b) };
+    Dim3::new(div(nx, block.x), div(ny, block.y), 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_are_reproducible_and_in_range() {
+        let k = SumMatrix::new(300, 200).unwrap();
+        let a = random_inputs(&k, 7);
+        let b = random_inputs(&k, 7);
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 2);
+        assert!(a[0].iter().all(|x| (-1.0..1.0).contains(x)));
+        assert_ne!(a[0], a[1], "A and B draw from different streams");
+        assert_ne!(random_inputs(&k, 8)[0], a[0]);
+        let mean = a[0].iter().map(|&x| x as f64).sum::<f64>() / a[0].len() as f64;
+        assert!(mean.abs() < 0.02, "mean {mean}");
+    }
+
+    #[test]
+    fn unknown_kernel_is_a_usage_error() {
+        let e = lookup("nope", Problem::default()).err().unwrap();
+        assert!(e.to_string().contains("unknown kernel 'nope'"));
+    }
+
+    #[test]
+    fn seed_grids() {
+        assert_eq!(grid_2d(1 << 14, 1 << 14, Dim3::new(32, 16, 1)), Dim3::new(512, 1024, 1));
+        assert_eq!(grid_2d(100, 10, Dim3::new(32, 3, 1)), Dim3::new(4, 4, 1));
+        assert_eq!(grid_2d(100, 10, Dim3::new(0, 3, 1)).x, 0);
+    }
+}

@@ -1,0 +1,22 @@
+//! warpscope: launches real CUDA kernels over sweeps of thread-block shapes, times them with CUDA
+//! events, verifies every result against a CPU reference, and reports nvprof-style metrics, each
+//! marked measured or estimated, in tables, CSV and JSON.
+//!
+//! The pipeline is [`spec`] (what to run) -> [`plan`] (validated configurations) -> [`sweep`]
+//! (measure through a [`gpu::Backend`]) -> [`record::Report`] -> [`report`] (any format).
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod gpu;
+pub mod kernels;
+pub mod metrics;
+pub mod model;
+pub mod plan;
+pub mod ptx;
+pub mod record;
+pub mod report;
+pub mod spec;
+pub mod sweep;
+pub mod verify;
+
+pub use error::{Error, Result};

@@ -1,0 +1,284 @@
+//! The one record type: a configuration's identity, status, timing and metrics, each value carrying
+//! its source. The GPU backend, the mock and the offline model all produce it; every output format reads it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::gpu::DeviceInfo;
+use crate::spec::Dim3;
+
+/// Version of the JSON layout below; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Milliseconds.
+pub type Millis = f64;
+
+/// Outcome of one configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Launched, verified, timed.
+    Ok,
+    /// Rejected before launch (the reason says why); the sweep went on.
+    Invalid,
+    /// Launched but the output did not match the CPU reference, or the launch failed.
+    Failed,
+}
+
+impl Status {
+    /// The lowercase name used in every output.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Invalid => "invalid",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Measured on the GPU (CUDA events, hardware counters, or exact counts over a measured time).
+    Measured,
+    /// Computed by warpscope's analytical model.
+    Estimated,
+    /// Produced by the mock backend (tests and CI): neither measured nor a real estimate.
+    Mock,
+    /// Read from another tool's output (ncu, nvprof).
+    Imported,
+}
+
+impl Source {
+    /// The lowercase name used in every output.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Source::Measured => "measured",
+            Source::Estimated => "estimated",
+            Source::Mock => "mock",
+            Source::Imported => "imported",
+        }
+    }
+}
+
+/// One metric value: nvprof-style name, value, unit and source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    /// nvprof name where one exists (`achieved_occupancy`), else warpscope's own (`eff_bandwidth`).
+    pub name: String,
+    /// The value in `unit`.
+    pub value: f64,
+    /// `GB/s`, `%`, `ratio` (0-1), `ms`, `count`, ...
+    pub unit: String,
+    /// Measured, estimated, mock or imported.
+    pub source: Source,
+}
+
+/// Kernel time over the timed iterations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimeStats {
+    /// Median of the per-iteration times.
+    pub median: Millis,
+    /// Fastest iteration.
+    pub min: Millis,
+    /// Slowest iteration.
+    pub max: Millis,
+    /// Number of timed iterations.
+    #[serde(default)]
+    pub iters: usize,
+}
+
+impl TimeStats {
+    /// Summary of per-iteration samples; `None` when there are none.
+    pub fn from_samples(samples: &[f64]) -> Option<Self> {
+        if samples.is_empty() || samples.iter().any(|s| !s.is_finite()) {
+            return None;
+        }
+        let mut v = samples.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+        Some(TimeStats { median, min: v[0], max: v[n - 1], iters: n })
+    }
+}
+
+/// What the comparison against the CPU reference found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    /// Elements compared.
+    pub checked: u64,
+    /// Elements outside the tolerance (NaN counts: the output was poisoned with NaN before the launch).
+    pub mismatches: u64,
+    /// Largest |gpu - cpu| over the finite elements.
+    pub max_abs_error: f64,
+    /// The first mismatch, for the error message.
+    pub first_mismatch: Option<Mismatch>,
+}
+
+/// One element that did not match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// Output buffer name.
+    pub buffer: String,
+    /// Element index in that buffer.
+    pub index: u64,
+    /// What the GPU wrote (NaN: never written).
+    pub got: f32,
+    /// What the CPU reference says.
+    pub expected: f32,
+}
+
+impl Verification {
+    /// Whether every element matched.
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0 && self.checked > 0
+    }
+
+    /// One-line summary for tables and errors.
+    pub fn summary(&self) -> String {
+        match &self.first_mismatch {
+            None => format!("{} elements match", self.checked),
+            Some(m) => format!(
+                "{} of {} elements differ; first {}[{}] = {} (expected {})",
+                self.mismatches, self.checked, m.buffer, m.index, m.got, m.expected
+            ),
+        }
+    }
+}
+
+/// One configuration of one kernel on one problem.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Kernel entry name, as profilers print it (`sumMatrixOnGPU2D`).
+    pub kernel: String,
+    /// Problem size, e.g. `16384x16384`.
+    #[serde(default)]
+    pub problem: String,
+    /// Grid in blocks.
+    pub grid: Dim3,
+    /// Block in threads.
+    pub block: Dim3,
+    /// ok, invalid or failed.
+    pub status: Status,
+    /// Why a config is invalid or failed; `null` when ok.
+    pub reason: Option<String>,
+    /// Median, min and max kernel time; `null` when not run.
+    pub time_ms: Option<TimeStats>,
+    /// Metrics in catalogue order, each with its source.
+    pub metrics: Vec<Metric>,
+    /// The check against the CPU reference; `null` when not run.
+    #[serde(default)]
+    pub verification: Option<Verification>,
+    /// Device ordinal the config ran on; `null` for estimates.
+    #[serde(default)]
+    pub device: Option<u32>,
+}
+
+impl Record {
+    /// A config rejected before launch.
+    pub fn invalid(kernel: &str, problem: &str, grid: Dim3, block: Dim3, reason: String) -> Self {
+        Record {
+            kernel: kernel.to_string(),
+            problem: problem.to_string(),
+            grid,
+            block,
+            status: Status::Invalid,
+            reason: Some(reason),
+            time_ms: None,
+            metrics: Vec::new(),
+            verification: None,
+            device: None,
+        }
+    }
+
+    /// The metric of that name, if present.
+    pub fn metric(&self, name: &str) -> Option<&Metric> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+
+    /// The seed's one-line output: `sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms`.
+    pub fn seed_line(&self) -> String {
+        let head = format!("{} <<<{}, {}>>>", self.kernel, self.grid.paren(), self.block.paren());
+        match (&self.status, &self.time_ms) {
+            (Status::Ok, Some(t)) => format!("{head} elapsed {:.3} ms", t.median),
+            (Status::Failed, Some(t)) => format!(
+                "{head} elapsed {:.3} ms FAILED: {}",
+                t.median,
+                self.reason.as_deref().unwrap_or("verification failed")
+            ),
+            _ => format!("{head} {}", self.reason.as_deref().unwrap_or(self.status.as_str())),
+        }
+    }
+}
+
+/// Measurements that frame the records: the copy bandwidth the records are compared with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Baselines {
+    /// Device-to-device cuMemcpy bandwidth, bytes read + written per second, in GB/s.
+    pub memcpy_dtod_gbs: Option<Metric>,
+}
+
+/// A whole run: what every output format serializes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// `warpscope <version>`.
+    #[serde(default)]
+    pub tool: String,
+    /// The device the records come from (or the modelled one).
+    pub device: DeviceInfo,
+    /// Reference measurements taken in the same run.
+    #[serde(default)]
+    pub baselines: Baselines,
+    /// One record per configuration, in sweep order.
+    pub records: Vec<Record>,
+}
+
+impl Report {
+    /// An empty report for a device.
+    pub fn new(device: DeviceInfo) -> Self {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool: format!("warpscope {}", env!("CARGO_PKG_VERSION")),
+            device,
+            baselines: Baselines::default(),
+            records: Vec::new(),
+        }
+    }
+
+    /// Whether any record failed verification (the command then exits 1).
+    pub fn any_failed(&self) -> bool {
+        self.records.iter().any(|r| r.status == Status::Failed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_median_min_max() {
+        let t = TimeStats::from_samples(&[3.0, 1.0, 2.0]).unwrap();
+        assert_eq!((t.median, t.min, t.max, t.iters), (2.0, 1.0, 3.0, 3));
+        let t = TimeStats::from_samples(&[4.0, 1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(t.median, 2.5);
+        assert!(TimeStats::from_samples(&[]).is_none());
+        assert!(TimeStats::from_samples(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn seed_line_matches_the_seed() {
+        let mut r = Record::invalid(
+            "sumMatrixOnGPU2D",
+            "16384x16384",
+            Dim3::new(512, 1024, 1),
+            Dim3::new(32, 16, 1),
+            String::new(),
+        );
+        r.status = Status::Ok;
+        r.reason = None;
+        r.time_ms = TimeStats::from_samples(&[1.094]);
+        assert_eq!(r.seed_line(), "sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms");
+    }
+}

@@ -1,0 +1,72 @@
+//! Output formats: every one reads the same [`Report`]; each lives in its own file and writes to any
+//! `io::Write`. Files are written to a temporary name and renamed, so a reader never sees half a file.
+
+mod csv;
+mod json;
+mod table;
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::record::Report;
+
+pub use table::{format_value, seed_header};
+
+/// Output formats of `sweep`, `run`, `estimate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// nvprof-like text table.
+    Table,
+    /// One row per configuration, one column per value.
+    Csv,
+    /// The schema-versioned report.
+    Json,
+    /// A GitHub-flavoured Markdown table.
+    Markdown,
+}
+
+impl std::str::FromStr for Format {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "table" => Ok(Format::Table),
+            "csv" => Ok(Format::Csv),
+            "json" => Ok(Format::Json),
+            "markdown" | "md" => Ok(Format::Markdown),
+            _ => Err(Error::usage(format!("unknown format '{s}' (known: table, csv, json, markdown)"))),
+        }
+    }
+}
+
+/// Writes `report` in `format` to `w`.
+pub fn write(report: &Report, format: Format, w: &mut dyn Write) -> Result<()> {
+    let io = |e: io::Error| Error::Output(e.to_string());
+    match format {
+        Format::Table => table::write(report, table::Flavor::Text, w),
+        Format::Markdown => table::write(report, table::Flavor::Markdown, w),
+        Format::Csv => csv::write(report, w),
+        Format::Json => json::write(report, w),
+    }?;
+    w.flush().map_err(io)
+}
+
+/// Writes `report` to `path` through a temporary file in the same directory.
+pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp{}",
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        std::process::id()
+    ));
+    let io_err = |source| Error::Io { path: path.display().to_string(), source };
+    let mut f = io::BufWriter::new(fs::File::create(&tmp).map_err(io_err)?);
+    let result =
+        write(report, format, &mut f).and_then(|_| f.into_inner().map_err(|e| Error::Output(e.to_string())).map(drop));
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    fs::rename(&tmp, path).map_err(io_err)
+}

@@ -1,0 +1,197 @@
+//! The nvprof-like table (and its Markdown twin): one row per configuration, time as median/min/max,
+//! one column per metric with its unit and source in the header; values formatted by unit
+//! (occupancy ratios as %, as nvprof's tables did).
+
+use std::io::Write;
+
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Alignment, Style};
+
+use crate::error::{Error, Result};
+use crate::metrics::{self, COUNT, GBPS, MS, PCT, RATIO};
+use crate::record::{Metric, Report, Source, Status};
+
+/// Text or Markdown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Flavor {
+    Text,
+    Markdown,
+}
+
+/// Metric names present in the report: catalogue order first, then any others in order of appearance.
+pub(super) fn metric_columns(report: &Report) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in &report.records {
+        for m in &r.metrics {
+            if !names.contains(&m.name) {
+                names.push(m.name.clone());
+            }
+        }
+    }
+    let rank = |n: &str| metrics::CATALOGUE.iter().position(|d| d.name == n).unwrap_or(usize::MAX);
+    names.sort_by_key(|n| rank(n)); // stable: unknown names keep their order at the end
+    names
+}
+
+/// A value in its display unit: ratios as %, GB/s with one decimal, counts whole.
+pub fn format_value(m: &Metric) -> String {
+    match m.unit.as_str() {
+        RATIO if is_occupancy(&m.name) => format!("{:.1}%", 100.0 * m.value),
+        PCT => format!("{:.2}%", m.value),
+        GBPS => format!("{:.1}", m.value),
+        MS => format!("{:.3}", m.value),
+        COUNT => format!("{:.0}", m.value),
+        _ => format!("{:.3}", m.value),
+    }
+}
+
+fn is_occupancy(name: &str) -> bool {
+    name.ends_with("occupancy")
+}
+
+fn unit_label(name: &str, unit: &str) -> String {
+    match unit {
+        RATIO if is_occupancy(name) => "%".to_string(),
+        COUNT => String::new(),
+        u => u.to_string(),
+    }
+}
+
+fn source_tag(s: Source) -> &'static str {
+    match s {
+        Source::Measured => "measured",
+        Source::Estimated => "est",
+        Source::Mock => "mock",
+        Source::Imported => "imported",
+    }
+}
+
+/// The line above the table: device, problem and the copy baseline.
+pub fn seed_header(report: &Report) -> String {
+    let d = &report.device;
+    let mut s = format!(
+        "==warpscope== Device \"{} ({})\" sm_{} {} SMs",
+        d.name,
+        d.ordinal,
+        d.compute_capability.replace('.', ""),
+        d.sms
+    );
+    if let Some(r) = report.records.first() {
+        s.push_str(&format!(", kernel {} {}", r.kernel, r.problem));
+    }
+    if let Some(m) = &report.baselines.memcpy_dtod_gbs {
+        s.push_str(&format!(", memcpy DtoD {:.1} GB/s ({})", m.value, m.source.as_str()));
+    }
+    s
+}
+
+pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Result<()> {
+    let names = metric_columns(report);
+    // A column whose values share one source says it in the header; a mixed one tags each cell.
+    let column_source: Vec<Option<Source>> = names
+        .iter()
+        .map(|n| {
+            let mut it = report.records.iter().filter_map(|r| r.metric(n)).map(|m| m.source);
+            let first = it.next();
+            if it.all(|s| Some(s) == first) { first } else { None }
+        })
+        .collect();
+    let nl = if flavor == Flavor::Markdown { " " } else { "\n" };
+
+    let mut b = Builder::default();
+    let mut header: Vec<String> =
+        ["Kernel", "Grid", "Block", "Median ms", "Min ms", "Max ms"].iter().map(|s| s.to_string()).collect();
+    for (n, src) in names.iter().zip(&column_source) {
+        let unit = report.records.iter().find_map(|r| r.metric(n)).map(|m| unit_label(n, &m.unit)).unwrap_or_default();
+        let tag = match src {
+            Some(s) => source_tag(*s).to_string(),
+            None => "mixed".into(),
+        };
+        let label = if unit.is_empty() { tag } else { format!("{unit}, {tag}") };
+        header.push(format!("{n}{nl}({label})"));
+    }
+    header.push("Status".into());
+    b.push_record(header);
+
+    for r in &report.records {
+        let t = r.time_ms.as_ref();
+        let time =
+            |f: fn(&crate::record::TimeStats) -> f64| t.map(|t| format!("{:.3}", f(t))).unwrap_or_else(|| "-".into());
+        let mut row = vec![
+            r.kernel.clone(),
+            r.grid.paren(),
+            r.block.paren(),
+            time(|t| t.median),
+            time(|t| t.min),
+            time(|t| t.max),
+        ];
+        for (n, src) in names.iter().zip(&column_source) {
+            row.push(match r.metric(n) {
+                Some(m) if src.is_none() => format!("{} [{}]", format_value(m), source_tag(m.source)),
+                Some(m) => format_value(m),
+                None => "-".into(),
+            });
+        }
+        row.push(match (r.status, &r.reason) {
+            (Status::Ok, _) => "ok (verified)".into(),
+            (Status::Failed, Some(why)) => format!("FAILED: {why}"),
+            (_, Some(why)) => why.clone(),
+            (s, None) => s.as_str().to_string(),
+        });
+        b.push_record(row);
+    }
+
+    let mut table = b.build();
+    let ncols = names.len() + 7;
+    match flavor {
+        Flavor::Text => table.with(Style::psql()),
+        Flavor::Markdown => table.with(Style::markdown()),
+    };
+    table.modify(Columns::new(3..ncols - 1), Alignment::right());
+    let io = |e: std::io::Error| Error::Output(e.to_string());
+    if flavor == Flavor::Text {
+        writeln!(w, "{}", seed_header(report)).map_err(io)?;
+    }
+    let text = table.to_string();
+    let text = if flavor == Flavor::Markdown { text.replace("\\|", "|") } else { text };
+    writeln!(w, "{text}").map_err(io)?;
+    let legend = legend(&column_source);
+    if !legend.is_empty() {
+        let prefix = if flavor == Flavor::Markdown { "\n" } else { "" };
+        writeln!(w, "{prefix}{legend}").map_err(io)?;
+    }
+    Ok(())
+}
+
+fn legend(sources: &[Option<Source>]) -> String {
+    let mut parts = Vec::new();
+    if sources.iter().any(|s| *s == Some(Source::Estimated) || s.is_none()) {
+        parts.push("est = estimated by warpscope's model (not a hardware counter)");
+    }
+    if sources.contains(&Some(Source::Measured)) {
+        parts.push("measured = from CUDA events or hardware counters");
+    }
+    if sources.contains(&Some(Source::Mock)) {
+        parts.push("mock = produced by the mock backend, not a GPU");
+    }
+    parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(name: &str, value: f64, unit: &str) -> Metric {
+        Metric { name: name.into(), value, unit: unit.into(), source: Source::Estimated }
+    }
+
+    #[test]
+    fn values_format_by_unit() {
+        assert_eq!(format_value(&m("achieved_occupancy", 0.5011, RATIO)), "50.1%");
+        assert_eq!(format_value(&m("gld_efficiency", 49.96, PCT)), "49.96%");
+        assert_eq!(format_value(&m("gld_throughput", 35.908, GBPS)), "35.9");
+        assert_eq!(format_value(&m("gld_transactions", 1234.0, COUNT)), "1234");
+        assert_eq!(format_value(&m("gld_transactions_per_request", 4.0, RATIO)), "4.000");
+    }
+}

@@ -1,0 +1,231 @@
+//! The measurement pipeline: plan and validate every configuration, set the problem up once (fresh
+//! random inputs, CPU reference, upload, memcpy baseline), then per configuration poison, launch,
+//! verify, time and derive metrics, handing each record out as it finishes.
+
+use crate::error::{Error, Result};
+use crate::gpu::{Backend, Launch};
+use crate::kernels::{self, Kernel, Role};
+use crate::metrics::{self as m, GBPS, PCT, RATIO};
+use crate::model::{arch, memory, occupancy};
+use crate::plan::{self, Planned};
+use crate::record::{Metric, Record, Report, Source, Status, TimeStats};
+use crate::spec::Dim3;
+use crate::verify;
+
+/// How to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Untimed launches before timing.
+    pub warmup: u32,
+    /// Timed launches.
+    pub iters: u32,
+    /// Seed of the random inputs.
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { warmup: 2, iters: 20, seed: 0 }
+    }
+}
+
+/// Progress, for the command line to print as it happens.
+pub enum Event<'a> {
+    /// The sweep's size, before anything runs.
+    Planned {
+        /// Configurations in the sweep.
+        total: usize,
+        /// How many of them are invalid.
+        invalid: usize,
+    },
+    /// The device-to-device copy bandwidth the records are compared with.
+    Baseline(&'a Metric),
+    /// One configuration finished.
+    Record(&'a Record),
+}
+
+/// Runs `blocks` of `kernel` on `backend`; `on_event` sees the plan, the baseline and each record.
+pub fn run(
+    backend: &mut dyn Backend,
+    kernel: &dyn Kernel,
+    blocks: &[Dim3],
+    opts: &Options,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Report> {
+    if opts.iters == 0 {
+        return Err(Error::usage("--iters must be at least 1"));
+    }
+    let attrs = backend.load(kernel)?;
+    let mut report = Report::new(backend.info().clone());
+    let planned = plan::plan(kernel, blocks, &report.device.limits, &attrs);
+    let invalid = planned.iter().filter(|p| p.invalid.is_some()).count();
+    on_event(Event::Planned { total: planned.len(), invalid });
+
+    let mut problem = None;
+    for p in &planned {
+        let record = match &p.invalid {
+            Some(reason) => invalid_record(kernel, p, reason.clone()),
+            None => {
+                if problem.is_none() {
+                    let prob = Problem::set_up(backend, kernel, opts)?;
+                    on_event(Event::Baseline(&prob.memcpy));
+                    report.baselines.memcpy_dtod_gbs = Some(prob.memcpy.clone());
+                    problem = Some(prob);
+                }
+                let prob = problem.as_mut().expect("set up above");
+                measure(backend, kernel, prob, p, opts)?
+            }
+        };
+        on_event(Event::Record(&record));
+        report.records.push(record);
+    }
+    Ok(report)
+}
+
+/// Inputs, reference and reusable output buffers of one problem, plus the copy baseline.
+struct Problem {
+    reference: Vec<Vec<f32>>,
+    outputs: Vec<Vec<f32>>,
+    memcpy: Metric,
+}
+
+impl Problem {
+    fn set_up(backend: &mut dyn Backend, kernel: &dyn Kernel, opts: &Options) -> Result<Self> {
+        let inputs = kernels::random_inputs(kernel, opts.seed);
+        let reference = kernel.reference(&inputs);
+        backend.upload(kernel, &inputs)?;
+        drop(inputs);
+        let (bytes, times) = backend.memcpy(opts.warmup.max(1), opts.iters.max(5))?;
+        let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
+        let memcpy = Metric {
+            name: "memcpy_dtod".into(),
+            value: 2.0 * bytes as f64 / (t.median * 1e-3) / 1e9,
+            unit: GBPS.into(),
+            source: backend.source(),
+        };
+        let outputs = kernel.buffers().iter().filter(|b| b.role == Role::Output).map(|_| Vec::new()).collect();
+        Ok(Problem { reference, outputs, memcpy })
+    }
+}
+
+fn invalid_record(kernel: &dyn Kernel, p: &Planned, reason: String) -> Record {
+    Record::invalid(kernel.entry(), &kernel.problem(), p.launch.grid, p.launch.block, reason)
+}
+
+fn measure(
+    backend: &mut dyn Backend,
+    kernel: &dyn Kernel,
+    prob: &mut Problem,
+    p: &Planned,
+    opts: &Options,
+) -> Result<Record> {
+    let launch = p.launch;
+    match backend.launch_verified(kernel, &launch, &mut prob.outputs) {
+        Err(Error::LaunchRejected(reason)) => return Ok(invalid_record(kernel, p, reason)),
+        other => other?,
+    }
+    let verification = verify::compare(kernel, &prob.outputs, &prob.reference);
+    let times = backend.time(kernel, &launch, opts.warmup.saturating_sub(1), opts.iters)?;
+    let time_ms = TimeStats::from_samples(&times);
+    let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
+    let metrics = match &time_ms {
+        Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy),
+        None => Vec::new(),
+    };
+    let passed = verification.passed();
+    Ok(Record {
+        kernel: kernel.entry().to_string(),
+        problem: kernel.problem(),
+        grid: launch.grid,
+        block: launch.block,
+        status: if passed { Status::Ok } else { Status::Failed },
+        reason: (!passed).then(|| format!("verification failed: {}", verification.summary())),
+        time_ms,
+        metrics,
+        verification: Some(verification),
+        device: Some(backend.info().ordinal),
+    })
+}
+
+/// The metrics of one measured configuration: effective bandwidth (measured), and the model's
+/// occupancy and load metrics over the measured time (estimated; `mock` on the mock backend).
+fn derive(
+    backend: &dyn Backend,
+    kernel: &dyn Kernel,
+    launch: &Launch,
+    median_ms: f64,
+    active_blocks: u32,
+    memcpy: &Metric,
+) -> Vec<Metric> {
+    let info = backend.info();
+    let measured = backend.source();
+    let estimated = if measured == Source::Mock { Source::Mock } else { Source::Estimated };
+    let metric =
+        |name: &str, value: f64, unit: &str, source| Metric { name: name.into(), value, unit: unit.into(), source };
+    let secs = median_ms * 1e-3;
+    let work = kernel.work();
+    let eff = (work.bytes_read + work.bytes_written) as f64 / secs / 1e9;
+    let warps_per_block = launch.block.volume().div_ceil(info.limits.warp_size as u64) as u32;
+    let max_warps = info.limits.max_threads_per_sm / info.limits.warp_size;
+    let shape = occupancy::LaunchShape {
+        blocks: launch.grid.volume(),
+        warps_per_block,
+        active_blocks_per_sm: active_blocks,
+        max_warps_per_sm: max_warps,
+        sms: info.sms,
+    };
+    let txn = arch::arch(info.cc()).map(|a| a.global_txn_bytes).unwrap_or(32);
+    let mem = memory::analyze(kernel, launch.grid, launch.block, txn);
+    let mut out = vec![
+        metric(m::EFF_BANDWIDTH, eff, GBPS, measured),
+        metric(m::PCT_OF_MEMCPY, 100.0 * eff / memcpy.value, PCT, measured),
+        metric(m::THEORETICAL_OCCUPANCY, (active_blocks * warps_per_block) as f64 / max_warps as f64, RATIO, estimated),
+        metric(m::ACHIEVED_OCCUPANCY, occupancy::achieved(&shape), RATIO, estimated),
+        metric(m::GLD_THROUGHPUT, mem.loads.transferred_bytes(txn) / secs / 1e9, GBPS, estimated),
+    ];
+    if let Some(e) = mem.loads.efficiency_pct(txn) {
+        out.push(metric(m::GLD_EFFICIENCY, e, PCT, estimated));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::MockBackend;
+    use crate::kernels::SumMatrix;
+
+    #[test]
+    fn mock_sweep_end_to_end() {
+        let mut b = MockBackend::new(0).unwrap();
+        let k = SumMatrix::new(300, 200).unwrap();
+        let blocks = crate::spec::blocks_from(Some("32x16,16x16,2048x1"), None, None, None).unwrap();
+        let mut seen = Vec::new();
+        let r = run(&mut b, &k, &blocks, &Options { warmup: 1, iters: 3, seed: 1 }, &mut |e| {
+            if let Event::Record(r) = e {
+                seen.push(r.status);
+            }
+        })
+        .unwrap();
+        assert_eq!(seen, vec![Status::Ok, Status::Ok, Status::Invalid]);
+        let ok = &r.records[0];
+        assert_eq!(ok.grid, Dim3::new(10, 13, 1));
+        assert_eq!(ok.verification.as_ref().unwrap().checked, 60_000);
+        assert!(ok.metrics.iter().all(|m| m.source == Source::Mock));
+        assert_eq!(ok.time_ms.as_ref().unwrap().iters, 3);
+        assert!(r.baselines.memcpy_dtod_gbs.is_some());
+        assert_eq!(
+            r.records[2].reason.as_deref(),
+            Some("invalid configuration: 2048 threads per block > 1024 (device limit)")
+        );
+    }
+
+    #[test]
+    fn zero_iterations_is_a_usage_error() {
+        let mut b = MockBackend::new(0).unwrap();
+        let k = SumMatrix::new(64, 64).unwrap();
+        let e = run(&mut b, &k, &[Dim3::new(32, 1, 1)], &Options { warmup: 0, iters: 0, seed: 0 }, &mut |_| {})
+            .unwrap_err();
+        assert!(e.to_string().contains("--iters"));
+    }
+}
