@@ -4,13 +4,14 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::{Backend, Launch};
-use crate::kernels::{self, Kernel, Role};
+use crate::kernels::{self, Kernel};
 use crate::metrics::{self as m, GBPS, PCT, RATIO};
 use crate::model::{arch, memory, occupancy};
 use crate::plan::{self, Planned};
 use crate::record::{Metric, Record, Report, Source, Status, TimeStats};
 use crate::spec::Dim3;
 use crate::verify;
+use std::time::Instant;
 
 /// How to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub enum Event<'a> {
     Baseline(&'a Metric),
     /// One configuration finished.
     Record(&'a Record),
+    /// A set-up step took this long (inputs, reference, upload, memcpy baseline), in seconds.
+    Phase(&'static str, f64),
 }
 
 /// Runs `blocks` of `kernel` on `backend`; `on_event` sees the plan, the baseline and each record.
@@ -67,12 +70,12 @@ pub fn run(
             Some(reason) => invalid_record(kernel, p, reason.clone()),
             None => {
                 if problem.is_none() {
-                    let prob = Problem::set_up(backend, kernel, opts)?;
+                    let prob = Problem::set_up(backend, kernel, opts, on_event)?;
                     on_event(Event::Baseline(&prob.memcpy));
                     report.baselines.memcpy_dtod_gbs = Some(prob.memcpy.clone());
                     problem = Some(prob);
                 }
-                let prob = problem.as_mut().expect("set up above");
+                let prob = problem.as_ref().expect("set up above");
                 measure(backend, kernel, prob, p, opts)?
             }
         };
@@ -85,17 +88,28 @@ pub fn run(
 /// Inputs, reference and reusable output buffers of one problem, plus the copy baseline.
 struct Problem {
     reference: Vec<Vec<f32>>,
-    outputs: Vec<Vec<f32>>,
     memcpy: Metric,
 }
 
 impl Problem {
-    fn set_up(backend: &mut dyn Backend, kernel: &dyn Kernel, opts: &Options) -> Result<Self> {
+    fn set_up(
+        backend: &mut dyn Backend,
+        kernel: &dyn Kernel,
+        opts: &Options,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<Self> {
+        let mut clock = Instant::now();
+        let mut lap =
+            |name| on_event(Event::Phase(name, std::mem::replace(&mut clock, Instant::now()).elapsed().as_secs_f64()));
         let inputs = kernels::random_inputs(kernel, opts.seed);
+        lap("random inputs");
         let reference = kernel.reference(&inputs);
-        backend.upload(kernel, &inputs)?;
+        lap("CPU reference");
+        backend.upload(kernel, opts.seed, &inputs)?;
         drop(inputs);
+        lap("device buffers and inputs");
         let (bytes, times) = backend.memcpy(opts.warmup.max(1), opts.iters.max(5))?;
+        lap("memcpy baseline");
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
         let memcpy = Metric {
             name: "memcpy_dtod".into(),
@@ -103,8 +117,7 @@ impl Problem {
             unit: GBPS.into(),
             source: backend.source(),
         };
-        let outputs = kernel.buffers().iter().filter(|b| b.role == Role::Output).map(|_| Vec::new()).collect();
-        Ok(Problem { reference, outputs, memcpy })
+        Ok(Problem { reference, memcpy })
     }
 }
 
@@ -115,16 +128,16 @@ fn invalid_record(kernel: &dyn Kernel, p: &Planned, reason: String) -> Record {
 fn measure(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
-    prob: &mut Problem,
+    prob: &Problem,
     p: &Planned,
     opts: &Options,
 ) -> Result<Record> {
     let launch = p.launch;
-    match backend.launch_verified(kernel, &launch, &mut prob.outputs) {
+    let verification = match backend.launch_verified(kernel, &launch) {
         Err(Error::LaunchRejected(reason)) => return Ok(invalid_record(kernel, p, reason)),
-        other => other?,
-    }
-    let verification = verify::compare(kernel, &prob.outputs, &prob.reference);
+        Err(e) => return Err(e),
+        Ok(outputs) => verify::compare(kernel, &outputs, &prob.reference),
+    };
     let times = backend.time(kernel, &launch, opts.warmup.saturating_sub(1), opts.iters)?;
     let time_ms = TimeStats::from_samples(&times);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;

@@ -58,6 +58,9 @@ pub struct OutputArgs {
     /// Print nothing but the report (no progress or per-config lines).
     #[arg(short, long)]
     quiet: bool,
+    /// Also print how long each set-up step took.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -94,6 +97,11 @@ impl OutputArgs {
         } else {
             eprintln!("{s}");
         }
+    }
+
+    /// Checks, before any work, that the report can be written where asked.
+    fn check(&self) -> Result<()> {
+        self.output.as_deref().map(warpscope::report::check_writable).unwrap_or(Ok(()))
     }
 
     /// Writes the report where asked.

@@ -14,6 +14,7 @@ const PROBLEM: Problem = Problem { nx: 1000, ny: 777 };
 const BLOCKS: &str = "32x8,16x16,128x1,1x64";
 
 pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
+    out.check()?;
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     if !out.quiet {
         let d = backend.info();

@@ -48,6 +48,7 @@ pub struct SweepArgs {
 }
 
 pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
+    a.out.check()?;
     let blocks = spec::blocks_from(a.block.as_deref(), a.bx.as_deref(), a.by.as_deref(), a.bz.as_deref())?;
     if single && blocks.len() != 1 {
         return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
@@ -80,6 +81,11 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
             }
         }
         Event::Record(r) => out.line(&r.seed_line()),
+        Event::Phase(name, secs) => {
+            if out.verbose && !out.quiet {
+                eprintln!("{name}: {secs:.3} s");
+            }
+        }
     })?;
     out.emit(&report)?;
     Ok(exit_for(&report))

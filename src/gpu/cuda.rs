@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags, CUfunction_attribute as FnAttr, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
+    PinnedHostSlice, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -47,6 +48,8 @@ struct Current {
     buffers: Vec<Buffer>,
     args: Vec<Arg>,
     slices: Vec<CudaSlice<f32>>,
+    /// Page-locked host copies of the outputs (plain, not write-combined: the CPU reads them).
+    host_out: Vec<PinnedHostSlice<f32>>,
 }
 
 /// Opens the driver; returns its version and the device count.
@@ -120,6 +123,28 @@ impl CudaBackend {
         unsafe { builder.launch(cfg) }.map(|_| ())
     }
 
+    /// The on-GPU input generator (kernels/init.cu).
+    fn fill_function(&mut self) -> Result<CudaFunction> {
+        self.module("init")?.load_function("fillUniform").map_err(cu("cuModuleGetFunction(fillUniform)"))
+    }
+
+    /// The embedded module `name`, loaded once.
+    fn module(&mut self, name: &'static str) -> Result<Arc<CudaModule>> {
+        if let Some(m) = self.modules.get(name) {
+            return Ok(m.clone());
+        }
+        let text = ptx::module(name).ok_or_else(|| Error::usage(format!("no embedded PTX module '{name}'")))?;
+        let m = self.ctx.load_module(Ptx::from_src(text)).map_err(|e| match e.0 {
+            CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => Error::Driver(format!(
+                "the driver cannot load warpscope's PTX ({}): it needs a driver for CUDA 13.0 (R580) or newer",
+                ptx::isa_version().map(|(a, b)| format!("ISA {a}.{b}")).unwrap_or_default()
+            )),
+            _ => cu("cuModuleLoadData")(e),
+        })?;
+        self.modules.insert(name, m.clone());
+        Ok(m)
+    }
+
     fn sync(&self, what: &str) -> Result<()> {
         self.stream.synchronize().map_err(cu(what))
     }
@@ -148,6 +173,23 @@ impl CudaBackend {
             .position(|b| b.role == role)
             .ok_or_else(|| Error::usage(format!("{} has no {role:?} buffer", cur.entry)))
     }
+}
+
+/// Reads back the first and last elements of a generated input and compares them with the host copy,
+/// so a generator mismatch is named at once instead of failing every configuration's verification.
+fn check_sample(stream: &Arc<CudaStream>, slice: &CudaSlice<f32>, host: &[f32], name: &str) -> Result<()> {
+    let k = host.len().min(4096);
+    for range in [0..k, host.len() - k..host.len()] {
+        let got = stream.clone_dtoh(&slice.slice(range.clone())).map_err(cu("cuMemcpyDtoH"))?;
+        if let Some(i) = got.iter().zip(&host[range.clone()]).position(|(g, h)| g.to_bits() != h.to_bits()) {
+            let at = range.start + i;
+            return Err(Error::Driver(format!(
+                "on-GPU input generation disagrees with the CPU: {name}[{at}] = {} on the GPU, {} on the CPU (a warpscope bug)",
+                got[i], host[at]
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn attr(ctx: &CudaContext, a: Attr) -> Result<u32> {
@@ -223,22 +265,7 @@ impl Backend for CudaBackend {
     }
 
     fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs> {
-        let name = kernel.module();
-        let module = match self.modules.get(name) {
-            Some(m) => m.clone(),
-            None => {
-                let text = ptx::module(name).ok_or_else(|| Error::usage(format!("no embedded PTX module '{name}'")))?;
-                let m = self.ctx.load_module(Ptx::from_src(text)).map_err(|e| match e.0 {
-                    CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => Error::Driver(format!(
-                        "the driver cannot load warpscope's PTX ({}): it needs a driver for CUDA 13.0 (R580) or newer",
-                        ptx::isa_version().map(|(a, b)| format!("ISA {a}.{b}")).unwrap_or_default()
-                    )),
-                    _ => cu("cuModuleLoadData")(e),
-                })?;
-                self.modules.insert(name, m.clone());
-                m
-            }
-        };
+        let module = self.module(kernel.module())?;
         let func = module.load_function(kernel.entry()).map_err(cu("cuModuleGetFunction"))?;
         let fa = |a| func.get_attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuFuncGetAttribute"));
         let attrs = KernelAttrs {
@@ -253,6 +280,7 @@ impl Backend for CudaBackend {
             buffers: kernel.buffers(),
             args: kernel.args(),
             slices: Vec::new(),
+            host_out: Vec::new(),
         });
         Ok(attrs)
     }
@@ -264,11 +292,14 @@ impl Backend for CudaBackend {
             .map_err(cu("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
     }
 
-    fn upload(&mut self, _kernel: &dyn Kernel, inputs: &[Vec<f32>]) -> Result<()> {
+    fn upload(&mut self, _kernel: &dyn Kernel, seed: u64, inputs: &[Vec<f32>]) -> Result<()> {
+        let fill = self.fill_function()?;
         let stream = self.stream.clone();
         let ctx = self.ctx.clone();
+        let sms = self.info.sms;
         let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
         cur.slices.clear();
+        cur.host_out.clear();
         let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
         let (free, _) = ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         if need > free as u64 {
@@ -280,30 +311,41 @@ impl Backend for CudaBackend {
             )));
         }
         let mut next_input = inputs.iter();
-        for b in &cur.buffers {
-            let slice = match b.role {
+        for (index, b) in cur.buffers.iter().enumerate() {
+            // SAFETY: every buffer is written before it is read: inputs by fillUniform right here,
+            // outputs by the NaN poison before every verified launch.
+            let slice = unsafe { stream.alloc::<f32>(b.len) }.map_err(cu("cuMemAlloc"))?;
+            match b.role {
                 Role::Input => {
                     let host = next_input.next().ok_or_else(|| Error::usage("internal: too few inputs"))?;
-                    stream.clone_htod(host).map_err(cu("cuMemcpyHtoD"))?
+                    let (n, stream_id) = (b.len as u64, index as u32);
+                    let blocks = (b.len.div_ceil(256) as u32).clamp(1, sms * 32);
+                    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+                    let mut launch = stream.launch_builder(&fill);
+                    launch.arg(&slice).arg(&n).arg(&seed).arg(&stream_id);
+                    // SAFETY: fillUniform(float*, u64, u64, u32) writes n elements of a live allocation of n.
+                    unsafe { launch.launch(cfg) }.map_err(cu("cuLaunchKernel(fillUniform)"))?;
+                    check_sample(&stream, &slice, host, b.name)?;
                 }
-                // SAFETY: outputs are poisoned before every verified launch, never read before written.
-                Role::Output => unsafe { stream.alloc::<f32>(b.len) }.map_err(cu("cuMemAlloc"))?,
-            };
+                Role::Output => {
+                    // SAFETY: flags 0 = plain page-locked memory; the CPU reads it after each copy.
+                    let host = unsafe { ctx.alloc_pinned_with_flags::<f32>(b.len, 0) }.map_err(cu("cuMemHostAlloc"))?;
+                    cur.host_out.push(host);
+                }
+            }
             cur.slices.push(slice);
         }
-        stream.synchronize().map_err(cu("cuMemcpyHtoD"))
+        stream.synchronize().map_err(cu("fillUniform"))
     }
 
-    fn launch_verified(&mut self, _kernel: &dyn Kernel, launch: &Launch, outputs: &mut [Vec<f32>]) -> Result<()> {
+    fn launch_verified(&mut self, _kernel: &dyn Kernel, launch: &Launch) -> Result<Vec<&[f32]>> {
         let cur = self.current()?;
-        for (b, s) in cur.buffers.iter().zip(&cur.slices) {
-            if b.role == Role::Output {
-                let (ptr, _sync) = s.device_ptr(&self.stream);
-                // SAFETY: ptr is a live allocation of b.len f32 elements on this context.
-                unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, NAN_BITS, b.len, self.stream.cu_stream()) }
-                    .result()
-                    .map_err(cu("cuMemsetD32Async"))?;
-            }
+        for (b, s) in cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output) {
+            let (ptr, _sync) = s.device_ptr(&self.stream);
+            // SAFETY: ptr is a live allocation of b.len f32 elements on this context.
+            unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, NAN_BITS, b.len, self.stream.cu_stream()) }
+                .result()
+                .map_err(cu("cuMemsetD32Async"))?;
         }
         self.launch_once(launch).map_err(|e| match e.0 {
             CUresult::CUDA_ERROR_INVALID_VALUE | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
@@ -312,15 +354,14 @@ impl Backend for CudaBackend {
             _ => cu(&format!("cuLaunchKernel({})", cur.entry))(e),
         })?;
         self.sync(&format!("{} (kernel execution)", cur.entry))?;
-        let mut out = outputs.iter_mut();
-        for (b, s) in cur.buffers.iter().zip(&cur.slices) {
-            if b.role == Role::Output {
-                let host = out.next().ok_or_else(|| Error::usage("internal: too few output vectors"))?;
-                host.resize(b.len, 0.0);
-                self.stream.memcpy_dtoh(s, host.as_mut_slice()).map_err(cu("cuMemcpyDtoH"))?;
-            }
+        let stream = self.stream.clone();
+        let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
+        let device_out = cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output);
+        for ((_, s), host) in device_out.zip(cur.host_out.iter_mut()) {
+            stream.memcpy_dtoh(s, host).map_err(cu("cuMemcpyDtoH"))?;
         }
-        self.sync("cuMemcpyDtoH")
+        stream.synchronize().map_err(cu("cuMemcpyDtoH"))?;
+        cur.host_out.iter().map(|h| h.as_slice().map_err(cu("cuEventSynchronize"))).collect()
     }
 
     fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>> {

@@ -24,6 +24,7 @@ pub struct MockBackend {
     arch: &'static arch::Arch,
     attrs: Option<KernelAttrs>,
     reference: Vec<Vec<f32>>,
+    outputs: Vec<Vec<f32>>,
     output_index: Vec<Option<usize>>,
     copy_bytes: u64,
 }
@@ -52,7 +53,15 @@ impl MockBackend {
             power_limit_w: None,
             limits: DeviceLimits::from_arch(a),
         };
-        Ok(MockBackend { info, arch: a, attrs: None, reference: Vec::new(), output_index: Vec::new(), copy_bytes: 0 })
+        Ok(MockBackend {
+            info,
+            arch: a,
+            attrs: None,
+            reference: Vec::new(),
+            outputs: Vec::new(),
+            output_index: Vec::new(),
+            copy_bytes: 0,
+        })
     }
 
     fn attrs(&self) -> Result<&KernelAttrs> {
@@ -106,7 +115,7 @@ impl Backend for MockBackend {
         Ok(occupancy::theoretical(self.arch, &req).active_blocks_per_sm)
     }
 
-    fn upload(&mut self, kernel: &dyn Kernel, inputs: &[Vec<f32>]) -> Result<()> {
+    fn upload(&mut self, kernel: &dyn Kernel, _seed: u64, inputs: &[Vec<f32>]) -> Result<()> {
         self.reference = kernel.reference(inputs);
         let mut next = 0;
         self.output_index = kernel
@@ -125,7 +134,9 @@ impl Backend for MockBackend {
         Ok(())
     }
 
-    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, outputs: &mut [Vec<f32>]) -> Result<()> {
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<Vec<&[f32]>> {
+        let outputs = &mut self.outputs;
+        outputs.resize(self.reference.len(), Vec::new());
         for (out, r) in outputs.iter_mut().zip(&self.reference) {
             out.clear();
             out.resize(r.len(), f32::NAN);
@@ -166,7 +177,7 @@ impl Backend for MockBackend {
         {
             *x += 1.0;
         }
-        Ok(())
+        Ok(self.outputs.iter().map(|o| o.as_slice()).collect())
     }
 
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32) -> Result<Vec<f64>> {

@@ -145,11 +145,14 @@ pub trait Backend {
     fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs>;
     /// Resident blocks per SM for the current kernel (the driver's occupancy calculator).
     fn max_active_blocks(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32>;
-    /// Allocates the current kernel's buffers and copies `inputs` (input buffers, in order) to them.
-    fn upload(&mut self, kernel: &dyn Kernel, inputs: &[Vec<f32>]) -> Result<()>;
-    /// Poisons the outputs with NaN, launches once, and copies the outputs back into `outputs`.
+    /// Allocates the current kernel's buffers and fills the inputs with [`crate::kernels::uniform`] from
+    /// `seed`, the values `inputs` holds on the host (the GPU backend generates them on the device and
+    /// checks a sample against `inputs`).
+    fn upload(&mut self, kernel: &dyn Kernel, seed: u64, inputs: &[Vec<f32>]) -> Result<()>;
+    /// Poisons the outputs with NaN, launches once, and returns the outputs as copied back to the host
+    /// (page-locked memory on the CUDA backend, reused across configurations).
     /// [`crate::Error::LaunchRejected`] means the driver refused this configuration (the sweep goes on).
-    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, outputs: &mut [Vec<f32>]) -> Result<()>;
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<Vec<&[f32]>>;
     /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each).
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>>;
     /// Device-to-device copy of the first input into the first output, timed like [`Backend::time`];

@@ -146,21 +146,21 @@ pub fn lookup(name: &str, problem: Problem) -> Result<Box<dyn Kernel>> {
     }
 }
 
-/// Fresh inputs: uniform in [-1, 1), generated in parallel from `seed` (chunk k uses its own stream,
-/// so the values do not depend on the thread count).
+/// Fresh inputs: uniform in [-1, 1), element `i` of input buffer `b` being [`uniform`]`(seed, b, i)`,
+/// generated in parallel. The GPU backend fills its buffers with the same function on the device
+/// (kernels/init.cu), so inputs never cross PCIe; these host copies feed the CPU reference.
 pub fn random_inputs(kernel: &dyn Kernel, seed: u64) -> Vec<Vec<f32>> {
     kernel
         .buffers()
         .iter()
         .enumerate()
         .filter(|(_, b)| b.role == Role::Input)
-        .map(|(i, b)| {
+        .map(|(stream, b)| {
             let mut v = vec![0f32; b.len];
             v.par_chunks_mut(1 << 16).enumerate().for_each(|(chunk, out)| {
-                let mut rng =
-                    SplitMix64(seed ^ ((i as u64) << 56) ^ (chunk as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-                for x in out {
-                    *x = rng.next_f32() * 2.0 - 1.0;
+                let first = (chunk << 16) as u64;
+                for (k, x) in out.iter_mut().enumerate() {
+                    *x = uniform(seed, stream as u32, first + k as u64);
                 }
             });
             v
@@ -168,21 +168,15 @@ pub fn random_inputs(kernel: &dyn Kernel, seed: u64) -> Vec<Vec<f32>> {
         .collect()
 }
 
-/// SplitMix64: a small, fast generator; plenty for test data.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
+/// Element `i` of random stream `stream`: SplitMix64 of a counter, 24 bits mapped exactly to [-1, 1).
+/// Must stay bit-identical to `fillUniform` in kernels/init.cu.
+pub fn uniform(seed: u64, stream: u32, i: u64) -> f32 {
+    let base = seed ^ (stream as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut z = base.wrapping_add((i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 40) as f32 * (1.0 / 16_777_216.0) * 2.0 - 1.0
 }
 
 /// The rounding-up grid of the seed: `((nx + bx - 1) / bx, (ny + by - 1) / by, 1)`; a zero block extent gives 0.

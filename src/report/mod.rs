@@ -53,13 +53,25 @@ pub fn write(report: &Report, format: Format, w: &mut dyn Write) -> Result<()> {
     w.flush().map_err(io)
 }
 
-/// Writes `report` to `path` through a temporary file in the same directory.
-pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
-    let tmp = path.with_file_name(format!(
+fn temp_name(path: &Path) -> std::path::PathBuf {
+    path.with_file_name(format!(
         ".{}.tmp{}",
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         std::process::id()
-    ));
+    ))
+}
+
+/// Fails now, before any measuring, if `path` could not be written later.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let tmp = temp_name(path);
+    fs::File::create(&tmp).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    let _ = fs::remove_file(&tmp);
+    Ok(())
+}
+
+/// Writes `report` to `path` through a temporary file in the same directory.
+pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
+    let tmp = temp_name(path);
     let io_err = |source| Error::Io { path: path.display().to_string(), source };
     let mut f = io::BufWriter::new(fs::File::create(&tmp).map_err(io_err)?);
     let result =

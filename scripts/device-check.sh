@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# On a GPU machine: the built-in self-test, the seed's sweeps (source 001) and the ncu cross-check.
+#   scripts/device-check.sh OUTDIR        (binary: $WARPSCOPE_BIN, default target/release/warpscope)
+# Every step's output goes to OUTDIR/<step>.log (and .json where there is a report); a short summary is
+# printed last. Clocks, power limits and GPU modes are left alone (ncu runs with --clock-control none).
+set -uo pipefail
+out=${1:?usage: scripts/device-check.sh OUTDIR}
+bin=${WARPSCOPE_BIN:-target/release/warpscope}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+summary=()
+
+step() { # step NAME CMD...: runs CMD, logs it with its wall time, records the exit code
+  local name=$1; shift
+  local t0 t1 rc
+  t0=$(date +%s.%N)
+  "$@" >"$out/$name.log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  local wall
+  wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+  echo "$wall" >"$out/$name.wall"
+  summary+=("$(printf '%-14s exit %-3s %7ss' "$name" "$rc" "$wall")")
+  return 0
+}
+
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } >"$out/env.txt" 2>&1
+
+step devices   "$bin" devices
+step selftest  "$bin" selftest
+# The seed's sweeps: the first with 4 shapes, the second and third as one cartesian sweep (12 shapes,
+# (256,8) invalid), then the seed's one-line run.
+# The whole seed sweep in one process, for its wall time (setup and verification included): source 001's
+# 15 shapes plus (64,1) and (32,8) = 17 configs.
+step seed17    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,32x8 --bx 64,128,256 --by 1,2,4,8 -v -o "$out/seed17.json" --format json
+step sweep1    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16 -o "$out/sweep1.json" --format json
+step sweep23   "$bin" sweep sum-matrix --bx 64,128,256 --by 1,2,4,8 -o "$out/sweep23.json" --format json
+step run32x16  "$bin" run sum-matrix --block 32x16
+step table     "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,64x2,128x2,256x1,256x8
+
+if command -v ncu >/dev/null 2>&1; then
+  step ncu-time bash "$here/ncu-crosscheck.sh" "$out"
+else
+  summary+=("ncu-time       skipped: ncu not found")
+fi
+
+echo "== warpscope device check ($(head -n 1 "$out/env.txt"))"
+sed -n 2,3p "$out/env.txt"
+printf '%s\n' "${summary[@]}"
+for f in sweep1 sweep23; do
+  [ -f "$out/$f.json" ] && python3 - "$out/$f.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+base = r["baselines"]["memcpy_dtod_gbs"]["value"]
+print(f"{sys.argv[1].split('/')[-1]}: memcpy {base:.0f} GB/s")
+for rec in r["records"]:
+    m = {x["name"]: x["value"] for x in rec["metrics"]}
+    t = rec["time_ms"]["median"] if rec["time_ms"] else float("nan")
+    print(f"  {str(tuple(rec['block'][:2])):>10} {rec['status']:>7} {t:8.4f} ms  {m.get('pct_of_memcpy', float('nan')):6.1f}% of memcpy  occ {m.get('achieved_occupancy', float('nan')):.3f}")
+PY
+done
+[ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"

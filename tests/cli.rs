@@ -1,0 +1,201 @@
+//! The whole command line end to end on the mock backend: every command, every output format, every
+//! error path with its message and exit code.
+
+mod common;
+
+use common::{SMALL, cuda, has_driver, mock, stdout};
+use predicates::prelude::*;
+
+fn with_small<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    v.extend_from_slice(SMALL);
+    v
+}
+
+#[test]
+fn no_driver_is_a_clear_exit_2() {
+    if has_driver() {
+        eprintln!("skipped: this machine has an NVIDIA driver");
+        return;
+    }
+    for args in [&["devices"][..], &["sweep", "sum-matrix", "--block", "32x16"], &["selftest"]] {
+        cuda(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::starts_with("error: no NVIDIA driver found (libcuda.so.1): "))
+            .stderr(predicate::str::contains("hint: install the NVIDIA driver, or run `warpscope estimate`"));
+    }
+}
+
+#[test]
+fn seed_sweep_1_table() {
+    let out =
+        stdout(mock(&with_small(&["sweep", "sum-matrix", "--block", "32x32,32x16,16x32,16x16"])).env("COLUMNS", "400"));
+    insta::assert_snapshot!("sweep1_table", out);
+}
+
+#[test]
+fn seed_sweep_2_keeps_going_past_the_invalid_config() {
+    let assert = mock(&with_small(&["sweep", "sum-matrix", "--bx", "64,128,256", "--by", "2,4,8"]))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("9 configs (1 invalid)"));
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(out.contains(
+        "sumMatrixOnGPU2D <<<(4,64), (256,8)>>> invalid configuration: 2048 threads per block > 1024 (device limit)"
+    ));
+    assert_eq!(out.matches("ok (verified)").count(), 8);
+    // (256,8) is the last config of the seed's order and the table still follows it.
+    let row = out.lines().find(|l| l.contains("(256,8)") && l.contains('|')).expect("invalid row in the table");
+    assert!(row.contains("invalid configuration: 2048 threads per block > 1024 (device limit)"));
+}
+
+#[test]
+fn run_prints_the_seeds_line() {
+    mock(&with_small(&["run", "sum-matrix", "--block", "32x16"])).assert().success().stdout(
+        predicate::str::is_match(r"(?m)^sumMatrixOnGPU2D <<<\(32,32\), \(32,16\)>>> elapsed \d+\.\d{3} ms$").unwrap(),
+    );
+}
+
+#[test]
+fn every_format() {
+    for format in ["csv", "json", "markdown"] {
+        let out = stdout(&mut mock(&with_small(&[
+            "sweep",
+            "sum-matrix",
+            "--block",
+            "32x16,16x16,2048x1",
+            "--format",
+            format,
+        ])));
+        insta::assert_snapshot!(format!("sweep_{format}"), out);
+    }
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let out = stdout(&mut mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16,2048x1", "--format", "json"])));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["device"]["compute_capability"], "9.0");
+    let r = &v["records"][0];
+    for key in ["kernel", "grid", "block", "status", "reason", "time_ms", "metrics"] {
+        assert!(r.get(key).is_some(), "record lacks {key}");
+    }
+    assert_eq!(r["grid"], serde_json::json!([32, 32, 1]));
+    assert_eq!(r["status"], "ok");
+    for key in ["median", "min", "max"] {
+        assert!(r["time_ms"][key].is_number());
+    }
+    for m in r["metrics"].as_array().unwrap() {
+        assert_eq!(m["source"], "mock", "{m}");
+        assert!(m["name"].is_string() && m["unit"].is_string() && m["value"].is_number());
+    }
+    let bad = &v["records"][1];
+    assert_eq!(bad["status"], "invalid");
+    assert!(bad["time_ms"].is_null());
+}
+
+#[test]
+fn csv_columns_carry_unit_and_source() {
+    let out = stdout(&mut mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "--format", "csv"])));
+    let mut rdr = csv::Reader::from_reader(out.as_bytes());
+    let headers = rdr.headers().unwrap().clone();
+    for h in [
+        "grid_x",
+        "block_y",
+        "time_median_ms",
+        "achieved_occupancy",
+        "achieved_occupancy_unit",
+        "gld_efficiency_source",
+    ] {
+        assert!(headers.iter().any(|x| x == h), "missing {h}");
+    }
+    let row = rdr.records().next().unwrap().unwrap();
+    let col = |name: &str| row.get(headers.iter().position(|h| h == name).unwrap()).unwrap().to_string();
+    assert_eq!(col("status"), "ok");
+    assert_eq!(col("achieved_occupancy_unit"), "ratio");
+    assert_eq!(col("gld_efficiency_source"), "mock");
+}
+
+#[test]
+fn output_file_is_written_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let p = path.to_str().unwrap();
+    mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "--format", "json", "-o", p])).assert().success();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["records"].as_array().unwrap().len(), 1);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left behind");
+    let missing = dir.path().join("no/such/dir/r.json");
+    mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "-o", missing.to_str().unwrap()]))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: ").and(predicate::str::contains("No such file")))
+        .stdout("");
+}
+
+#[test]
+fn a_wrong_result_is_a_loud_failed_row_and_exit_1() {
+    mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16,16x16"]))
+        .env("WARPSCOPE_MOCK_FAULT", "777")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAILED: verification failed: 1 of 524288 elements differ; first C[777]"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["sweep", "sum-matrix", "--block", "32xx16"], "error: invalid block '32xx16': empty extent"),
+        (&["sweep", "sum-matrix", "--block", "32x16,abc"], "error: invalid block 'abc'"),
+        (&["sweep", "sum-matrix", "--bx", "9..1"], "error: invalid list '9..1': range '9..1' is empty"),
+        (&["sweep", "sum-matrix"], "error: no block given"),
+        (&["sweep", "nope", "--block", "32x16"], "error: unknown kernel 'nope' (known: sum-matrix)"),
+        (&["run", "sum-matrix", "--block", "32x16,16x16"], "error: run takes exactly one block (got 2)"),
+        (&["sweep", "sum-matrix", "--block", "32x16", "--iters", "0"], "error: --iters must be at least 1"),
+        (
+            &["sweep", "sum-matrix", "--block", "32x16", "--nx", "65536", "--ny", "65536"],
+            "error: invalid matrix 65536x65536",
+        ),
+        (&["sweep", "sum-matrix", "--block", "32x16", "--device", "3"], "error: no CUDA device 3"),
+    ];
+    for (args, msg) in cases {
+        let out = mock(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(msg), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn zero_sized_blocks_are_rows_not_errors() {
+    mock(&with_small(&["sweep", "sum-matrix", "--block", "0x16,32x16"]))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("invalid configuration: block.x = 0"));
+}
+
+#[test]
+fn machine_formats_keep_stdout_clean() {
+    let out = mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "--format", "json"])).output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.trim_start().starts_with('{'));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("sumMatrixOnGPU2D <<<(32,32), (32,16)>>> elapsed"));
+    let quiet = mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "--quiet"])).output().unwrap();
+    assert!(quiet.stderr.is_empty());
+}
+
+#[test]
+fn devices_and_selftest_on_the_mock() {
+    mock(&["devices"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("threads per block").and(predicate::str::contains("1024")));
+    let out = stdout(&mut mock(&["devices", "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["limits"]["max_threads_per_block"], 1024);
+    mock(&["selftest"]).assert().success().stderr(predicate::str::contains("selftest: 4 of 4 configurations verified"));
+}
