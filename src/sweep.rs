@@ -65,6 +65,7 @@ pub fn run(
     on_event(Event::Planned { total: planned.len(), invalid });
 
     let mut problem = None;
+    let mut spent = Spent::default();
     for p in &planned {
         let record = match &p.invalid {
             Some(reason) => invalid_record(kernel, p, reason.clone()),
@@ -76,13 +77,34 @@ pub fn run(
                     problem = Some(prob);
                 }
                 let prob = problem.as_ref().expect("set up above");
-                measure(backend, kernel, prob, p, opts)?
+                measure(backend, kernel, prob, p, opts, &mut spent)?
             }
         };
         on_event(Event::Record(&record));
         report.records.push(record);
     }
+    for (name, secs) in spent.0 {
+        on_event(Event::Phase(name, secs));
+    }
     Ok(report)
+}
+
+/// Seconds spent per step, summed over the configurations (shown with `--verbose`).
+#[derive(Default)]
+struct Spent(Vec<(&'static str, f64)>);
+
+impl Spent {
+    /// Runs `f`, adding its duration to `name`.
+    fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        let secs = t.elapsed().as_secs_f64();
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, s)) => *s += secs,
+            None => self.0.push((name, secs)),
+        }
+        out
+    }
 }
 
 /// Inputs, reference and reusable output buffers of one problem, plus the copy baseline.
@@ -131,20 +153,25 @@ fn measure(
     prob: &Problem,
     p: &Planned,
     opts: &Options,
+    spent: &mut Spent,
 ) -> Result<Record> {
     let launch = p.launch;
-    let verification = match backend.launch_verified(kernel, &launch) {
+    let outputs = match spent.time("per config: poison, launch, copy back", || backend.launch_verified(kernel, &launch))
+    {
         Err(Error::LaunchRejected(reason)) => return Ok(invalid_record(kernel, p, reason)),
-        Err(e) => return Err(e),
-        Ok(outputs) => verify::compare(kernel, &outputs, &prob.reference),
+        other => other?,
     };
-    let times = backend.time(kernel, &launch, opts.warmup.saturating_sub(1), opts.iters)?;
+    let verification =
+        spent.time("per config: compare with the CPU reference", || verify::compare(kernel, &outputs, &prob.reference));
+    let times = spent.time("per config: warm-up and timed launches", || {
+        backend.time(kernel, &launch, opts.warmup.saturating_sub(1), opts.iters)
+    })?;
     let time_ms = TimeStats::from_samples(&times);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
-    let metrics = match &time_ms {
+    let metrics = spent.time("per config: models", || match &time_ms {
         Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy),
         None => Vec::new(),
-    };
+    });
     let passed = verification.passed();
     Ok(Record {
         kernel: kernel.entry().to_string(),

@@ -42,6 +42,27 @@ pub enum Arg {
     F32(f32),
 }
 
+/// Allowed |gpu - cpu| for an element whose reference is r: `abs + rel * |r|`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Absolute part.
+    pub abs: f32,
+    /// Relative part.
+    pub rel: f32,
+}
+
+impl Tolerance {
+    /// Bit-for-bit equal results (operations that round identically on both sides).
+    pub const EXACT: Tolerance = Tolerance { abs: 0.0, rel: 0.0 };
+
+    /// Whether `got` is acceptable for reference `want`; NaN (the poison) never is.
+    #[inline]
+    pub fn accepts(&self, got: f32, want: f32) -> bool {
+        let err = (got - want).abs();
+        err <= self.abs + self.rel * want.abs()
+    }
+}
+
 /// The minimum traffic and arithmetic of one launch: the basis of effective bandwidth and the floors.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Work {
@@ -112,9 +133,9 @@ pub trait Kernel: Send + Sync {
     fn work(&self) -> Work;
     /// The outputs computed on the CPU from the inputs (one vector per output buffer, in buffer order).
     fn reference(&self, inputs: &[Vec<f32>]) -> Vec<Vec<f32>>;
-    /// Allowed |gpu - cpu| for an element whose reference is `r`.
-    fn tolerance(&self, r: f32) -> f32 {
-        1e-6 * r.abs()
+    /// How far a GPU result may be from the CPU reference.
+    fn tolerance(&self) -> Tolerance {
+        Tolerance { abs: 0.0, rel: 1e-6 }
     }
     /// Appends the global accesses of one thread, in program order.
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>);

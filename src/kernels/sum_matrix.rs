@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Work, grid_2d};
+use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work, grid_2d};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
 
@@ -78,8 +78,8 @@ impl Kernel for SumMatrix {
         vec![c]
     }
 
-    fn tolerance(&self, _r: f32) -> f32 {
-        0.0 // one IEEE add, rounded to nearest on both sides: results are bit-identical
+    fn tolerance(&self) -> Tolerance {
+        Tolerance::EXACT // one IEEE add, rounded to nearest on both sides: results are bit-identical
     }
 
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
