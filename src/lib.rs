@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod error;
+pub mod estimate;
 pub mod gpu;
 pub mod kernels;
 pub mod metrics;
@@ -16,6 +17,7 @@ pub mod ptx;
 pub mod record;
 pub mod report;
 pub mod spec;
+pub mod stats;
 pub mod sweep;
 pub mod verify;
 

@@ -6,6 +6,11 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Like other Unix filters: a closed pipe (`warpscope ... | head`) ends the process quietly.
+    // SAFETY: restoring the default action of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match cli::run() {
         Ok(code) => code,
         Err(e) => {

@@ -48,8 +48,20 @@ pub const GST_TRANSACTIONS: &str = "gst_transactions";
 /// Global store throughput.
 pub const GST_THROUGHPUT: &str = "gst_throughput";
 
+/// The time model's prediction.
+pub const PREDICTED_TIME: &str = "predicted_time";
+/// (predicted - measured) / measured, percent.
+pub const MODEL_ERROR: &str = "model_error";
+
 /// Every metric warpscope knows, in the order tables show them.
 pub static CATALOGUE: &[MetricDef] = &[
+    MetricDef {
+        name: PREDICTED_TIME,
+        ncu: None,
+        unit: MS,
+        description: "Kernel time predicted by warpscope's model (SKE terms, roofline, block issue)",
+    },
+    MetricDef { name: MODEL_ERROR, ncu: None, unit: PCT, description: "Predicted minus measured time, % of measured" },
     MetricDef {
         name: EFF_BANDWIDTH,
         ncu: None,

@@ -28,6 +28,24 @@ fn parse_version(text: &str) -> Option<(u32, u32)> {
     Some((maj.parse().ok()?, min.parse().ok()?))
 }
 
+/// Instructions in the body of `entry` of module `name` (directives, labels and braces left out): the
+/// per-thread instruction count of SKE's computation term for straight-line kernels.
+pub fn instruction_count(name: &str, entry: &str) -> Option<u32> {
+    let text = module(name)?;
+    let start = text.find(&format!(".entry {entry}("))?;
+    let body = &text[start..];
+    let open = body.find("\n{")?;
+    let close = body[open..].find("\n}")? + open;
+    let count = body[open + 2..close]
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with('.') && !l.starts_with("//") && !l.ends_with(':') && l.ends_with(';')
+        })
+        .count();
+    Some(count as u32)
+}
+
 /// Compiled register/shared-memory use per kernel and arch, from `ptxas -v` (kernels-ptx/resources.json).
 pub const RESOURCES_JSON: &str = include_str!("../kernels-ptx/resources.json");
 
@@ -40,6 +58,13 @@ mod tests {
         assert!(module("sum_matrix").unwrap().contains(".entry sumMatrixOnGPU2D"));
         assert!(module("nope").is_none());
         assert!(modules().count() >= 1);
+    }
+
+    #[test]
+    fn instructions_are_counted_per_entry() {
+        let n = instruction_count("sum_matrix", "sumMatrixOnGPU2D").unwrap();
+        assert!((10..40).contains(&n), "{n}");
+        assert!(instruction_count("sum_matrix", "nope").is_none());
     }
 
     #[test]

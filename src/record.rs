@@ -172,6 +172,10 @@ pub struct Record {
     /// Device ordinal the config ran on; `null` for estimates.
     #[serde(default)]
     pub device: Option<u32>,
+    /// What limits the configuration according to the time model (`bandwidth`, `latency`,
+    /// `block_issue`, `compute`), where the model ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<String>,
 }
 
 impl Record {
@@ -188,6 +192,7 @@ impl Record {
             metrics: Vec::new(),
             verification: None,
             device: None,
+            bound: None,
         }
     }
 
@@ -233,6 +238,37 @@ pub struct Report {
     pub baselines: Baselines,
     /// One record per configuration, in sweep order.
     pub records: Vec<Record>,
+    /// How well the time model ranked and predicted the measured configurations (`sweep --model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_fit: Option<ModelFit>,
+}
+
+/// The time model against the measurements of one sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelFit {
+    /// Configurations with both a measured and a predicted time.
+    pub configs: usize,
+    /// Median of |predicted - measured| / measured, percent.
+    pub median_abs_error_pct: f64,
+    /// Spearman's rank correlation of predicted and measured times.
+    pub spearman: Option<f64>,
+}
+
+impl ModelFit {
+    /// The fit over every record carrying a measured time and a `predicted_time` metric.
+    pub fn of(records: &[Record]) -> Option<Self> {
+        let pairs: Vec<(f64, f64)> = records
+            .iter()
+            .filter_map(|r| Some((r.time_ms.as_ref()?.median, r.metric(crate::metrics::PREDICTED_TIME)?.value)))
+            .collect();
+        let errors: Vec<f64> = pairs.iter().map(|(m, p)| 100.0 * (p - m).abs() / m).collect();
+        let (measured, predicted): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+        Some(ModelFit {
+            configs: pairs.len(),
+            median_abs_error_pct: crate::stats::median(&errors)?,
+            spearman: crate::stats::spearman(&measured, &predicted),
+        })
+    }
 }
 
 impl Report {
@@ -244,6 +280,7 @@ impl Report {
             device,
             baselines: Baselines::default(),
             records: Vec::new(),
+            model_fit: None,
         }
     }
 

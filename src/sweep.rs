@@ -3,12 +3,14 @@
 //! verify, time and derive metrics, handing each record out as it finishes.
 
 use crate::error::{Error, Result};
+use crate::gpu::DeviceInfo;
 use crate::gpu::{Backend, Launch};
 use crate::kernels::{self, Kernel};
-use crate::metrics::{self as m, GBPS, PCT, RATIO};
-use crate::model::{arch, memory, occupancy};
+use crate::metrics::{self as m, GBPS, MS, PCT};
+use crate::model::time::Target;
+use crate::model::{self, Detail, arch};
 use crate::plan::{self, Planned};
-use crate::record::{Metric, Record, Report, Source, Status, TimeStats};
+use crate::record::{Metric, ModelFit, Record, Report, Source, Status, TimeStats};
 use crate::spec::Dim3;
 use crate::verify;
 use std::time::Instant;
@@ -22,11 +24,13 @@ pub struct Options {
     pub iters: u32,
     /// Seed of the random inputs.
     pub seed: u64,
+    /// Add the time model's prediction and its error to every record.
+    pub model: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { warmup: 2, iters: 20, seed: 0 }
+        Options { warmup: 2, iters: 20, seed: 0, model: false }
     }
 }
 
@@ -85,6 +89,9 @@ pub fn run(
     }
     for (name, secs) in spent.0 {
         on_event(Event::Phase(name, secs));
+    }
+    if opts.model {
+        report.model_fit = ModelFit::of(&report.records);
     }
     Ok(report)
 }
@@ -168,9 +175,9 @@ fn measure(
     })?;
     let time_ms = TimeStats::from_samples(&times);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
-    let metrics = spent.time("per config: models", || match &time_ms {
-        Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy),
-        None => Vec::new(),
+    let (metrics, bound) = spent.time("per config: models", || match &time_ms {
+        Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy, opts.model),
+        None => (Vec::new(), None),
     });
     let passed = verification.passed();
     Ok(Record {
@@ -184,10 +191,11 @@ fn measure(
         metrics,
         verification: Some(verification),
         device: Some(backend.info().ordinal),
+        bound,
     })
 }
 
-/// The metrics of one measured configuration: effective bandwidth (measured), and the model's
+/// The metrics of one measured configuration: effective bandwidth (measured) and the models'
 /// occupancy and load metrics over the measured time (estimated; `mock` on the mock backend).
 fn derive(
     backend: &dyn Backend,
@@ -196,37 +204,41 @@ fn derive(
     median_ms: f64,
     active_blocks: u32,
     memcpy: &Metric,
-) -> Vec<Metric> {
+    with_model: bool,
+) -> (Vec<Metric>, Option<String>) {
     let info = backend.info();
     let measured = backend.source();
     let estimated = if measured == Source::Mock { Source::Mock } else { Source::Estimated };
+    let target = device_target(info, memcpy.value);
+    let ev = model::evaluate(&target, kernel, launch, active_blocks, Some(median_ms));
+    let work = kernel.work();
+    let eff = (work.bytes_read + work.bytes_written) as f64 / (median_ms * 1e-3) / 1e9;
     let metric =
         |name: &str, value: f64, unit: &str, source| Metric { name: name.into(), value, unit: unit.into(), source };
-    let secs = median_ms * 1e-3;
-    let work = kernel.work();
-    let eff = (work.bytes_read + work.bytes_written) as f64 / secs / 1e9;
-    let warps_per_block = launch.block.volume().div_ceil(info.limits.warp_size as u64) as u32;
-    let max_warps = info.limits.max_threads_per_sm / info.limits.warp_size;
-    let shape = occupancy::LaunchShape {
-        blocks: launch.grid.volume(),
-        warps_per_block,
-        active_blocks_per_sm: active_blocks,
-        max_warps_per_sm: max_warps,
-        sms: info.sms,
-    };
-    let txn = arch::arch(info.cc()).map(|a| a.global_txn_bytes).unwrap_or(32);
-    let mem = memory::analyze(kernel, launch.grid, launch.block, txn);
     let mut out = vec![
         metric(m::EFF_BANDWIDTH, eff, GBPS, measured),
         metric(m::PCT_OF_MEMCPY, 100.0 * eff / memcpy.value, PCT, measured),
-        metric(m::THEORETICAL_OCCUPANCY, (active_blocks * warps_per_block) as f64 / max_warps as f64, RATIO, estimated),
-        metric(m::ACHIEVED_OCCUPANCY, occupancy::achieved(&shape), RATIO, estimated),
-        metric(m::GLD_THROUGHPUT, mem.loads.transferred_bytes(txn) / secs / 1e9, GBPS, estimated),
     ];
-    if let Some(e) = mem.loads.efficiency_pct(txn) {
-        out.push(metric(m::GLD_EFFICIENCY, e, PCT, estimated));
+    if with_model {
+        let predicted = ev.prediction.time_ms;
+        out.push(metric(m::PREDICTED_TIME, predicted, MS, estimated));
+        out.push(metric(m::MODEL_ERROR, 100.0 * (predicted - median_ms) / median_ms, PCT, estimated));
     }
-    out
+    out.extend(ev.metrics(median_ms, estimated, Detail::Sweep));
+    (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
+}
+
+/// The measured device as a target of the models: its SMs and clock, and the copy bandwidth measured
+/// in this run.
+pub fn device_target(info: &DeviceInfo, memcpy_gbs: f64) -> Target {
+    let arch = arch::nearest(info.cc());
+    Target {
+        name: info.name.clone(),
+        arch,
+        sms: info.sms,
+        clock_mhz: info.sm_clock_mhz.unwrap_or(1500),
+        bandwidth_gbs: memcpy_gbs,
+    }
 }
 
 #[cfg(test)]
@@ -241,7 +253,7 @@ mod tests {
         let k = SumMatrix::new(300, 200).unwrap();
         let blocks = crate::spec::blocks_from(Some("32x16,16x16,2048x1"), None, None, None).unwrap();
         let mut seen = Vec::new();
-        let r = run(&mut b, &k, &blocks, &Options { warmup: 1, iters: 3, seed: 1 }, &mut |e| {
+        let r = run(&mut b, &k, &blocks, &Options { warmup: 1, iters: 3, seed: 1, model: true }, &mut |e| {
             if let Event::Record(r) = e {
                 seen.push(r.status);
             }
@@ -264,8 +276,14 @@ mod tests {
     fn zero_iterations_is_a_usage_error() {
         let mut b = MockBackend::new(0).unwrap();
         let k = SumMatrix::new(64, 64).unwrap();
-        let e = run(&mut b, &k, &[Dim3::new(32, 1, 1)], &Options { warmup: 0, iters: 0, seed: 0 }, &mut |_| {})
-            .unwrap_err();
+        let e = run(
+            &mut b,
+            &k,
+            &[Dim3::new(32, 1, 1)],
+            &Options { warmup: 0, iters: 0, seed: 0, model: false },
+            &mut |_| {},
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("--iters"));
     }
 }

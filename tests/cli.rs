@@ -199,3 +199,168 @@ fn devices_and_selftest_on_the_mock() {
     assert_eq!(v[0]["limits"]["max_threads_per_block"], 1024);
     mock(&["selftest"]).assert().success().stderr(predicate::str::contains("selftest: 4 of 4 configurations verified"));
 }
+
+#[test]
+fn estimate_reproduces_the_seeds_gld_efficiency_offline() {
+    let out = stdout(&mut common::cuda(&[
+        "estimate",
+        "sum-matrix",
+        "--arch",
+        "sm_20",
+        "--block",
+        "32x32,32x16,16x32,16x16",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let eff: Vec<f64> = v["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["metrics"].as_array().unwrap().iter().find(|m| m["name"] == "gld_efficiency").unwrap()["value"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(eff, vec![100.0, 100.0, 50.0, 50.0]);
+    assert_eq!(v["device"]["backend"], "model");
+    for r in v["records"].as_array().unwrap() {
+        assert!(r["time_ms"].is_null());
+        assert!(r["metrics"].as_array().unwrap().iter().all(|m| m["source"] == "estimated"));
+    }
+    let out = stdout(&mut common::cuda(&[
+        "estimate",
+        "sum-matrix",
+        "--arch",
+        "sm_90",
+        "--block",
+        "32x32,32x16,16x32,16x16",
+        "--format",
+        "csv",
+    ]));
+    let mut rdr = csv::Reader::from_reader(out.as_bytes());
+    let h = rdr.headers().unwrap().clone();
+    let col = h.iter().position(|x| x == "gld_efficiency").unwrap();
+    assert!(rdr.records().all(|r| r.unwrap().get(col) == Some("100")));
+}
+
+#[test]
+fn estimate_needs_no_gpu_and_names_bad_targets() {
+    common::cuda(&["estimate", "sum-matrix", "--gpu", "GTX 480", "--bx", "64,128,256", "--by", "1,2,4,8"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("invalid configuration: 2048 threads per block > 1024 (device limit)"))
+        .stdout(predicate::str::contains("estimated, "));
+    let cases: &[(&[&str], &str)] = &[
+        (&["estimate", "sum-matrix", "--block", "32x16"], "error: say what to model: --arch sm_90 or --gpu H200"),
+        (&["estimate", "sum-matrix", "--block", "32x16", "--arch", "sm_99"], "error: unknown arch 'sm_99'"),
+        (&["estimate", "sum-matrix", "--block", "32x16", "--gpu", "Voodoo"], "error: unknown card 'Voodoo'"),
+        (
+            &["estimate", "sum-matrix", "--block", "32x16", "--gpu", "H200", "--arch", "sm_80"],
+            "error: --gpu H200 is sm_90, not sm_80",
+        ),
+        (&["occupancy", "--arch", "sm_90", "--block-size", "x"], "error: invalid list 'x'"),
+        (&["occupancy", "--arch", "banana", "--block-size", "32"], "error: invalid arch 'banana'"),
+    ];
+    for (args, msg) in cases {
+        let out = common::cuda(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(msg), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn occupancy_json_has_the_documented_fields() {
+    let out = stdout(&mut common::cuda(&[
+        "occupancy",
+        "--arch",
+        "sm_80",
+        "--block-size",
+        "256",
+        "--regs",
+        "32",
+        "--smem",
+        "4096",
+        "--dynamic-smem",
+        "0",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "arch",
+        "block_size",
+        "regs_per_thread",
+        "static_smem",
+        "dynamic_smem",
+        "active_blocks_per_sm",
+        "active_warps_per_sm",
+        "max_warps_per_sm",
+        "occupancy_pct",
+        "limiter",
+        "limits",
+        "launchable",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    for key in ["warps", "registers", "shared_memory", "blocks"] {
+        assert!(v["limits"].get(key).is_some(), "missing limits.{key}");
+    }
+    assert_eq!(v["active_blocks_per_sm"], 8);
+    assert_eq!(v["limiter"], "warps");
+    assert_eq!(v["launchable"], true);
+    let big = stdout(&mut common::cuda(&[
+        "occupancy",
+        "--arch",
+        "sm_90",
+        "--block-size",
+        "1024",
+        "--regs",
+        "128",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&big).unwrap();
+    assert_eq!(v["launchable"], false);
+    assert!(v["reason"].as_str().unwrap().contains("registers"));
+}
+
+#[test]
+fn occupancy_sweep_plots_a_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("occ.svg");
+    let out = stdout(&mut common::cuda(&[
+        "occupancy",
+        "--arch",
+        "sm_90",
+        "--regs",
+        "40",
+        "--smem",
+        "0",
+        "--block-size",
+        "32..1024:32",
+        "--format",
+        "csv",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]));
+    assert_eq!(out.lines().count(), 33);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("<svg") && text.contains("threads per block"));
+}
+
+#[test]
+fn archs_lists_the_database() {
+    common::cuda(&["archs"]).assert().success().stdout(
+        predicate::str::contains("sm_20")
+            .and(predicate::str::contains("sm_120"))
+            .and(predicate::str::contains("GTX 480"))
+            .and(predicate::str::contains("H200")),
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&mut common::cuda(&["archs", "--format", "json"]))).unwrap();
+    assert!(v["archs"].as_array().unwrap().len() >= 18);
+    assert!(v["cards"].as_array().unwrap().len() >= 12);
+}

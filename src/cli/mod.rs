@@ -1,7 +1,10 @@
 //! Command-line parsing (clap) and dispatch. Each subcommand turns its arguments into library values in
 //! its own file and calls the library; no clap type reaches measurement code.
 
+mod archs;
 mod devices;
+mod estimate;
+mod occupancy;
 mod selftest;
 mod sweep;
 
@@ -44,6 +47,12 @@ enum Command {
     Devices(devices::DevicesArgs),
     /// Run every kernel once at a small size and verify it: the first check that the setup works.
     Selftest(OutputArgs),
+    /// Every metric of the sweep table from the models alone, for an arch or a named card (no GPU).
+    Estimate(estimate::EstimateArgs),
+    /// Theoretical occupancy: blocks and warps per SM, the limiting resource, for any arch (no GPU).
+    Occupancy(occupancy::OccupancyArgs),
+    /// The architecture database: compute capabilities and named cards with their limits.
+    Archs(archs::ArchsArgs),
 }
 
 /// Output options shared by the commands that emit records.
@@ -140,6 +149,9 @@ pub fn run() -> Result<ExitCode> {
         Command::Run(a) => sweep::sweep(&ctx, &a, true),
         Command::Devices(a) => devices::devices(&ctx, &a),
         Command::Selftest(o) => selftest::selftest(&ctx, &o),
+        Command::Estimate(a) => estimate::run(&a),
+        Command::Occupancy(a) => occupancy::run(&a),
+        Command::Archs(a) => archs::run(&a),
     }
 }
 
@@ -149,6 +161,6 @@ fn exit_for(report: &warpscope::record::Report) -> ExitCode {
 }
 
 /// A usage error.
-fn usage(msg: impl Into<String>) -> Error {
+pub fn usage(msg: impl Into<String>) -> Error {
     Error::usage(msg)
 }

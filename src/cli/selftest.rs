@@ -27,7 +27,7 @@ pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
         );
     }
     let blocks = spec::parse_block_list(BLOCKS)?;
-    let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57 };
+    let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, model: false };
     let mut all: Option<Report> = None;
     for name in kernels::NAMES {
         let kernel = kernels::lookup(name, PROBLEM)?;

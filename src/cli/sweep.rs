@@ -11,9 +11,9 @@ use warpscope::{Result, gpu, spec};
 
 use super::{Context, OutputArgs, exit_for, usage};
 
-/// Arguments of `sweep` and `run`.
+/// What to run: a kernel, its problem size and the block shapes (shared by `sweep`, `run`, `estimate`).
 #[derive(Args, Debug)]
-pub struct SweepArgs {
+pub struct Shapes {
     /// Kernel to run (`sum-matrix`).
     kernel: String,
     /// Block shapes, `BXxBY[xBZ]`, comma-separated: `32x32,32x16,16x32`.
@@ -34,6 +34,23 @@ pub struct SweepArgs {
     /// Matrix height (elements).
     #[arg(long, default_value_t = 1 << 14)]
     ny: u32,
+}
+
+impl Shapes {
+    /// The kernel bound to its problem, and the block list.
+    pub fn resolve(&self) -> Result<(Box<dyn kernels::Kernel>, Vec<spec::Dim3>)> {
+        let blocks =
+            spec::blocks_from(self.block.as_deref(), self.bx.as_deref(), self.by.as_deref(), self.bz.as_deref())?;
+        let kernel = kernels::lookup(&self.kernel, Problem { nx: self.nx, ny: self.ny })?;
+        Ok((kernel, blocks))
+    }
+}
+
+/// Arguments of `sweep` and `run`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    shapes: Shapes,
     /// Untimed launches before timing (the verified launch is the first).
     #[arg(long, default_value_t = 2)]
     warmup: u32,
@@ -43,21 +60,24 @@ pub struct SweepArgs {
     /// Seed of the random inputs (default: fresh each run).
     #[arg(long)]
     seed: Option<u64>,
+    /// Put the time model's prediction and its error beside every measured time, and report the
+    /// model's median absolute error and Spearman rank correlation over the sweep.
+    #[arg(long)]
+    model: bool,
     #[command(flatten)]
     out: OutputArgs,
 }
 
 pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     a.out.check()?;
-    let blocks = spec::blocks_from(a.block.as_deref(), a.bx.as_deref(), a.by.as_deref(), a.bz.as_deref())?;
+    let (kernel, blocks) = a.shapes.resolve()?;
     if single && blocks.len() != 1 {
         return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
     }
-    let kernel = kernels::lookup(&a.kernel, Problem { nx: a.nx, ny: a.ny })?;
     let seed = a
         .seed
         .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
-    let opts = Options { warmup: a.warmup, iters: a.iters, seed };
+    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: a.model };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let device = backend.info().name.clone();
     let out = &a.out;

@@ -137,6 +137,10 @@ pub trait Kernel: Send + Sync {
     fn tolerance(&self) -> Tolerance {
         Tolerance { abs: 0.0, rel: 1e-6 }
     }
+    /// `__syncthreads` barriers on one thread's path (SKE's synchronization term).
+    fn barriers(&self) -> u32 {
+        0
+    }
     /// Appends the global accesses of one thread, in program order.
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>);
 }

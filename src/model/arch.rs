@@ -68,6 +68,12 @@ pub struct Arch {
     pub fp32_lanes_per_sm: u32,
     /// Load/store units per SM (L in SKE).
     pub ldst_units_per_sm: u32,
+    /// Model constant: DRAM latency under load, in SM cycles (docs/MODEL.md says which are calibrated).
+    pub mem_latency_cycles: u32,
+    /// Model constant: SM cycles between two block launches on one SM (the block scheduler's rate).
+    pub block_issue_cycles: u32,
+    /// Model constant: spread of warp completion times within a block (see `occupancy::achieved`).
+    pub warp_spread: f64,
 }
 
 impl Arch {
@@ -113,8 +119,18 @@ const fn modern(cc: (u32, u32), family: &'static str) -> Arch {
         global_txn_bytes: 32,
         fp32_lanes_per_sm: 128,
         ldst_units_per_sm: 32,
+        // Calibrated on an H200 (docs/MODEL.md): 0.8 us and 12.5 blocks/us/SM at 1980 MHz, 0.19 from
+        // ncu's achieved occupancy over the seed's shapes. Assumed for the other modern archs.
+        mem_latency_cycles: 1580,
+        block_issue_cycles: 158,
+        warp_spread: 0.19,
     }
 }
+
+/// Model constants of the pre-Maxwell archs: 800-cycle memory latency (source 003) and the warp spread
+/// fitted to the seed's Fermi achieved occupancy (source 001).
+const OLD_LATENCY: u32 = 800;
+const OLD_SPREAD: f64 = 0.15;
 
 /// Every compute capability warpscope models, oldest first.
 pub static ARCHS: &[Arch] = &[
@@ -137,6 +153,8 @@ pub static ARCHS: &[Arch] = &[
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 8,
         ldst_units_per_sm: 8,
+        mem_latency_cycles: OLD_LATENCY,
+        warp_spread: OLD_SPREAD,
         ..modern((1, 3), "Tesla (GT200)")
     },
     Arch {
@@ -154,6 +172,8 @@ pub static ARCHS: &[Arch] = &[
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 32,
         ldst_units_per_sm: 16,
+        mem_latency_cycles: OLD_LATENCY,
+        warp_spread: OLD_SPREAD,
         ..modern((2, 0), "Fermi")
     },
     Arch {
@@ -171,6 +191,8 @@ pub static ARCHS: &[Arch] = &[
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 48,
         ldst_units_per_sm: 16,
+        mem_latency_cycles: OLD_LATENCY,
+        warp_spread: OLD_SPREAD,
         ..modern((2, 1), "Fermi")
     },
     Arch {
@@ -180,6 +202,8 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 32, 48],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 192,
+        mem_latency_cycles: OLD_LATENCY,
+        warp_spread: OLD_SPREAD,
         ..modern((3, 0), "Kepler")
     },
     Arch {
@@ -188,6 +212,8 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 32, 48],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 192,
+        mem_latency_cycles: OLD_LATENCY,
+        warp_spread: OLD_SPREAD,
         ..modern((3, 5), "Kepler")
     },
     Arch {
@@ -197,6 +223,8 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 32, 48, 80, 96, 112],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 192,
+        mem_latency_cycles: OLD_LATENCY,
+        warp_spread: OLD_SPREAD,
         ..modern((3, 7), "Kepler")
     },
     Arch { smem_per_sm: 64 * KIB, ..modern((5, 0), "Maxwell") },
@@ -322,6 +350,17 @@ pub static CARDS: &[Card] = &[
         l2_kib: 0,
     },
     Card {
+        name: "GTX 560 Ti",
+        aliases: &["gtx560ti", "gf114"],
+        cc: (2, 1),
+        sms: 8,
+        clock_mhz: 1645,
+        mem_bandwidth_gbs: 128.3,
+        fp32_gflops: 1263.4,
+        mem_gib: 1.0,
+        l2_kib: 512,
+    },
+    Card {
         name: "GTX 480",
         aliases: &["gtx480", "gf100"],
         cc: (2, 0),
@@ -377,6 +416,61 @@ pub static CARDS: &[Card] = &[
         l2_kib: 1280,
     },
     Card {
+        name: "Tesla K80",
+        aliases: &["k80"],
+        cc: (3, 7),
+        sms: 13,
+        clock_mhz: 875,
+        mem_bandwidth_gbs: 240.6,
+        fp32_gflops: 4368.0,
+        mem_gib: 12.0,
+        l2_kib: 1536,
+    },
+    Card {
+        name: "GTX 750 Ti",
+        aliases: &["gtx750ti", "gm107"],
+        cc: (5, 0),
+        sms: 5,
+        clock_mhz: 1085,
+        mem_bandwidth_gbs: 86.4,
+        fp32_gflops: 1389.0,
+        mem_gib: 2.0,
+        l2_kib: 2048,
+    },
+    Card {
+        name: "GTX 980",
+        aliases: &["gtx980", "gm204"],
+        cc: (5, 2),
+        sms: 16,
+        clock_mhz: 1216,
+        mem_bandwidth_gbs: 224.4,
+        fp32_gflops: 4981.0,
+        mem_gib: 4.0,
+        l2_kib: 2048,
+    },
+    Card {
+        name: "Tesla P100",
+        aliases: &["p100", "p100-sxm2"],
+        cc: (6, 0),
+        sms: 56,
+        clock_mhz: 1480,
+        mem_bandwidth_gbs: 732.2,
+        fp32_gflops: 10_600.0,
+        mem_gib: 16.0,
+        l2_kib: 4096,
+    },
+    Card {
+        name: "GTX 1080",
+        aliases: &["gtx1080", "gp104"],
+        cc: (6, 1),
+        sms: 20,
+        clock_mhz: 1733,
+        mem_bandwidth_gbs: 320.3,
+        fp32_gflops: 8873.0,
+        mem_gib: 8.0,
+        l2_kib: 2048,
+    },
+    Card {
         name: "Tesla V100",
         aliases: &["v100", "v100-sxm2"],
         cc: (7, 0),
@@ -421,6 +515,17 @@ pub static CARDS: &[Card] = &[
         l2_kib: 6144,
     },
     Card {
+        name: "Jetson AGX Orin",
+        aliases: &["orin", "agx orin"],
+        cc: (8, 7),
+        sms: 16,
+        clock_mhz: 1300,
+        mem_bandwidth_gbs: 204.8,
+        fp32_gflops: 5325.0,
+        mem_gib: 64.0,
+        l2_kib: 4096,
+    },
+    Card {
         name: "L4",
         aliases: &["nvidia l4"],
         cc: (8, 9),
@@ -453,11 +558,44 @@ pub static CARDS: &[Card] = &[
         mem_gib: 141.0,
         l2_kib: 51_200,
     },
+    Card {
+        name: "B200",
+        aliases: &["nvidia b200"],
+        cc: (10, 0),
+        sms: 148,
+        clock_mhz: 1965,
+        mem_bandwidth_gbs: 8000.0,
+        fp32_gflops: 80_000.0,
+        mem_gib: 180.0,
+        l2_kib: 129024,
+    },
+    Card {
+        name: "RTX 5090",
+        aliases: &["rtx5090", "geforce rtx 5090"],
+        cc: (12, 0),
+        sms: 170,
+        clock_mhz: 2407,
+        mem_bandwidth_gbs: 1792.0,
+        fp32_gflops: 104_800.0,
+        mem_gib: 32.0,
+        l2_kib: 98304,
+    },
 ];
+
+/// The first card listed for an arch: what `--arch` alone models.
+pub fn default_card(cc: (u32, u32)) -> Option<&'static Card> {
+    CARDS.iter().find(|c| c.cc == cc)
+}
 
 /// The arch of a compute capability.
 pub fn arch(cc: (u32, u32)) -> Option<&'static Arch> {
     ARCHS.iter().find(|a| a.cc == cc)
+}
+
+/// The arch of `cc`, or the newest one below it (a device newer than the database is modelled as the
+/// newest arch it knows of the same or an older generation).
+pub fn nearest(cc: (u32, u32)) -> &'static Arch {
+    arch(cc).unwrap_or_else(|| ARCHS.iter().rev().find(|a| a.cc <= cc).unwrap_or(&ARCHS[0]))
 }
 
 /// Parses `sm_90`, `sm90`, `9.0`, `90` or `compute_90` into an arch of the database.
@@ -579,6 +717,15 @@ mod tests {
         assert!(find_card("Voodoo 2").is_err());
         for c in CARDS {
             assert!(arch(c.cc).is_some(), "{} has no arch row", c.name);
+        }
+        for a in ARCHS {
+            assert!(default_card(a.cc).is_some(), "{} has no card to model it with", a.sm_name());
+        }
+        for name in [
+            "GTX 280", "GTX 480", "M2070", "GTX 670", "GTX 680", "K20", "V100", "T4", "A100", "RTX 3090", "L4", "H100",
+            "H200",
+        ] {
+            assert!(find_card(name).is_ok(), "{name}");
         }
     }
 }

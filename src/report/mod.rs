@@ -3,6 +3,7 @@
 
 mod csv;
 mod json;
+pub mod plot;
 mod table;
 
 use std::fs;

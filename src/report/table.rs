@@ -100,8 +100,14 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     let nl = if flavor == Flavor::Markdown { " " } else { "\n" };
 
     let mut b = Builder::default();
-    let mut header: Vec<String> =
-        ["Kernel", "Grid", "Block", "Median ms", "Min ms", "Max ms"].iter().map(|s| s.to_string()).collect();
+    // Estimates have no measured time: their table drops the three time columns.
+    let timed = report.records.iter().any(|r| r.time_ms.is_some());
+    let lead: &[&str] = if timed {
+        &["Kernel", "Grid", "Block", "Median ms", "Min ms", "Max ms"]
+    } else {
+        &["Kernel", "Grid", "Block"]
+    };
+    let mut header: Vec<String> = lead.iter().map(|s| s.to_string()).collect();
     for (n, src) in names.iter().zip(&column_source) {
         let unit = report.records.iter().find_map(|r| r.metric(n)).map(|m| unit_label(n, &m.unit)).unwrap_or_default();
         let tag = match src {
@@ -118,14 +124,10 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         let t = r.time_ms.as_ref();
         let time =
             |f: fn(&crate::record::TimeStats) -> f64| t.map(|t| format!("{:.3}", f(t))).unwrap_or_else(|| "-".into());
-        let mut row = vec![
-            r.kernel.clone(),
-            r.grid.paren(),
-            r.block.paren(),
-            time(|t| t.median),
-            time(|t| t.min),
-            time(|t| t.max),
-        ];
+        let mut row = vec![r.kernel.clone(), r.grid.paren(), r.block.paren()];
+        if timed {
+            row.extend([time(|t| t.median), time(|t| t.min), time(|t| t.max)]);
+        }
         for (n, src) in names.iter().zip(&column_source) {
             row.push(match r.metric(n) {
                 Some(m) if src.is_none() => format!("{} [{}]", format_value(m), source_tag(m.source)),
@@ -133,8 +135,10 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
                 None => "-".into(),
             });
         }
+        let bound = r.bound.as_deref().map(|b| format!(", {}-bound", b.replace('_', "-"))).unwrap_or_default();
         row.push(match (r.status, &r.reason) {
-            (Status::Ok, _) => "ok (verified)".into(),
+            (Status::Ok, _) if r.verification.is_some() => format!("ok (verified){bound}"),
+            (Status::Ok, _) => format!("estimated{bound}"),
             (Status::Failed, Some(why)) => format!("FAILED: {why}"),
             (_, Some(why)) => why.clone(),
             (s, None) => s.as_str().to_string(),
@@ -143,7 +147,7 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     }
 
     let mut table = b.build();
-    let ncols = names.len() + 7;
+    let ncols = names.len() + lead.len() + 1;
     match flavor {
         Flavor::Text => table.with(Style::psql()),
         Flavor::Markdown => table.with(Style::markdown()),
@@ -156,6 +160,15 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     let text = table.to_string();
     let text = if flavor == Flavor::Markdown { text.replace("\\|", "|") } else { text };
     writeln!(w, "{text}").map_err(io)?;
+    if let Some(fit) = &report.model_fit {
+        let rho = fit.spearman.map(|r| format!("{r:.3}")).unwrap_or_else(|| "n/a".into());
+        writeln!(
+            w,
+            "time model over {} configs: median absolute error {:.1}%, Spearman {rho}",
+            fit.configs, fit.median_abs_error_pct
+        )
+        .map_err(io)?;
+    }
     let legend = legend(&column_source);
     if !legend.is_empty() {
         let prefix = if flavor == Flavor::Markdown { "\n" } else { "" };

@@ -1,0 +1,85 @@
+//! `warpscope estimate`: the sweep table from the models alone, for an arch or a named card.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+use warpscope::model::arch::{self, Arch, Card};
+use warpscope::model::time::Target;
+use warpscope::{Result, estimate};
+
+use super::sweep::Shapes;
+use super::{OutputArgs, usage};
+
+/// Arguments of `estimate`.
+#[derive(Args, Debug)]
+pub struct EstimateArgs {
+    #[command(flatten)]
+    shapes: Shapes,
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+/// Which machine to model: an arch (with its first listed card's sizes) or a named card.
+#[derive(Args, Debug)]
+pub struct TargetArgs {
+    /// Compute capability to model: sm_20, 9.0, ... (`warpscope archs` lists them).
+    #[arg(long)]
+    arch: Option<String>,
+    /// Card to model: "GTX 480", H200, ... (`warpscope archs` lists them).
+    #[arg(long)]
+    gpu: Option<String>,
+}
+
+impl TargetArgs {
+    /// The target, or a usage error naming what is missing or unknown.
+    pub fn target(&self) -> Result<Target> {
+        let (card, arch): (&Card, &'static Arch) = match (&self.gpu, &self.arch) {
+            (Some(g), _) => {
+                let card = arch::find_card(g).map_err(usage)?;
+                let a = arch::arch(card.cc).ok_or_else(|| usage(format!("{} has no arch row", card.name)))?;
+                if let Some(want) = &self.arch {
+                    let w = arch::parse_arch(want).map_err(usage)?;
+                    if w.cc != a.cc {
+                        return Err(usage(format!("--gpu {} is {}, not {}", card.name, a.sm_name(), w.sm_name())));
+                    }
+                }
+                (card, a)
+            }
+            (None, Some(s)) => {
+                let a = arch::parse_arch(s).map_err(usage)?;
+                let card =
+                    arch::default_card(a.cc).ok_or_else(|| usage(format!("no card modelled for {}", a.sm_name())))?;
+                (card, a)
+            }
+            (None, None) => return Err(usage("say what to model: --arch sm_90 or --gpu H200 (see `warpscope archs`)")),
+        };
+        Ok(Target::from_card(card, arch))
+    }
+}
+
+pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
+    a.out.check()?;
+    let (kernel, blocks) = a.shapes.resolve()?;
+    let target = a.target.target()?;
+    let (_, regs_from) = estimate::attrs(kernel.as_ref(), &target);
+    if !a.out.quiet {
+        eprintln!(
+            "{} {}: {} config{} modelled on {} ({}, {} SMs, {} MHz, {:.0} GB/s achievable), registers from ptxas {regs_from}",
+            kernel.name(),
+            kernel.problem(),
+            blocks.len(),
+            if blocks.len() == 1 { "" } else { "s" },
+            target.name,
+            target.arch.sm_name(),
+            target.sms,
+            target.clock_mhz,
+            target.bandwidth_gbs
+        );
+    }
+    let report = estimate::run(kernel.as_ref(), &blocks, &target);
+    a.out.emit(&report)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,168 @@
+//! `warpscope occupancy`: the exact theoretical occupancy calculator, for any arch of the database.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use warpscope::model::arch;
+use warpscope::model::occupancy::{self, Occupancy, Request};
+use warpscope::report::plot::{self, Labels, Series};
+use warpscope::{Error, Result, spec};
+
+use super::usage;
+
+/// Arguments of `occupancy`.
+#[derive(Args, Debug)]
+pub struct OccupancyArgs {
+    /// Compute capability: sm_80, 9.0, ...
+    #[arg(long)]
+    arch: String,
+    /// Threads per block: one value, a list or a range (`32..1024:32`).
+    #[arg(long, value_name = "LIST")]
+    block_size: String,
+    /// Registers per thread.
+    #[arg(long, default_value_t = 32)]
+    regs: u32,
+    /// Static shared memory per block, bytes.
+    #[arg(long, default_value_t = 0)]
+    smem: u32,
+    /// Dynamic shared memory per block, bytes.
+    #[arg(long, default_value_t = 0)]
+    dynamic_smem: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OccFormat,
+    /// Also draw occupancy against block size to this .svg file.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OccFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+pub fn run(a: &OccupancyArgs) -> Result<ExitCode> {
+    let arch = arch::parse_arch(&a.arch).map_err(usage)?;
+    let sizes = spec::parse_int_list(&a.block_size)?;
+    let rows: Vec<Occupancy> = sizes
+        .iter()
+        .map(|&b| {
+            let req =
+                Request { block_size: b, regs_per_thread: a.regs, static_smem: a.smem, dynamic_smem: a.dynamic_smem };
+            occupancy::theoretical(arch, &req)
+        })
+        .collect();
+    let out_err = |e: String| Error::Output(e);
+    match a.format {
+        OccFormat::Json if rows.len() == 1 => {
+            println!("{}", serde_json::to_string_pretty(&rows[0]).map_err(|e| out_err(e.to_string()))?)
+        }
+        OccFormat::Json => println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| out_err(e.to_string()))?),
+        OccFormat::Csv => {
+            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            w.write_record([
+                "arch",
+                "block_size",
+                "regs_per_thread",
+                "static_smem",
+                "dynamic_smem",
+                "active_blocks_per_sm",
+                "active_warps_per_sm",
+                "max_warps_per_sm",
+                "occupancy_pct",
+                "limiter",
+                "limit_warps",
+                "limit_registers",
+                "limit_shared_memory",
+                "limit_blocks",
+                "launchable",
+                "reason",
+            ])
+            .map_err(|e| out_err(e.to_string()))?;
+            let o = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_default();
+            for r in &rows {
+                w.write_record([
+                    r.arch.clone(),
+                    r.block_size.to_string(),
+                    r.regs_per_thread.to_string(),
+                    r.static_smem.to_string(),
+                    r.dynamic_smem.to_string(),
+                    r.active_blocks_per_sm.to_string(),
+                    r.active_warps_per_sm.to_string(),
+                    r.max_warps_per_sm.to_string(),
+                    format!("{:.2}", r.occupancy_pct),
+                    r.limiter.as_str().to_string(),
+                    o(r.limits.warps),
+                    o(r.limits.registers),
+                    o(r.limits.shared_memory),
+                    o(r.limits.blocks),
+                    r.launchable.to_string(),
+                    r.reason.clone().unwrap_or_default(),
+                ])
+                .map_err(|e| out_err(e.to_string()))?;
+            }
+            w.flush().map_err(|e| out_err(e.to_string()))?;
+        }
+        OccFormat::Table => {
+            let o = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            let mut t = Builder::default();
+            t.push_record([
+                "block",
+                "blocks/SM",
+                "warps/SM",
+                "occupancy",
+                "limiter",
+                "by warps",
+                "by registers",
+                "by smem",
+                "by blocks",
+                "note",
+            ]);
+            for r in &rows {
+                t.push_record([
+                    r.block_size.to_string(),
+                    r.active_blocks_per_sm.to_string(),
+                    format!("{} / {}", r.active_warps_per_sm, r.max_warps_per_sm),
+                    format!("{:.1}%", r.occupancy_pct),
+                    r.limiter.as_str().to_string(),
+                    o(r.limits.warps),
+                    o(r.limits.registers),
+                    o(r.limits.shared_memory),
+                    o(r.limits.blocks),
+                    r.reason.clone().unwrap_or_default(),
+                ]);
+            }
+            println!(
+                "{} ({}), {} registers/thread, {} B static + {} B dynamic shared memory per block",
+                arch.sm_name(),
+                arch.family,
+                a.regs,
+                a.smem,
+                a.dynamic_smem
+            );
+            println!("{}", t.build().with(Style::psql()));
+        }
+    }
+    if let Some(path) = &a.plot {
+        let points = rows.iter().map(|r| (r.block_size as f64, r.occupancy_pct)).collect();
+        let title = format!(
+            "Theoretical occupancy on {} ({} regs, {} B smem)",
+            arch.sm_name(),
+            a.regs,
+            a.smem + a.dynamic_smem
+        );
+        plot::lines(
+            path,
+            &Labels { title: &title, x: "threads per block", y: "occupancy (%)" },
+            &[Series { label: arch.sm_name(), points }],
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
