@@ -28,6 +28,15 @@ fn parse_version(text: &str) -> Option<(u32, u32)> {
     Some((maj.parse().ok()?, min.parse().ok()?))
 }
 
+/// The entry points of module `name`, in file order.
+pub fn entries(name: &str) -> Vec<&'static str> {
+    let Some(text) = module(name) else { return Vec::new() };
+    text.lines()
+        .filter_map(|l| l.split_once(".entry ").map(|(_, rest)| rest))
+        .filter_map(|rest| rest.split(['(', ' ']).next())
+        .collect()
+}
+
 /// Instructions in the body of `entry` of module `name` (directives, labels and braces left out): the
 /// per-thread instruction count of SKE's computation term for straight-line kernels.
 pub fn instruction_count(name: &str, entry: &str) -> Option<u32> {
@@ -65,6 +74,8 @@ mod tests {
         let n = instruction_count("sum_matrix", "sumMatrixOnGPU2D").unwrap();
         assert!((10..40).contains(&n), "{n}");
         assert!(instruction_count("sum_matrix", "nope").is_none());
+        assert_eq!(entries("sum_matrix"), vec!["sumMatrixOnGPU2D"]);
+        assert_eq!(entries("occupancy_probe").len(), 12);
     }
 
     #[test]

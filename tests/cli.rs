@@ -152,7 +152,12 @@ fn bad_input_is_one_line_and_exit_2() {
         (&["sweep", "sum-matrix", "--block", "32x16,abc"], "error: invalid block 'abc'"),
         (&["sweep", "sum-matrix", "--bx", "9..1"], "error: invalid list '9..1': range '9..1' is empty"),
         (&["sweep", "sum-matrix"], "error: no block given"),
-        (&["sweep", "nope", "--block", "32x16"], "error: unknown kernel 'nope' (known: sum-matrix)"),
+        (
+            &["sweep", "nope", "--block", "32x16"],
+            "error: unknown kernel 'nope' (known: sum-matrix, rgb-to-gray, resize, gaussian-smooth)",
+        ),
+        (&["sweep", "sum-matrix", "--block", "32x16", "--frames", "4"], "error: --frames applies to the image kernels"),
+        (&["sweep", "resize", "--block", "32x16", "--frames", "0"], "error: invalid frames 480x270 x 0"),
         (&["run", "sum-matrix", "--block", "32x16,16x16"], "error: run takes exactly one block (got 2)"),
         (&["sweep", "sum-matrix", "--block", "32x16", "--iters", "0"], "error: --iters must be at least 1"),
         (
@@ -197,7 +202,10 @@ fn devices_and_selftest_on_the_mock() {
     let out = stdout(&mut mock(&["devices", "--format", "json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v[0]["limits"]["max_threads_per_block"], 1024);
-    mock(&["selftest"]).assert().success().stderr(predicate::str::contains("selftest: 4 of 4 configurations verified"));
+    mock(&["selftest"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("selftest: 16 of 16 configurations verified"));
 }
 
 #[test]
@@ -363,4 +371,22 @@ fn archs_lists_the_database() {
         serde_json::from_str(&stdout(&mut common::cuda(&["archs", "--format", "json"]))).unwrap();
     assert!(v["archs"].as_array().unwrap().len() >= 18);
     assert!(v["cards"].as_array().unwrap().len() >= 12);
+}
+
+#[test]
+fn the_ske_experiment_sweeps_32xk_blocks() {
+    for kernel in ["resize", "rgb-to-gray", "gaussian-smooth"] {
+        let out = stdout(&mut mock(&[
+            "sweep", kernel, "--bx", "32", "--by", "1..16", "--nx", "64", "--ny", "40", "--frames", "1", "--seed",
+            "1", "--iters", "2", "--model", "--format", "json",
+        ]));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let recs = v["records"].as_array().unwrap();
+        assert_eq!(recs.len(), 16, "{kernel}");
+        assert!(recs.iter().all(|r| r["status"] == "ok"), "{kernel}");
+        assert_eq!(recs[3]["block"], serde_json::json!([32, 4, 1]));
+        assert!(recs.iter().all(|r| r["metrics"].as_array().unwrap().iter().any(|m| m["name"] == "model_error")));
+        assert_eq!(v["model_fit"]["configs"], 16);
+    }
+    mock(&["kernels"]).assert().success().stdout(predicate::str::contains("gaussianSmooth"));
 }

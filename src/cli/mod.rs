@@ -4,6 +4,7 @@
 mod archs;
 mod devices;
 mod estimate;
+mod kernels;
 mod occupancy;
 mod selftest;
 mod sweep;
@@ -53,6 +54,8 @@ enum Command {
     Occupancy(occupancy::OccupancyArgs),
     /// The architecture database: compute capabilities and named cards with their limits.
     Archs(archs::ArchsArgs),
+    /// The kernels warpscope can run.
+    Kernels,
 }
 
 /// Output options shared by the commands that emit records.
@@ -150,8 +153,9 @@ pub fn run() -> Result<ExitCode> {
         Command::Devices(a) => devices::devices(&ctx, &a),
         Command::Selftest(o) => selftest::selftest(&ctx, &o),
         Command::Estimate(a) => estimate::run(&a),
-        Command::Occupancy(a) => occupancy::run(&a),
+        Command::Occupancy(a) => occupancy::run(&ctx, &a),
         Command::Archs(a) => archs::run(&a),
+        Command::Kernels => kernels::run(),
     }
 }
 

@@ -12,17 +12,18 @@ use warpscope::model::occupancy::{self, Occupancy, Request};
 use warpscope::report::plot::{self, Labels, Series};
 use warpscope::{Error, Result, spec};
 
-use super::usage;
+use super::{Context, usage};
+use warpscope::gpu::{BackendKind, CudaBackend};
 
 /// Arguments of `occupancy`.
 #[derive(Args, Debug)]
 pub struct OccupancyArgs {
     /// Compute capability: sm_80, 9.0, ...
-    #[arg(long)]
-    arch: String,
+    #[arg(long, required_unless_present = "against_driver")]
+    arch: Option<String>,
     /// Threads per block: one value, a list or a range (`32..1024:32`).
-    #[arg(long, value_name = "LIST")]
-    block_size: String,
+    #[arg(long, value_name = "LIST", required_unless_present = "against_driver")]
+    block_size: Option<String>,
     /// Registers per thread.
     #[arg(long, default_value_t = 32)]
     regs: u32,
@@ -38,6 +39,11 @@ pub struct OccupancyArgs {
     /// Also draw occupancy against block size to this .svg file.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// Check the calculator against the driver's (cuOccupancyMaxActiveBlocksPerMultiprocessor) on this
+    /// machine's GPU: probe kernels of 24 to 255 registers and 0 to 40 KiB of static shared memory, many
+    /// block and dynamic shared-memory sizes; exits 1 on any disagreement.
+    #[arg(long, conflicts_with_all = ["arch", "block_size", "plot"])]
+    against_driver: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -47,9 +53,15 @@ enum OccFormat {
     Csv,
 }
 
-pub fn run(a: &OccupancyArgs) -> Result<ExitCode> {
-    let arch = arch::parse_arch(&a.arch).map_err(usage)?;
-    let sizes = spec::parse_int_list(&a.block_size)?;
+pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
+    if a.against_driver {
+        return against_driver(ctx);
+    }
+    let (Some(arch), Some(sizes)) = (&a.arch, &a.block_size) else {
+        return Err(usage("occupancy needs --arch and --block-size (or --against-driver)"));
+    };
+    let arch = arch::parse_arch(arch).map_err(usage)?;
+    let sizes = spec::parse_int_list(sizes)?;
     let rows: Vec<Occupancy> = sizes
         .iter()
         .map(|&b| {
@@ -165,4 +177,64 @@ pub fn run(a: &OccupancyArgs) -> Result<ExitCode> {
         eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn against_driver(ctx: &Context) -> Result<ExitCode> {
+    if ctx.backend != BackendKind::Cuda {
+        return Err(usage("--against-driver needs the real GPU backend"));
+    }
+    let mut gpu = CudaBackend::open(ctx.device)?;
+    let info = warpscope::gpu::Backend::info(&gpu).clone();
+    let arch = arch::nearest(info.cc());
+    let mut sizes: Vec<u32> = (1..=32).map(|w| w * 32).collect();
+    sizes.extend([1, 17, 33, 100, 129, 200, 257, 300, 500, 513, 700, 777, 1000, 1023]);
+    let kib = 1024;
+    let dynamic = [
+        0,
+        1,
+        100,
+        1000,
+        2 * kib,
+        4 * kib,
+        8 * kib,
+        12 * kib,
+        16 * kib,
+        24 * kib,
+        32 * kib,
+        48 * kib,
+        64 * kib,
+        100 * kib,
+        160 * kib,
+        200 * kib,
+        226 * kib,
+    ];
+    let cases = gpu.driver_occupancy("occupancy_probe", &sizes, &dynamic)?;
+    let bad = occupancy::disagreements(arch, &cases);
+    let mut regs: Vec<u32> = cases.iter().map(|c| c.regs_per_thread).collect();
+    regs.sort();
+    regs.dedup();
+    println!(
+        "{} ({}) against {}: {} cases ({} kernels with {:?} registers, {} block sizes, {} dynamic shared-memory sizes): {} agree, {} differ",
+        info.name,
+        info.driver.as_deref().unwrap_or("driver"),
+        arch.sm_name(),
+        cases.len(),
+        ptx_entries(),
+        regs,
+        sizes.len(),
+        dynamic.len(),
+        cases.len() - bad.len(),
+        bad.len()
+    );
+    for (c, ours) in bad.iter().take(20) {
+        println!(
+            "  {}: block {} regs {} static {} dynamic {}: driver {} blocks/SM, warpscope {}",
+            c.entry, c.block_size, c.regs_per_thread, c.static_smem, c.dynamic_smem, c.driver_blocks, ours
+        );
+    }
+    Ok(if bad.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn ptx_entries() -> usize {
+    warpscope::ptx::entries("occupancy_probe").len()
 }

@@ -2,15 +2,13 @@
 
 use std::process::ExitCode;
 
-use warpscope::kernels::{self, Problem};
+use warpscope::kernels;
 use warpscope::record::Report;
 use warpscope::sweep::{self, Event, Options};
 use warpscope::{Result, gpu, ptx, spec};
 
 use super::{Context, OutputArgs, exit_for};
 
-/// Odd sizes, so the bounds checks and partial blocks are exercised.
-const PROBLEM: Problem = Problem { nx: 1000, ny: 777 };
 const BLOCKS: &str = "32x8,16x16,128x1,1x64";
 
 pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
@@ -29,8 +27,8 @@ pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
     let blocks = spec::parse_block_list(BLOCKS)?;
     let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, model: false };
     let mut all: Option<Report> = None;
-    for name in kernels::NAMES {
-        let kernel = kernels::lookup(name, PROBLEM)?;
+    for info in kernels::CATALOGUE {
+        let kernel = kernels::lookup(info.name, info.selftest)?;
         let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| {
             if let Event::Record(r) = e {
                 out.line(&format!("{:<10} {}", r.status.as_str(), r.seed_line()));

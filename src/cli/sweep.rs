@@ -14,7 +14,7 @@ use super::{Context, OutputArgs, exit_for, usage};
 /// What to run: a kernel, its problem size and the block shapes (shared by `sweep`, `run`, `estimate`).
 #[derive(Args, Debug)]
 pub struct Shapes {
-    /// Kernel to run (`sum-matrix`).
+    /// Kernel to run (`warpscope kernels` lists them).
     kernel: String,
     /// Block shapes, `BXxBY[xBZ]`, comma-separated: `32x32,32x16,16x32`.
     #[arg(long, value_name = "LIST")]
@@ -28,12 +28,15 @@ pub struct Shapes {
     /// block.z values for a cartesian sweep.
     #[arg(long, value_name = "LIST")]
     bz: Option<String>,
-    /// Matrix width (elements).
-    #[arg(long, default_value_t = 1 << 14)]
-    nx: u32,
-    /// Matrix height (elements).
-    #[arg(long, default_value_t = 1 << 14)]
-    ny: u32,
+    /// Problem width: matrix columns or frame width (default: the kernel's, see `warpscope kernels`).
+    #[arg(long)]
+    nx: Option<u32>,
+    /// Problem height: matrix rows or frame height.
+    #[arg(long)]
+    ny: Option<u32>,
+    /// Frames per launch, for the image kernels.
+    #[arg(long)]
+    frames: Option<u32>,
 }
 
 impl Shapes {
@@ -41,7 +44,7 @@ impl Shapes {
     pub fn resolve(&self) -> Result<(Box<dyn kernels::Kernel>, Vec<spec::Dim3>)> {
         let blocks =
             spec::blocks_from(self.block.as_deref(), self.bx.as_deref(), self.by.as_deref(), self.bz.as_deref())?;
-        let kernel = kernels::lookup(&self.kernel, Problem { nx: self.nx, ny: self.ny })?;
+        let kernel = kernels::lookup(&self.kernel, Problem { nx: self.nx, ny: self.ny, frames: self.frames })?;
         Ok((kernel, blocks))
     }
 }

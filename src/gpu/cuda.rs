@@ -255,6 +255,50 @@ fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersi
     })
 }
 
+impl CudaBackend {
+    /// Asks the driver's occupancy calculator about every entry of `module` for every block size and
+    /// dynamic shared-memory size (each function first allowed the device's opt-in maximum).
+    pub fn driver_occupancy(
+        &mut self,
+        module: &'static str,
+        block_sizes: &[u32],
+        dynamic: &[u32],
+    ) -> Result<Vec<crate::model::occupancy::DriverCase>> {
+        use cudarc::driver::sys::CUfunction_attribute_enum as A;
+        let m = self.module(module)?;
+        let optin = self.info.limits.smem_per_block_optin;
+        let mut cases = Vec::new();
+        for entry in ptx::entries(module) {
+            let f = m.load_function(entry).map_err(cu("cuModuleGetFunction"))?;
+            let fa = |a| f.get_attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuFuncGetAttribute"));
+            let (regs, smem) = (fa(A::CU_FUNC_ATTRIBUTE_NUM_REGS)?, fa(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?);
+            let room = optin.saturating_sub(smem);
+            f.set_attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, room as i32)
+                .map_err(cu("cuFuncSetAttribute"))?;
+            for &b in block_sizes {
+                for &d in dynamic.iter().filter(|&&d| d <= room) {
+                    // A block the compiled kernel cannot launch at all is 0 blocks, whichever way the
+                    // driver says it.
+                    let n = match f.occupancy_max_active_blocks_per_multiprocessor(b, d as usize, None) {
+                        Ok(n) => n,
+                        Err(e) if e.0 == CUresult::CUDA_ERROR_INVALID_VALUE => 0,
+                        Err(e) => return Err(cu("cuOccupancyMaxActiveBlocksPerMultiprocessor")(e)),
+                    };
+                    cases.push(crate::model::occupancy::DriverCase {
+                        entry: entry.to_string(),
+                        block_size: b,
+                        regs_per_thread: regs,
+                        static_smem: smem,
+                        dynamic_smem: d,
+                        driver_blocks: n,
+                    });
+                }
+            }
+        }
+        Ok(cases)
+    }
+}
+
 impl Backend for CudaBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info

@@ -23,6 +23,7 @@ const SYMBOLS: &[&str] = &[
     "cuModuleGetFunction",
     "cuModuleUnload",
     "cuFuncGetAttribute",
+    "cuFuncSetAttribute",
     "cuLaunchKernel",
     "cuMemAlloc_v2",
     "cuMemAllocAsync",

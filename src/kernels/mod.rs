@@ -2,8 +2,10 @@
 //! arguments, how to fill its inputs, its CPU reference, the work it does, and where each thread's loads and
 //! stores land (for the memory model and the mock). Nothing else knows a kernel's details.
 
+mod frames;
 mod sum_matrix;
 
+pub use frames::{Frames, GaussianSmooth, Resize, RgbToGray};
 pub use sum_matrix::SumMatrix;
 
 use rayon::prelude::*;
@@ -145,30 +147,86 @@ pub trait Kernel: Send + Sync {
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>);
 }
 
-/// The kernels `sweep` and `run` accept.
-pub const NAMES: &[&str] = &["sum-matrix"];
-
-/// Problem-size options shared by the kernels.
+/// A kernel of the catalogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Command-line name.
+    pub name: &'static str,
+    /// PTX entry.
+    pub entry: &'static str,
+    /// What it computes and its problem options.
+    pub about: &'static str,
+    /// A small, odd-sized problem for `selftest` (bounds checks and partial blocks exercised).
+    pub selftest: Problem,
+}
+
+const SMALL_FRAMES: Problem = Problem { nx: Some(100), ny: Some(77), frames: Some(3) };
+
+/// The kernels `sweep`, `run` and `estimate` accept.
+pub const CATALOGUE: &[KernelInfo] = &[
+    KernelInfo {
+        name: "sum-matrix",
+        entry: "sumMatrixOnGPU2D",
+        about: "C = A + B on an nx x ny float matrix (source 001); default 16384 x 16384",
+        selftest: Problem { nx: Some(1000), ny: Some(777), frames: None },
+    },
+    KernelInfo {
+        name: "rgb-to-gray",
+        entry: "rgbToGray",
+        about: "luma of float RGB frames (source 004); default 480 x 270, 64 frames",
+        selftest: SMALL_FRAMES,
+    },
+    KernelInfo {
+        name: "resize",
+        entry: "resizeBilinear",
+        about: "bilinear 2x upscale of float RGB frames (source 004); default 480 x 270, 64 frames",
+        selftest: SMALL_FRAMES,
+    },
+    KernelInfo {
+        name: "gaussian-smooth",
+        entry: "gaussianSmooth",
+        about: "5x5 Gaussian on float RGB frames (source 004); default 480 x 270, 64 frames",
+        selftest: SMALL_FRAMES,
+    },
+];
+
+/// The kernel names.
+pub fn names() -> Vec<&'static str> {
+    CATALOGUE.iter().map(|k| k.name).collect()
+}
+
+/// Problem-size options; `None` takes the kernel's default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Problem {
-    /// Elements along x.
-    pub nx: u32,
-    /// Elements along y.
-    pub ny: u32,
+    /// Elements (or pixels) along x.
+    pub nx: Option<u32>,
+    /// Elements (or pixels) along y.
+    pub ny: Option<u32>,
+    /// Frames per launch (image kernels).
+    pub frames: Option<u32>,
 }
 
-impl Default for Problem {
-    fn default() -> Self {
-        Problem { nx: 1 << 14, ny: 1 << 14 }
+impl Problem {
+    /// A problem of `nx` x `ny` with the default frame count.
+    pub fn sized(nx: u32, ny: u32) -> Self {
+        Problem { nx: Some(nx), ny: Some(ny), frames: None }
     }
 }
 
-/// The kernel called `name`, bound to `problem`.
-pub fn lookup(name: &str, problem: Problem) -> Result<Box<dyn Kernel>> {
-    match name {
-        "sum-matrix" | "sumMatrixOnGPU2D" => Ok(Box::new(SumMatrix::new(problem.nx, problem.ny)?)),
-        _ => Err(Error::usage(format!("unknown kernel '{name}' (known: {})", NAMES.join(", ")))),
+/// The kernel called `name` (or its entry name), bound to `problem`.
+pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
+    let frames = || Frames::new(p.nx.unwrap_or(480), p.ny.unwrap_or(270), p.frames.unwrap_or(64));
+    let name = CATALOGUE.iter().find(|k| k.entry == name).map(|k| k.name).unwrap_or(name);
+    if p.frames.is_some() && name == "sum-matrix" {
+        return Err(Error::usage("--frames applies to the image kernels, not sum-matrix"));
     }
+    Ok(match name {
+        "sum-matrix" => Box::new(SumMatrix::new(p.nx.unwrap_or(1 << 14), p.ny.unwrap_or(1 << 14))?),
+        "rgb-to-gray" => Box::new(RgbToGray(frames()?)),
+        "resize" => Box::new(Resize(frames()?)),
+        "gaussian-smooth" => Box::new(GaussianSmooth(frames()?)),
+        _ => return Err(Error::usage(format!("unknown kernel '{name}' (known: {})", names().join(", ")))),
+    })
 }
 
 /// Fresh inputs: uniform in [-1, 1), element `i` of input buffer `b` being [`uniform`]`(seed, b, i)`,
@@ -231,6 +289,12 @@ mod tests {
     #[test]
     fn unknown_kernel_is_a_usage_error() {
         let e = lookup("nope", Problem::default()).err().unwrap();
+        for name in names() {
+            let k = lookup(name, Problem::sized(64, 48)).unwrap();
+            assert_eq!(k.name(), name);
+            assert!(crate::ptx::module(k.module()).unwrap().contains(&format!(".entry {}(", k.entry())));
+        }
+        assert_eq!(lookup("sumMatrixOnGPU2D", Problem::default()).unwrap().name(), "sum-matrix");
         assert!(e.to_string().contains("unknown kernel 'nope'"));
     }
 

@@ -213,6 +213,40 @@ pub fn theoretical(arch: &Arch, req: &Request) -> Occupancy {
     }
 }
 
+/// One answer of the driver's occupancy calculator, for comparison with [`theoretical`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DriverCase {
+    /// Kernel entry.
+    pub entry: String,
+    /// The request (registers and static shared memory as the driver compiled the kernel).
+    pub block_size: u32,
+    /// Registers per thread.
+    pub regs_per_thread: u32,
+    /// Static shared memory, bytes.
+    pub static_smem: u32,
+    /// Dynamic shared memory, bytes.
+    pub dynamic_smem: u32,
+    /// cuOccupancyMaxActiveBlocksPerMultiprocessor.
+    pub driver_blocks: u32,
+}
+
+/// Cases where [`theoretical`] on `arch` disagrees with the driver, with warpscope's answer.
+pub fn disagreements<'a>(arch: &Arch, cases: &'a [DriverCase]) -> Vec<(&'a DriverCase, u32)> {
+    cases
+        .iter()
+        .filter_map(|c| {
+            let req = Request {
+                block_size: c.block_size,
+                regs_per_thread: c.regs_per_thread,
+                static_smem: c.static_smem,
+                dynamic_smem: c.dynamic_smem,
+            };
+            let ours = theoretical(arch, &req).active_blocks_per_sm;
+            (ours != c.driver_blocks).then_some((c, ours))
+        })
+        .collect()
+}
+
 /// Inputs of the achieved-occupancy model.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LaunchShape {
