@@ -32,7 +32,13 @@ step selftest  "$bin" selftest
 # (256,8) invalid), then the seed's one-line run.
 # The whole seed sweep in one process, for its wall time (setup and verification included): source 001's
 # 15 shapes plus (64,1) and (32,8) = 17 configs.
-step seed17    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,32x8 --bx 64,128,256 --by 1,2,4,8 -v -o "$out/seed17.json" --format json
+step seed17    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,32x8 --bx 64,128,256 --by 1,2,4,8 -v --model -o "$out/seed17.json" --format json
+# The occupancy calculator against the driver's, on probe kernels of many register and shared-memory sizes.
+step occupancy "$bin" occupancy --against-driver
+# Source 004 (SKE): 32 x k blocks, k = 1..16, on 480x270 RGB frames, with the time model beside.
+for k in resize rgb-to-gray gaussian-smooth; do
+  step "ske-$k" "$bin" sweep "$k" --bx 32 --by 1..16 --model -o "$out/ske-$k.json" --format json
+done
 step sweep1    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16 -o "$out/sweep1.json" --format json
 step sweep23   "$bin" sweep sum-matrix --bx 64,128,256 --by 1,2,4,8 -o "$out/sweep23.json" --format json
 step run32x16  "$bin" run sum-matrix --block 32x16
@@ -60,3 +66,18 @@ for rec in r["records"]:
 PY
 done
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
+tail -n 3 "$out/occupancy.log"
+python3 - "$out" <<'PY'
+import json, sys, os
+for name in ["seed17", "ske-resize", "ske-rgb-to-gray", "ske-gaussian-smooth"]:
+    p = os.path.join(sys.argv[1], name + ".json")
+    if not os.path.exists(p):
+        continue
+    r = json.load(open(p))
+    fit = r.get("model_fit") or {}
+    times = [(tuple(x["block"][:2]), x["time_ms"]["median"]) for x in r["records"] if x["time_ms"]]
+    best = min(times, key=lambda t: t[1]) if times else None
+    rho = fit.get("spearman")
+    rho = "n/a" if rho is None else f"{rho:.3f}"
+    print(f"{name}: {len(times)} timed, best {best}, model median |error| {fit.get('median_abs_error_pct', float('nan')):.1f}%, Spearman {rho}")
+PY

@@ -24,6 +24,13 @@ ncu --clock-control none --metrics "$metrics" -k regex:sumMatrixOnGPU2D --csv \
 ncu --clock-control none --metrics "$metrics" -k regex:sumMatrixOnGPU2D --csv --page raw \
   "$bin" run sum-matrix --block 32x16 --warmup 1 --iters 1 >"$out/ncu-raw.csv" 2>"$out/ncu-raw.err"
 
+# 3. The same counters on the SKE image kernels (32 x k blocks), to check the occupancy model beyond sum-matrix.
+for k in resize rgb-to-gray gaussian-smooth; do
+  ncu --clock-control none --metrics "$metrics" --csv \
+    "$bin" sweep "$k" --bx 32 --by 1..16 --warmup 1 --iters 1 --quiet --format json -o "$out/ws-under-ncu-$k.json" \
+    >"$out/ncu-$k.csv" 2>"$out/ncu-$k.err"
+done
+
 python3 - "$out" <<'PY' | tee "$out/ncu-compare.txt"
 import csv, io, json, statistics, sys
 out = sys.argv[1]

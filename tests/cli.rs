@@ -377,8 +377,8 @@ fn archs_lists_the_database() {
 fn the_ske_experiment_sweeps_32xk_blocks() {
     for kernel in ["resize", "rgb-to-gray", "gaussian-smooth"] {
         let out = stdout(&mut mock(&[
-            "sweep", kernel, "--bx", "32", "--by", "1..16", "--nx", "64", "--ny", "40", "--frames", "1", "--seed",
-            "1", "--iters", "2", "--model", "--format", "json",
+            "sweep", kernel, "--bx", "32", "--by", "1..16", "--nx", "64", "--ny", "40", "--frames", "1", "--seed", "1",
+            "--iters", "2", "--model", "--format", "json",
         ]));
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let recs = v["records"].as_array().unwrap();

@@ -74,6 +74,8 @@ pub struct Arch {
     pub block_issue_cycles: u32,
     /// Model constant: spread of warp completion times within a block (see `occupancy::achieved`).
     pub warp_spread: f64,
+    /// Model constant: L1 bytes (sectors or lines) one SM serves per cycle to global loads.
+    pub l1_bytes_per_clk: u32,
 }
 
 impl Arch {
@@ -120,10 +122,12 @@ const fn modern(cc: (u32, u32), family: &'static str) -> Arch {
         fp32_lanes_per_sm: 128,
         ldst_units_per_sm: 32,
         // Calibrated on an H200 (docs/MODEL.md): 0.8 us and 12.5 blocks/us/SM at 1980 MHz, 0.19 from
-        // ncu's achieved occupancy over the seed's shapes. Assumed for the other modern archs.
+        // ncu's achieved occupancy over the seed's shapes, 200 B/clk from gaussian-smooth (the one
+        // L1-bound kernel). Assumed for the other modern archs.
         mem_latency_cycles: 1580,
         block_issue_cycles: 158,
         warp_spread: 0.19,
+        l1_bytes_per_clk: 200,
     }
 }
 

@@ -58,17 +58,20 @@ pub fn evaluate(
     let workload = Workload {
         blocks: shape.blocks,
         warps,
-        load_bytes: mem.loads.transferred_bytes(mem.txn_bytes),
+        dram_read_bytes: kernel.work().bytes_read as f64,
         store_bytes: mem.stores.transferred_bytes(mem.txn_bytes),
+        l1_load_bytes: mem.loads.transferred_bytes(mem.txn_bytes),
         insns_per_warp: insns,
         barriers: kernel.barriers() as f64,
         resident_warps: base * a.max_warps_per_sm as f64,
     };
     let prediction = time::predict(target, &workload);
-    let issue_bound = match measured_ms {
-        Some(ms) => time::issue_bound_at(target, shape.blocks, ms),
-        None => prediction.bound == time::Bound::BlockIssue,
-    };
+    // Block-issue bound: the scheduler's term clearly dominates the model's others, and (when the time
+    // was measured) blocks really did finish at about the scheduler's rate.
+    let p = &prediction;
+    let others = p.bandwidth_ms.max(p.l1_ms).max(p.latency_ms).max(p.compute_ms);
+    let issue_bound =
+        p.issue_ms > 1.1 * others && measured_ms.is_none_or(|ms| time::issue_bound_at(target, shape.blocks, ms));
     let achieved = if issue_bound {
         occupancy::achieved(&shape, a.warp_spread, Some(time::issue_resident_blocks(target)))
     } else {

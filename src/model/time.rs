@@ -61,6 +61,8 @@ impl Target {
 pub enum Bound {
     /// DRAM bandwidth.
     Bandwidth,
+    /// L1 throughput of the load transactions.
+    L1,
     /// Too few bytes in flight to cover DRAM latency.
     Latency,
     /// The block scheduler.
@@ -74,6 +76,7 @@ impl Bound {
     pub fn as_str(&self) -> &'static str {
         match self {
             Bound::Bandwidth => "bandwidth",
+            Bound::L1 => "l1",
             Bound::Latency => "latency",
             Bound::BlockIssue => "block_issue",
             Bound::Compute => "compute",
@@ -88,10 +91,12 @@ pub struct Workload {
     pub blocks: u64,
     /// Warps in the grid.
     pub warps: f64,
-    /// Bytes the load transactions move (memory model).
-    pub load_bytes: f64,
-    /// Bytes the store transactions move.
+    /// Bytes DRAM must deliver to the loads: the inputs' footprint (reuse across warps is caught by L2).
+    pub dram_read_bytes: f64,
+    /// Bytes the stores write, at transaction granularity (partial sectors cost whole ones).
     pub store_bytes: f64,
+    /// Bytes the load transactions move through L1 (memory model).
+    pub l1_load_bytes: f64,
     /// Warp instructions per warp (PTX instructions of the kernel, SKE's n).
     pub insns_per_warp: f64,
     /// Barriers on a warp's path.
@@ -105,9 +110,11 @@ pub struct Workload {
 pub struct Prediction {
     /// Predicted kernel time.
     pub time_ms: f64,
-    /// Bytes over achievable bandwidth.
+    /// DRAM bytes over achievable bandwidth (the roofline floor).
     pub bandwidth_ms: f64,
-    /// Load bytes over what resident warps keep in flight per latency (Little's law).
+    /// Load transactions over L1 throughput.
+    pub l1_ms: f64,
+    /// Rounds of resident warps, one DRAM latency each (Little's law).
     pub latency_ms: f64,
     /// Blocks over the block scheduler's rate.
     pub issue_ms: f64,
@@ -123,17 +130,20 @@ pub struct Prediction {
 pub fn predict(t: &Target, w: &Workload) -> Prediction {
     let s = t.sms as f64;
     let clock = t.clock_mhz as f64 * 1e6;
-    let bandwidth = (w.load_bytes + w.store_bytes) / (t.bandwidth_gbs * 1e9);
-    // Little's law: each resident warp keeps its loads in flight (they are independent in the kernels
-    // here); achievable load throughput = bytes in flight / latency.
-    let per_warp = if w.warps > 0.0 { w.load_bytes / w.warps } else { 0.0 };
-    let in_flight = s * w.resident_warps * per_warp;
-    let latency = if in_flight > 0.0 { w.load_bytes / (in_flight / t.latency_s()) } else { 0.0 };
+    let bandwidth = (w.dram_read_bytes + w.store_bytes) / (t.bandwidth_gbs * 1e9);
+    let l1 = w.l1_load_bytes / (s * t.arch.l1_bytes_per_clk as f64 * clock);
+    // Each warp waits one DRAM round trip for its (independent) loads; resident warps overlap theirs.
+    let latency = if w.resident_warps > 0.0 && w.dram_read_bytes > 0.0 {
+        w.warps / (s * w.resident_warps) * t.latency_s()
+    } else {
+        0.0
+    };
     let issue = w.blocks as f64 / (s * t.block_issue_rate());
     let compute = w.warps * w.insns_per_warp / (s * SCHEDULERS_PER_SM * clock);
     let sync = w.warps * w.barriers * SYNC_CYCLES_PER_WARP / (s * SCHEDULERS_PER_SM * clock);
     let terms = [
         (Bound::Bandwidth, bandwidth),
+        (Bound::L1, l1),
         (Bound::Latency, latency),
         (Bound::BlockIssue, issue),
         (Bound::Compute, compute),
@@ -143,6 +153,7 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     Prediction {
         time_ms: (longest + sync) * ms + LAUNCH_MS,
         bandwidth_ms: bandwidth * ms,
+        l1_ms: l1 * ms,
         latency_ms: latency * ms,
         issue_ms: issue * ms,
         compute_ms: compute * ms,
@@ -180,8 +191,9 @@ mod tests {
         Workload {
             blocks,
             warps: blocks as f64 * warps_per_block,
-            load_bytes: 8.0 * n,
+            dram_read_bytes: 8.0 * n,
             store_bytes: 4.0 * n,
+            l1_load_bytes: 8.0 * n,
             insns_per_warp: 20.0,
             barriers: 0.0,
             resident_warps,
