@@ -6,7 +6,7 @@ use crate::kernels::Kernel;
 use crate::metrics::{self as m, GBPS};
 use crate::model::occupancy::{self, Request};
 use crate::model::time::Target;
-use crate::model::{self, Detail, resources};
+use crate::model::{self, resources};
 use crate::plan;
 use crate::record::{Metric, Record, Report, Source, Status};
 use crate::spec::Dim3;
@@ -75,7 +75,7 @@ pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
         let ev = model::evaluate(target, kernel, &p.launch, occ.active_blocks_per_sm, None);
         let t = ev.prediction.time_ms;
         let work = kernel.work();
-        let mut metrics = ev.metrics(t, Source::Estimated, Detail::Full);
+        let mut metrics = ev.metrics(t, Source::Estimated);
         let eff = (work.bytes_read + work.bytes_written) as f64 / (t * 1e-3) / 1e9;
         metrics.insert(
             1,

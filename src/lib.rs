@@ -13,6 +13,7 @@ pub mod kernels;
 pub mod metrics;
 pub mod model;
 pub mod plan;
+pub mod profile;
 pub mod ptx;
 pub mod record;
 pub mod report;

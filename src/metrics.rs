@@ -1,18 +1,8 @@
-//! The metric catalogue: nvprof's names, the Nsight Compute metric NVIDIA maps each to, the unit
-//! (nvprof's: GB/s, %, ratio 0-1 for occupancy) and a description; plus warpscope's own derived metrics.
+//! The metric catalogue: nvprof's names, the Nsight Compute metrics NVIDIA maps each to (what CUPTI
+//! collects), how their values become nvprof's units (GB/s, %, ratio 0-1 for occupancy), and
+//! warpscope's own derived metrics. Also the `--metrics` list parser.
 
-/// One catalogue entry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MetricDef {
-    /// nvprof name (or warpscope's, for derived metrics).
-    pub name: &'static str,
-    /// The Nsight Compute metric NVIDIA gives as the equivalent; `None` for derived or model-only ones.
-    pub ncu: Option<&'static str>,
-    /// Unit of the value in records.
-    pub unit: &'static str,
-    /// What it means.
-    pub description: &'static str,
-}
+use crate::error::{Error, Result};
 
 /// Ratio 0-1 (nvprof's unit for occupancy; tables show it as %).
 pub const RATIO: &str = "ratio";
@@ -47,87 +37,206 @@ pub const GST_EFFICIENCY: &str = "gst_efficiency";
 pub const GST_TRANSACTIONS: &str = "gst_transactions";
 /// Global store throughput.
 pub const GST_THROUGHPUT: &str = "gst_throughput";
-
+/// Kernel duration as the GPU timed it (CUPTI / ncu gpu__time_duration).
+pub const DURATION: &str = "duration";
 /// The time model's prediction.
 pub const PREDICTED_TIME: &str = "predicted_time";
 /// (predicted - measured) / measured, percent.
 pub const MODEL_ERROR: &str = "model_error";
 
+/// How counter values become the metric's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Formula {
+    /// The one counter times a factor (unit conversion).
+    Scale(f64),
+    /// The first counter over the second (0 when the second is 0).
+    Ratio,
+    /// Not from counters (derived by warpscope, or the occupancy API).
+    None,
+}
+
+/// One catalogue entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricDef {
+    /// nvprof name (or warpscope's, for derived metrics).
+    pub name: &'static str,
+    /// The Nsight Compute metrics NVIDIA gives as the equivalent, with rollups: what CUPTI collects.
+    pub counters: &'static [&'static str],
+    /// From counter values to `unit`.
+    pub formula: Formula,
+    /// Unit of the value in records.
+    pub unit: &'static str,
+    /// What it means.
+    pub description: &'static str,
+}
+
+impl MetricDef {
+    /// The ncu metric shown in the catalogue (the first counter, or a formula of two).
+    pub fn ncu(&self) -> String {
+        match (self.formula, self.counters) {
+            (Formula::Ratio, [a, b]) => format!("{a} / {b}"),
+            (_, [a, ..]) => a.to_string(),
+            _ => "-".into(),
+        }
+    }
+}
+
+const fn def(
+    name: &'static str,
+    counters: &'static [&'static str],
+    formula: Formula,
+    unit: &'static str,
+    description: &'static str,
+) -> MetricDef {
+    MetricDef { name, counters, formula, unit, description }
+}
+
+use Formula::{None as Derived, Ratio, Scale};
+
 /// Every metric warpscope knows, in the order tables show them.
 pub static CATALOGUE: &[MetricDef] = &[
-    MetricDef {
-        name: PREDICTED_TIME,
-        ncu: None,
-        unit: MS,
-        description: "Kernel time predicted by warpscope's model (SKE terms, roofline, block issue)",
-    },
-    MetricDef { name: MODEL_ERROR, ncu: None, unit: PCT, description: "Predicted minus measured time, % of measured" },
-    MetricDef {
-        name: EFF_BANDWIDTH,
-        ncu: None,
-        unit: GBPS,
-        description: "Effective bandwidth: minimum bytes read + written over the median kernel time",
-    },
-    MetricDef {
-        name: PCT_OF_MEMCPY,
-        ncu: None,
-        unit: PCT,
-        description: "Effective bandwidth as % of device-to-device cuMemcpy bandwidth measured in the same run",
-    },
-    MetricDef {
-        name: THEORETICAL_OCCUPANCY,
-        ncu: Some("sm__maximum_warps_per_active_cycle_pct"),
-        unit: RATIO,
-        description: "Theoretical Occupancy: resident warps per SM the launch allows over the SM's maximum",
-    },
-    MetricDef {
-        name: ACHIEVED_OCCUPANCY,
-        ncu: Some("sm__warps_active.avg.pct_of_peak_sustained_active"),
-        unit: RATIO,
-        description: "Achieved Occupancy: average active warps per active cycle over the SM's maximum",
-    },
-    MetricDef {
-        name: GLD_THROUGHPUT,
-        ncu: Some("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second"),
-        unit: GBPS,
-        description: "Global Load Throughput",
-    },
-    MetricDef {
-        name: GLD_EFFICIENCY,
-        ncu: Some("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"),
-        unit: PCT,
-        description: "Global Memory Load Efficiency: requested over transferred bytes",
-    },
-    MetricDef {
-        name: GLD_TRANSACTIONS,
-        ncu: Some("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
-        unit: COUNT,
-        description: "Global Load Transactions",
-    },
-    MetricDef {
-        name: GLD_TRANSACTIONS_PER_REQUEST,
-        ncu: Some("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"),
-        unit: "ratio",
-        description: "Global Load Transactions Per Request",
-    },
-    MetricDef {
-        name: GST_THROUGHPUT,
-        ncu: Some("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum.per_second"),
-        unit: GBPS,
-        description: "Global Store Throughput",
-    },
-    MetricDef {
-        name: GST_EFFICIENCY,
-        ncu: Some("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"),
-        unit: PCT,
-        description: "Global Memory Store Efficiency: requested over transferred bytes",
-    },
-    MetricDef {
-        name: GST_TRANSACTIONS,
-        ncu: Some("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
-        unit: COUNT,
-        description: "Global Store Transactions",
-    },
+    def(
+        PREDICTED_TIME,
+        &[],
+        Derived,
+        MS,
+        "Kernel time predicted by warpscope's model (SKE terms, roofline, block issue)",
+    ),
+    def(MODEL_ERROR, &[], Derived, PCT, "Predicted minus measured time, % of measured"),
+    def(DURATION, &["gpu__time_duration.sum"], Scale(1e-6), MS, "Kernel duration measured by the GPU's own timer"),
+    def(
+        EFF_BANDWIDTH,
+        &[],
+        Derived,
+        GBPS,
+        "Effective bandwidth: minimum bytes read + written over the median kernel time",
+    ),
+    def(
+        PCT_OF_MEMCPY,
+        &[],
+        Derived,
+        PCT,
+        "Effective bandwidth as % of the device-to-device cuMemcpy measured in the same run",
+    ),
+    def(
+        THEORETICAL_OCCUPANCY,
+        &[],
+        Derived,
+        RATIO,
+        "Theoretical Occupancy: resident warps per SM the launch allows (driver occupancy API) over the maximum",
+    ),
+    def(
+        ACHIEVED_OCCUPANCY,
+        &["sm__warps_active.avg.pct_of_peak_sustained_active"],
+        Scale(0.01),
+        RATIO,
+        "Achieved Occupancy: average active warps per active cycle over the SM's maximum",
+    ),
+    def(
+        "sm_efficiency",
+        &["smsp__cycles_active.avg.pct_of_peak_sustained_elapsed"],
+        Scale(1.0),
+        PCT,
+        "Multiprocessor Activity: % of time at least one warp is active on an SM",
+    ),
+    def(
+        GLD_THROUGHPUT,
+        &["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second"],
+        Scale(1e-9),
+        GBPS,
+        "Global Load Throughput",
+    ),
+    def(
+        GLD_EFFICIENCY,
+        &["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"],
+        Scale(1.0),
+        PCT,
+        "Global Memory Load Efficiency: requested over transferred bytes",
+    ),
+    def(
+        GLD_TRANSACTIONS,
+        &["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"],
+        Scale(1.0),
+        COUNT,
+        "Global Load Transactions (32-byte sectors)",
+    ),
+    def(
+        GLD_TRANSACTIONS_PER_REQUEST,
+        &["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"],
+        Scale(1.0),
+        "ratio",
+        "Global Load Transactions Per Request",
+    ),
+    def(
+        GST_THROUGHPUT,
+        &["l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum.per_second"],
+        Scale(1e-9),
+        GBPS,
+        "Global Store Throughput",
+    ),
+    def(
+        GST_EFFICIENCY,
+        &["smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"],
+        Scale(1.0),
+        PCT,
+        "Global Memory Store Efficiency: requested over transferred bytes",
+    ),
+    def(
+        GST_TRANSACTIONS,
+        &["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"],
+        Scale(1.0),
+        COUNT,
+        "Global Store Transactions (32-byte sectors)",
+    ),
+    def(
+        "dram_read_throughput",
+        &["dram__bytes_read.sum.per_second"],
+        Scale(1e-9),
+        GBPS,
+        "Device Memory Read Throughput",
+    ),
+    def(
+        "dram_write_throughput",
+        &["dram__bytes_write.sum.per_second"],
+        Scale(1e-9),
+        GBPS,
+        "Device Memory Write Throughput",
+    ),
+    def(
+        "l2_read_throughput",
+        &["lts__t_sectors_op_read.sum.per_second"],
+        Scale(32e-9),
+        GBPS,
+        "L2 Throughput (Reads): 32-byte sectors per second",
+    ),
+    def(
+        "shared_load_transactions_per_request",
+        &["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"],
+        Ratio,
+        "ratio",
+        "Shared Memory Load Transactions Per Request (wavefronts per shared load instruction)",
+    ),
+    def(
+        "shared_efficiency",
+        &["smsp__sass_average_data_bytes_per_wavefront_mem_shared.pct"],
+        Scale(1.0),
+        PCT,
+        "Shared Memory Efficiency",
+    ),
+    def(
+        "branch_efficiency",
+        &["smsp__sass_average_branch_targets_threads_uniform.pct"],
+        Scale(1.0),
+        PCT,
+        "Branch Efficiency: uniform branches over all (100 when no branch ran)",
+    ),
+    def(
+        "warp_execution_efficiency",
+        &["smsp__thread_inst_executed_per_inst_executed.ratio"],
+        Scale(100.0 / 32.0),
+        PCT,
+        "Warp Execution Efficiency: active threads per executed instruction over 32",
+    ),
 ];
 
 /// The catalogue entry of `name`.
@@ -138,6 +247,107 @@ pub fn lookup(name: &str) -> Option<&'static MetricDef> {
 /// Metrics the sweep table shows by default.
 pub const DEFAULT_SWEEP: &[&str] =
     &[EFF_BANDWIDTH, PCT_OF_MEMCPY, THEORETICAL_OCCUPANCY, ACHIEVED_OCCUPANCY, GLD_THROUGHPUT, GLD_EFFICIENCY];
+
+/// A metric to measure with counters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Requested {
+    /// nvprof name, or the raw ncu name asked for.
+    pub name: String,
+    /// Counters it needs.
+    pub counters: Vec<String>,
+    /// How to combine them.
+    pub formula: Formula,
+    /// Unit of the result.
+    pub unit: String,
+}
+
+impl Requested {
+    /// The metric's value from its counters' values (in `counters` order).
+    pub fn value(&self, values: &[f64]) -> f64 {
+        match self.formula {
+            Formula::Scale(k) => values.first().copied().unwrap_or(f64::NAN) * k,
+            Formula::Ratio => match values {
+                [_, b] if *b == 0.0 => 0.0,
+                [a, b] => a / b,
+                _ => f64::NAN,
+            },
+            Formula::None => f64::NAN,
+        }
+    }
+}
+
+/// The unit of a raw ncu metric, from its name.
+fn raw_unit(name: &str) -> &'static str {
+    if name.ends_with(".per_second") {
+        "1/s"
+    } else if name.contains("pct") {
+        PCT
+    } else if name.ends_with(".ratio") {
+        "ratio"
+    } else if name.starts_with("gpu__time_duration") {
+        "ns"
+    } else {
+        "raw"
+    }
+}
+
+/// Parses `--metrics`: nvprof names of the catalogue, raw ncu names (`unit__counter.rollup...`), or
+/// `all` (every counter-backed metric). Metrics without counters (derived ones) are shown anyway and
+/// are accepted without measuring.
+pub fn parse_requested(spec: &str) -> Result<Vec<Requested>> {
+    let mut out: Vec<Requested> = Vec::new();
+    let mut push = |r: Requested| {
+        if !out.iter().any(|o| o.name == r.name) {
+            out.push(r);
+        }
+    };
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if item == "all" {
+            for d in CATALOGUE.iter().filter(|d| !d.counters.is_empty()) {
+                push(from_def(d));
+            }
+        } else if let Some(d) = lookup(item) {
+            if !d.counters.is_empty() {
+                push(from_def(d));
+            }
+        } else if item.contains("__") && item.chars().all(|c| c.is_ascii_alphanumeric() || "_.".contains(c)) {
+            push(Requested {
+                name: item.into(),
+                counters: vec![item.into()],
+                formula: Formula::Scale(1.0),
+                unit: raw_unit(item).into(),
+            });
+        } else {
+            return Err(Error::usage(format!(
+                "unknown metric '{item}': use an nvprof name (`warpscope metrics` lists them), a Nsight Compute metric such as sm__warps_active.avg.pct_of_peak_sustained_active, or all"
+            )));
+        }
+    }
+    if out.is_empty() && !spec.split(',').any(|s| lookup(s.trim()).is_some()) {
+        return Err(Error::usage(format!("--metrics '{spec}' names no metric")));
+    }
+    Ok(out)
+}
+
+fn from_def(d: &MetricDef) -> Requested {
+    Requested {
+        name: d.name.into(),
+        counters: d.counters.iter().map(|s| s.to_string()).collect(),
+        formula: d.formula,
+        unit: d.unit.into(),
+    }
+}
+
+/// The distinct counters of `reqs`, in first-use order (what CUPTI is configured with).
+pub fn counters_of(reqs: &[Requested]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in reqs.iter().flat_map(|r| &r.counters) {
+        if !out.contains(c) {
+            out.push(c.clone());
+        }
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -151,6 +361,10 @@ mod tests {
         assert_eq!(names.len(), CATALOGUE.len());
         for m in CATALOGUE {
             assert!([RATIO, PCT, GBPS, COUNT, MS].contains(&m.unit), "{}", m.name);
+            assert_eq!(m.counters.is_empty(), m.formula == Formula::None, "{}", m.name);
+            for c in m.counters {
+                assert!(c.contains("__") && c.contains('.'), "{}: counters need a rollup: {c}", m.name);
+            }
         }
         for d in DEFAULT_SWEEP {
             assert!(lookup(d).is_some());
@@ -158,9 +372,59 @@ mod tests {
     }
 
     #[test]
-    fn seed_metrics_map_to_ncu() {
-        assert_eq!(lookup(ACHIEVED_OCCUPANCY).unwrap().ncu, Some("sm__warps_active.avg.pct_of_peak_sustained_active"));
-        assert_eq!(lookup(GLD_EFFICIENCY).unwrap().unit, PCT);
-        assert_eq!(lookup(ACHIEVED_OCCUPANCY).unwrap().unit, RATIO);
+    fn the_issue_catalogue_is_complete() {
+        for n in [
+            "achieved_occupancy",
+            "sm_efficiency",
+            "gld_throughput",
+            "gst_throughput",
+            "gld_efficiency",
+            "gst_efficiency",
+            "gld_transactions",
+            "gst_transactions",
+            "gld_transactions_per_request",
+            "dram_read_throughput",
+            "dram_write_throughput",
+            "l2_read_throughput",
+            "shared_load_transactions_per_request",
+            "shared_efficiency",
+            "branch_efficiency",
+            "warp_execution_efficiency",
+            "theoretical_occupancy",
+            "duration",
+        ] {
+            assert!(lookup(n).is_some(), "{n}");
+        }
+    }
+
+    #[test]
+    fn units_convert_as_nvprof_printed_them() {
+        let r = parse_requested(
+            "achieved_occupancy,gld_throughput,warp_execution_efficiency,duration,shared_load_transactions_per_request",
+        )
+        .unwrap();
+        assert_eq!(r[0].value(&[73.5]), 0.735);
+        assert!((r[1].value(&[2.0e12]) - 2000.0).abs() < 1e-9);
+        assert_eq!(r[2].value(&[32.0]), 100.0);
+        assert!((r[3].value(&[1_094_000.0]) - 1.094).abs() < 1e-12);
+        assert_eq!(r[4].value(&[64.0, 32.0]), 2.0);
+        assert_eq!(r[4].value(&[0.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn requests_parse() {
+        let all = parse_requested("all").unwrap();
+        assert_eq!(all.len(), CATALOGUE.iter().filter(|d| !d.counters.is_empty()).count());
+        let raw =
+            parse_requested("sm__warps_active.avg.pct_of_peak_sustained_active,gld_efficiency,gld_efficiency").unwrap();
+        assert_eq!(raw.len(), 2);
+        assert_eq!(raw[0].unit, "%");
+        assert_eq!(raw[0].name, "sm__warps_active.avg.pct_of_peak_sustained_active");
+        assert_eq!(counters_of(&parse_requested("gld_throughput,gld_throughput").unwrap()).len(), 1);
+        // Derived metrics are accepted (always shown) but need no counters.
+        assert!(parse_requested("theoretical_occupancy").unwrap().is_empty());
+        for bad in ["nope", "foo bar", ","] {
+            assert!(parse_requested(bad).is_err(), "{bad}");
+        }
     }
 }

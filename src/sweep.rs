@@ -6,17 +6,19 @@ use crate::error::{Error, Result};
 use crate::gpu::DeviceInfo;
 use crate::gpu::{Backend, Launch};
 use crate::kernels::{self, Kernel};
+use crate::metrics::Requested;
 use crate::metrics::{self as m, GBPS, MS, PCT};
 use crate::model::time::Target;
-use crate::model::{self, Detail, arch};
+use crate::model::{self, arch};
 use crate::plan::{self, Planned};
+use crate::profile::Unavailable;
 use crate::record::{Metric, ModelFit, Record, Report, Source, Status, TimeStats};
 use crate::spec::Dim3;
 use crate::verify;
 use std::time::Instant;
 
 /// How to measure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     /// Untimed launches before timing.
     pub warmup: u32,
@@ -26,11 +28,13 @@ pub struct Options {
     pub seed: u64,
     /// Add the time model's prediction and its error to every record.
     pub model: bool,
+    /// Metrics to measure with hardware counters (CUPTI), beside the estimates.
+    pub metrics: Vec<Requested>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { warmup: 2, iters: 20, seed: 0, model: false }
+        Options { warmup: 2, iters: 20, seed: 0, model: false, metrics: Vec::new() }
     }
 }
 
@@ -49,6 +53,10 @@ pub enum Event<'a> {
     Record(&'a Record),
     /// A set-up step took this long (inputs, reference, upload, memcpy baseline), in seconds.
     Phase(&'static str, f64),
+    /// Hardware counters are set up: one measurement takes this many replay passes.
+    Counters(usize),
+    /// Hardware counters cannot be collected (from here on): estimates only.
+    NoCounters(&'a Unavailable),
 }
 
 /// Runs `blocks` of `kernel` on `backend`; `on_event` sees the plan, the baseline and each record.
@@ -68,6 +76,16 @@ pub fn run(
     let invalid = planned.iter().filter(|p| p.invalid.is_some()).count();
     on_event(Event::Planned { total: planned.len(), invalid });
 
+    let mut counters_on = false;
+    if !opts.metrics.is_empty() {
+        match backend.enable_counters(&m::counters_of(&opts.metrics)) {
+            Ok(passes) => {
+                counters_on = true;
+                on_event(Event::Counters(passes));
+            }
+            Err(why) => on_event(Event::NoCounters(&why)),
+        }
+    }
     let mut problem = None;
     let mut spent = Spent::default();
     for p in &planned {
@@ -81,7 +99,17 @@ pub fn run(
                     problem = Some(prob);
                 }
                 let prob = problem.as_ref().expect("set up above");
-                measure(backend, kernel, prob, p, opts, &mut spent)?
+                let mut record = measure(backend, kernel, prob, p, opts, &mut spent)?;
+                if counters_on && record.status == Status::Ok {
+                    match spent.time("per config: hardware counters", || backend.measure_counters(kernel, &p.launch)) {
+                        Ok(values) => record.metrics.extend(measured_metrics(&opts.metrics, &values, backend.source())),
+                        Err(why) => {
+                            counters_on = false;
+                            on_event(Event::NoCounters(&why));
+                        }
+                    }
+                }
+                record
             }
         };
         on_event(Event::Record(&record));
@@ -94,6 +122,19 @@ pub fn run(
         report.model_fit = ModelFit::of(&report.records);
     }
     Ok(report)
+}
+
+/// The requested metrics from the counters' values (in `counters_of` order).
+fn measured_metrics(requested: &[Requested], values: &[f64], source: Source) -> Vec<Metric> {
+    let order = m::counters_of(requested);
+    requested
+        .iter()
+        .map(|r| {
+            let mine: Vec<f64> =
+                r.counters.iter().map(|c| order.iter().position(|o| o == c).map_or(f64::NAN, |i| values[i])).collect();
+            Metric { name: r.name.clone(), value: r.value(&mine), unit: r.unit.clone(), source }
+        })
+        .collect()
 }
 
 /// Seconds spent per step, summed over the configurations (shown with `--verbose`).
@@ -176,7 +217,7 @@ fn measure(
     let time_ms = TimeStats::from_samples(&times);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
     let (metrics, bound) = spent.time("per config: models", || match &time_ms {
-        Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy, opts.model),
+        Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy, opts),
         None => (Vec::new(), None),
     });
     let passed = verification.passed();
@@ -196,7 +237,7 @@ fn measure(
 }
 
 /// The metrics of one measured configuration: effective bandwidth (measured) and the models'
-/// occupancy and load metrics over the measured time (estimated; `mock` on the mock backend).
+/// occupancy and load metrics over the measured time (estimated).
 fn derive(
     backend: &dyn Backend,
     kernel: &dyn Kernel,
@@ -204,11 +245,14 @@ fn derive(
     median_ms: f64,
     active_blocks: u32,
     memcpy: &Metric,
-    with_model: bool,
+    opts: &Options,
 ) -> (Vec<Metric>, Option<String>) {
+    let (with_model, requested) = (opts.model, &opts.metrics);
     let info = backend.info();
     let measured = backend.source();
-    let estimated = if measured == Source::Mock { Source::Mock } else { Source::Estimated };
+    // The models' values are estimates whatever the backend; on the mock, what stands in for a
+    // measurement is marked `mock`.
+    let estimated = Source::Estimated;
     let target = device_target(info, memcpy.value);
     let ev = model::evaluate(&target, kernel, launch, active_blocks, Some(median_ms));
     let work = kernel.work();
@@ -224,7 +268,13 @@ fn derive(
         out.push(metric(m::PREDICTED_TIME, predicted, MS, estimated));
         out.push(metric(m::MODEL_ERROR, 100.0 * (predicted - median_ms) / median_ms, PCT, estimated));
     }
-    out.extend(ev.metrics(median_ms, estimated, Detail::Sweep));
+    // The sweep's default estimates, plus the model's value of every metric measured by counters, so
+    // the two stand side by side.
+    let wanted = |n: &str| {
+        [m::THEORETICAL_OCCUPANCY, m::ACHIEVED_OCCUPANCY, m::GLD_THROUGHPUT, m::GLD_EFFICIENCY].contains(&n)
+            || requested.iter().any(|r| r.name == n)
+    };
+    out.extend(ev.metrics(median_ms, estimated).into_iter().filter(|x| wanted(&x.name) && x.name != m::PREDICTED_TIME));
     (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
 }
 
@@ -253,17 +303,34 @@ mod tests {
         let k = SumMatrix::new(300, 200).unwrap();
         let blocks = crate::spec::blocks_from(Some("32x16,16x16,2048x1"), None, None, None).unwrap();
         let mut seen = Vec::new();
-        let r = run(&mut b, &k, &blocks, &Options { warmup: 1, iters: 3, seed: 1, model: true }, &mut |e| {
-            if let Event::Record(r) = e {
-                seen.push(r.status);
-            }
-        })
+        let r = run(
+            &mut b,
+            &k,
+            &blocks,
+            &Options { warmup: 1, iters: 3, seed: 1, model: true, metrics: Vec::new() },
+            &mut |e| {
+                if let Event::Record(r) = e {
+                    seen.push(r.status);
+                }
+            },
+        )
         .unwrap();
         assert_eq!(seen, vec![Status::Ok, Status::Ok, Status::Invalid]);
         let ok = &r.records[0];
         assert_eq!(ok.grid, Dim3::new(10, 13, 1));
         assert_eq!(ok.verification.as_ref().unwrap().checked, 60_000);
-        assert!(ok.metrics.iter().all(|m| m.source == Source::Mock));
+        for m in &ok.metrics {
+            let model = [
+                m::THEORETICAL_OCCUPANCY,
+                m::ACHIEVED_OCCUPANCY,
+                m::GLD_THROUGHPUT,
+                m::GLD_EFFICIENCY,
+                m::PREDICTED_TIME,
+                m::MODEL_ERROR,
+            ];
+            let want = if model.contains(&m.name.as_str()) { Source::Estimated } else { Source::Mock };
+            assert_eq!(m.source, want, "{}", m.name);
+        }
         assert_eq!(ok.time_ms.as_ref().unwrap().iters, 3);
         assert!(r.baselines.memcpy_dtod_gbs.is_some());
         assert_eq!(
@@ -280,7 +347,7 @@ mod tests {
             &mut b,
             &k,
             &[Dim3::new(32, 1, 1)],
-            &Options { warmup: 0, iters: 0, seed: 0, model: false },
+            &Options { warmup: 0, iters: 0, seed: 0, model: false, metrics: Vec::new() },
             &mut |_| {},
         )
         .unwrap_err();

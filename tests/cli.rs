@@ -89,7 +89,10 @@ fn json_has_the_documented_shape() {
         assert!(r["time_ms"][key].is_number());
     }
     for m in r["metrics"].as_array().unwrap() {
-        assert_eq!(m["source"], "mock", "{m}");
+        // Measurements are `mock` on the mock backend; the model's values stay `estimated`.
+        let model = ["theoretical_occupancy", "achieved_occupancy", "gld_throughput", "gld_efficiency"];
+        let want = if model.contains(&m["name"].as_str().unwrap()) { "estimated" } else { "mock" };
+        assert_eq!(m["source"], want, "{m}");
         assert!(m["name"].is_string() && m["unit"].is_string() && m["value"].is_number());
     }
     let bad = &v["records"][1];
@@ -116,7 +119,8 @@ fn csv_columns_carry_unit_and_source() {
     let col = |name: &str| row.get(headers.iter().position(|h| h == name).unwrap()).unwrap().to_string();
     assert_eq!(col("status"), "ok");
     assert_eq!(col("achieved_occupancy_unit"), "ratio");
-    assert_eq!(col("gld_efficiency_source"), "mock");
+    assert_eq!(col("gld_efficiency_source"), "estimated");
+    assert_eq!(col("eff_bandwidth_source"), "mock");
 }
 
 #[test]
@@ -389,4 +393,75 @@ fn the_ske_experiment_sweeps_32xk_blocks() {
         assert_eq!(v["model_fit"]["configs"], 16);
     }
     mock(&["kernels"]).assert().success().stdout(predicate::str::contains("gaussianSmooth"));
+}
+
+#[test]
+fn metrics_are_measured_beside_the_estimates() {
+    let out = stdout(&mut mock(&with_small(&[
+        "sweep",
+        "sum-matrix",
+        "--block",
+        "32x32,32x16,16x32,16x16",
+        "--metrics",
+        "achieved_occupancy,gld_throughput,gld_efficiency",
+        "--format",
+        "json",
+    ])));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for r in v["records"].as_array().unwrap() {
+        for name in ["achieved_occupancy", "gld_throughput", "gld_efficiency"] {
+            let sources: Vec<&str> = r["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["name"] == name)
+                .map(|m| m["source"].as_str().unwrap())
+                .collect();
+            assert_eq!(sources, vec!["estimated", "mock"], "{name}");
+        }
+    }
+    let table =
+        stdout(&mut mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "--metrics", "achieved_occupancy"])));
+    assert!(table.contains("(%, mock)") && table.contains("(%, est)"), "{table}");
+}
+
+#[test]
+fn without_cupti_the_sweep_falls_back_to_estimates() {
+    mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "--metrics", "all"]))
+        .env("WARPSCOPE_MOCK_CUPTI", "missing")
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains("warning: measured metrics unavailable: CUPTI not found")
+                .and(predicate::str::contains("showing estimates")),
+        )
+        .stdout(predicate::str::contains("(%, est)"));
+}
+
+#[test]
+fn metric_lists_are_checked() {
+    mock(&with_small(&["sweep", "sum-matrix", "--block", "32x16", "--metrics", "gld_efficency"]))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: unknown metric 'gld_efficency'"));
+    let raw = stdout(&mut mock(&with_small(&[
+        "sweep",
+        "sum-matrix",
+        "--block",
+        "32x16",
+        "--metrics",
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+        "--format",
+        "csv",
+    ])));
+    assert!(raw.contains(
+        "sm__warps_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active_unit"
+    ));
+    common::cuda(&["metrics"]).assert().success().stdout(
+        predicate::str::contains("achieved_occupancy")
+            .and(predicate::str::contains("sm__warps_active.avg.pct_of_peak_sustained_active")),
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&mut common::cuda(&["metrics", "--format", "json"]))).unwrap();
+    assert!(v.as_array().unwrap().iter().any(|m| m["name"] == "gld_efficiency" && m["unit"] == "%"));
 }

@@ -5,6 +5,7 @@ mod archs;
 mod devices;
 mod estimate;
 mod kernels;
+mod metrics;
 mod occupancy;
 mod selftest;
 mod sweep;
@@ -56,6 +57,8 @@ enum Command {
     Archs(archs::ArchsArgs),
     /// The kernels warpscope can run.
     Kernels,
+    /// The metric catalogue: nvprof name, Nsight Compute metric, unit, description.
+    Metrics(metrics::MetricsArgs),
 }
 
 /// Output options shared by the commands that emit records.
@@ -156,6 +159,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Occupancy(a) => occupancy::run(&ctx, &a),
         Command::Archs(a) => archs::run(&a),
         Command::Kernels => kernels::run(),
+        Command::Metrics(a) => metrics::run(&a),
     }
 }
 

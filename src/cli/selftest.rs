@@ -25,7 +25,7 @@ pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
         );
     }
     let blocks = spec::parse_block_list(BLOCKS)?;
-    let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, model: false };
+    let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, model: false, metrics: Vec::new() };
     let mut all: Option<Report> = None;
     for info in kernels::CATALOGUE {
         let kernel = kernels::lookup(info.name, info.selftest)?;

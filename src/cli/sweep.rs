@@ -67,6 +67,10 @@ pub struct SweepArgs {
     /// model's median absolute error and Spearman rank correlation over the sweep.
     #[arg(long)]
     model: bool,
+    /// Measure these with hardware counters (CUPTI), beside the estimates: nvprof names
+    /// (`warpscope metrics`), Nsight Compute metric names, or `all`.
+    #[arg(long, value_name = "LIST")]
+    metrics: Option<String>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -80,7 +84,8 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     let seed = a
         .seed
         .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
-    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: a.model };
+    let metrics = a.metrics.as_deref().map(warpscope::metrics::parse_requested).transpose()?.unwrap_or_default();
+    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: a.model, metrics };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let device = backend.info().name.clone();
     let out = &a.out;
@@ -104,6 +109,17 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
             }
         }
         Event::Record(r) => out.line(&r.seed_line()),
+        Event::Counters(passes) => {
+            if !out.quiet {
+                eprintln!(
+                    "hardware counters: {} metric{} through CUPTI, {passes} replay pass{} per config",
+                    opts.metrics.len(),
+                    if opts.metrics.len() == 1 { "" } else { "s" },
+                    if passes == 1 { "" } else { "es" }
+                );
+            }
+        }
+        Event::NoCounters(why) => eprintln!("warning: measured metrics unavailable: {why}; showing estimates"),
         Event::Phase(name, secs) => {
             if out.verbose && !out.quiet {
                 eprintln!("{name}: {secs:.3} s");

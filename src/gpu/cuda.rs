@@ -15,6 +15,7 @@ use cudarc::nvrtc::Ptx;
 use super::{Backend, DeviceInfo, DeviceLimits, KernelAttrs, Launch, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Role};
+use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::Source;
 
@@ -34,6 +35,8 @@ fn describe(e: &DriverError) -> String {
 
 /// A CUDA device with one current problem.
 pub struct CudaBackend {
+    /// Declared first: dropped (CUPTI torn down) before the context goes.
+    counters: Option<crate::profile::Counters>,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     info: DeviceInfo,
@@ -82,7 +85,7 @@ impl CudaBackend {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let info = device_info(&ctx, ordinal, version)?;
-        Ok(CudaBackend { ctx, stream, info, modules: HashMap::new(), current: None })
+        Ok(CudaBackend { counters: None, ctx, stream, info, modules: HashMap::new(), current: None })
     }
 
     fn current(&self) -> Result<&Current> {
@@ -429,5 +432,29 @@ impl Backend for CudaBackend {
         };
         let times = self.time_with(warmup, iters, "cuMemcpyDtoD", copy)?;
         Ok((len as u64 * 4, times))
+    }
+
+    fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable> {
+        self.counters = None;
+        self.ctx.bind_to_thread().map_err(|e| Unavailable::Failed(describe(&e)))?;
+        let c = crate::profile::Counters::new(self.ctx.cu_ctx(), self.info.ordinal as usize, counters)?;
+        let passes = c.passes();
+        self.counters = Some(c);
+        Ok(passes)
+    }
+
+    fn measure_counters(
+        &mut self,
+        _kernel: &dyn Kernel,
+        launch: &Launch,
+    ) -> std::result::Result<Vec<f64>, Unavailable> {
+        let mut counters =
+            self.counters.take().ok_or_else(|| Unavailable::Failed("counters were not enabled".into()))?;
+        let result = counters.measure(|| {
+            self.launch_once(launch).map_err(|e| describe(&e))?;
+            self.stream.synchronize().map_err(|e| describe(&e))
+        });
+        self.counters = Some(counters);
+        result
     }
 }

@@ -1,13 +1,15 @@
 //! A deterministic stand-in for a GPU (sm_90 limits, 132 SMs): it "runs" a kernel by walking the grid
 //! through the kernel's own address function and writing the CPU reference at every element a thread
 //! stores to, so grid arithmetic, poisoning, verification and every output path are exercised in CI.
-//! Its times come from the memory model; every value it produces is marked `mock`.
+//! Its times and counter values come from the models; every value it stands in for a measurement with
+//! is marked `mock`.
 //! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path.
 
 use super::{Backend, DeviceInfo, DeviceLimits, KernelAttrs, Launch};
 use crate::error::{Error, Result};
 use crate::kernels::{AccessKind, Kernel, Role, Thread};
 use crate::model::{arch, memory, occupancy};
+use crate::profile::Unavailable;
 use crate::record::Source;
 use crate::spec::Dim3;
 
@@ -27,6 +29,7 @@ pub struct MockBackend {
     outputs: Vec<Vec<f32>>,
     output_index: Vec<Option<usize>>,
     copy_bytes: u64,
+    counters: Vec<String>,
 }
 
 impl MockBackend {
@@ -61,6 +64,7 @@ impl MockBackend {
             outputs: Vec::new(),
             output_index: Vec::new(),
             copy_bytes: 0,
+            counters: Vec::new(),
         })
     }
 
@@ -183,6 +187,52 @@ impl Backend for MockBackend {
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32) -> Result<Vec<f64>> {
         let ms = self.model_ms(kernel, launch)?;
         Ok((0..iters).map(|i| ms * (1.0 + 0.01 * (i % 3) as f64)).collect())
+    }
+
+    fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable> {
+        if std::env::var("WARPSCOPE_MOCK_CUPTI").is_ok_and(|v| v == "missing") {
+            return Err(Unavailable::NotFound("mock backend with WARPSCOPE_MOCK_CUPTI=missing".into()));
+        }
+        self.counters = counters.to_vec();
+        Ok(1)
+    }
+
+    fn measure_counters(&mut self, kernel: &dyn Kernel, launch: &Launch) -> std::result::Result<Vec<f64>, Unavailable> {
+        // What the models say, in the counters' own units: every value is marked `mock` anyway.
+        let fail = |e: Error| Unavailable::Failed(e.to_string());
+        let active = self.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem).map_err(fail)?;
+        let target = crate::model::time::Target {
+            name: self.info.name.clone(),
+            arch: self.arch,
+            sms: self.info.sms,
+            clock_mhz: 1980,
+            bandwidth_gbs: MOCK_GBS,
+        };
+        let ev = crate::model::evaluate(&target, kernel, launch, active, None);
+        let secs = self.model_ms(kernel, launch).map_err(fail)? * 1e-3;
+        let (ld, st, txn) = (&ev.mem.loads, &ev.mem.stores, ev.mem.txn_bytes);
+        Ok(self
+            .counters
+            .iter()
+            .map(|c| match c.as_str() {
+                "gpu__time_duration.sum" => secs * 1e9,
+                "sm__warps_active.avg.pct_of_peak_sustained_active" => 100.0 * ev.achieved,
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second" => ld.transferred_bytes(txn) / secs,
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum.per_second" => st.transferred_bytes(txn) / secs,
+                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct" => {
+                    ld.efficiency_pct(txn).unwrap_or(0.0)
+                }
+                "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct" => {
+                    st.efficiency_pct(txn).unwrap_or(0.0)
+                }
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" => ld.transactions,
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" => st.transactions,
+                "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio" => {
+                    ld.per_request().unwrap_or(0.0)
+                }
+                _ => 0.0,
+            })
+            .collect())
     }
 
     fn memcpy(&mut self, _warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {

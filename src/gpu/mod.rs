@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::model::arch::Arch;
+use crate::profile::Unavailable;
 use crate::record::Source;
 use crate::spec::Dim3;
 
@@ -158,6 +159,12 @@ pub trait Backend {
     /// Device-to-device copy of the first input into the first output, timed like [`Backend::time`];
     /// returns the bytes copied and the per-iteration times.
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)>;
+    /// Prepares hardware counters (Nsight Compute names with rollups); returns the replay passes one
+    /// measurement takes, or why counters cannot be collected here.
+    fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable>;
+    /// Launches the current kernel under the counters (once per replay pass); one value per counter,
+    /// in the order given to [`Backend::enable_counters`].
+    fn measure_counters(&mut self, kernel: &dyn Kernel, launch: &Launch) -> std::result::Result<Vec<f64>, Unavailable>;
 }
 
 /// Which backend to use.

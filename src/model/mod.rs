@@ -80,38 +80,26 @@ pub fn evaluate(
     Evaluation { theoretical, achieved, mem, prediction, issue_bound }
 }
 
-/// Which model metrics a record carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Detail {
-    /// The sweep table's: occupancy, gld_throughput, gld_efficiency.
-    Sweep,
-    /// Everything the models know (estimate): plus transactions, stores, the predicted time.
-    Full,
-}
-
 impl Evaluation {
-    /// The model's metrics, throughput over `time_ms` (measured, or the predicted time).
-    pub fn metrics(&self, time_ms: f64, source: Source, detail: Detail) -> Vec<Metric> {
+    /// Every metric the models give, throughput over `time_ms` (measured, or the predicted time).
+    pub fn metrics(&self, time_ms: f64, source: Source) -> Vec<Metric> {
         let metric =
             |name: &str, value: f64, unit: &str| Metric { name: name.into(), value, unit: unit.into(), source };
         let txn = self.mem.txn_bytes;
         let secs = time_ms * 1e-3;
         let (ld, st) = (&self.mem.loads, &self.mem.stores);
-        let mut out = Vec::new();
-        if detail == Detail::Full {
-            out.push(metric(m::PREDICTED_TIME, self.prediction.time_ms, MS));
-        }
-        out.push(metric(m::THEORETICAL_OCCUPANCY, self.theoretical, RATIO));
-        out.push(metric(m::ACHIEVED_OCCUPANCY, self.achieved, RATIO));
-        out.push(metric(m::GLD_THROUGHPUT, ld.transferred_bytes(txn) / secs / 1e9, GBPS));
+        let mut out = vec![
+            metric(m::PREDICTED_TIME, self.prediction.time_ms, MS),
+            metric(m::THEORETICAL_OCCUPANCY, self.theoretical, RATIO),
+            metric(m::ACHIEVED_OCCUPANCY, self.achieved, RATIO),
+            metric(m::GLD_THROUGHPUT, ld.transferred_bytes(txn) / secs / 1e9, GBPS),
+        ];
         out.extend(ld.efficiency_pct(txn).map(|e| metric(m::GLD_EFFICIENCY, e, PCT)));
-        if detail == Detail::Full {
-            out.push(metric(m::GLD_TRANSACTIONS, ld.transactions.round(), COUNT));
-            out.extend(ld.per_request().map(|r| metric(m::GLD_TRANSACTIONS_PER_REQUEST, r, RATIO)));
-            out.push(metric(m::GST_THROUGHPUT, st.transferred_bytes(txn) / secs / 1e9, GBPS));
-            out.extend(st.efficiency_pct(txn).map(|e| metric(m::GST_EFFICIENCY, e, PCT)));
-            out.push(metric(m::GST_TRANSACTIONS, st.transactions.round(), COUNT));
-        }
+        out.push(metric(m::GLD_TRANSACTIONS, ld.transactions.round(), COUNT));
+        out.extend(ld.per_request().map(|r| metric(m::GLD_TRANSACTIONS_PER_REQUEST, r, RATIO)));
+        out.push(metric(m::GST_THROUGHPUT, st.transferred_bytes(txn) / secs / 1e9, GBPS));
+        out.extend(st.efficiency_pct(txn).map(|e| metric(m::GST_EFFICIENCY, e, PCT)));
+        out.push(metric(m::GST_TRANSACTIONS, st.transactions.round(), COUNT));
         out
     }
 }

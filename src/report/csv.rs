@@ -1,5 +1,6 @@
 //! CSV: one row per configuration; grid and block split per axis; for every metric a value column
-//! (in the JSON's unit), a `_unit` and a `_source` column, so a spreadsheet never loses where a value came from.
+//! (in the JSON's unit), a `_unit` and a `_source` column, so a spreadsheet never loses where a value
+//! came from. A metric both measured and estimated gets two groups, `name_measured` and `name_estimated`.
 
 use std::io::Write;
 
@@ -7,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::record::Report;
 
 pub(super) fn write(report: &Report, w: &mut dyn Write) -> Result<()> {
-    let names = super::table::metric_columns(report);
+    let columns = super::table::metric_columns(report);
     let mut out = csv::Writer::from_writer(w);
     let err = |e: csv::Error| Error::Output(e.to_string());
     let mut header: Vec<String> = [
@@ -31,7 +32,8 @@ pub(super) fn write(report: &Report, w: &mut dyn Write) -> Result<()> {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    for n in &names {
+    for c in &columns {
+        let n = if c.shared { format!("{}_{}", c.name, c.source.as_str()) } else { c.name.clone() };
         header.extend([n.clone(), format!("{n}_unit"), format!("{n}_source")]);
     }
     out.write_record(&header).map_err(err)?;
@@ -57,8 +59,8 @@ pub(super) fn write(report: &Report, w: &mut dyn Write) -> Result<()> {
             opt(v.map(|v| v.checked.to_string())),
             opt(v.map(|v| v.mismatches.to_string())),
         ];
-        for n in &names {
-            match r.metric(n) {
+        for c in &columns {
+            match c.of(r) {
                 Some(m) => row.extend([m.value.to_string(), m.unit.clone(), m.source.as_str().to_string()]),
                 None => row.extend([String::new(), String::new(), String::new()]),
             }

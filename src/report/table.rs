@@ -19,19 +19,49 @@ pub(super) enum Flavor {
     Markdown,
 }
 
-/// Metric names present in the report: catalogue order first, then any others in order of appearance.
-pub(super) fn metric_columns(report: &Report) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
+/// One metric column: a name and where its values come from (a measured and an estimated
+/// `achieved_occupancy` are two columns, side by side).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Column {
+    /// Metric name.
+    pub name: String,
+    /// Source of every value in the column.
+    pub source: Source,
+    /// Whether the same name also appears with another source (then CSV headers carry the source).
+    pub shared: bool,
+}
+
+impl Column {
+    /// The metric of this column in `r`.
+    pub fn of<'a>(&self, r: &'a crate::record::Record) -> Option<&'a Metric> {
+        r.metrics.iter().find(|m| m.name == self.name && m.source == self.source)
+    }
+}
+
+fn source_rank(s: Source) -> u8 {
+    match s {
+        Source::Measured => 0,
+        Source::Imported => 1,
+        Source::Mock => 2,
+        Source::Estimated => 3,
+    }
+}
+
+/// The report's metric columns: catalogue order (unknown names after, in order of appearance), measured
+/// before estimated.
+pub(super) fn metric_columns(report: &Report) -> Vec<Column> {
+    let mut cols: Vec<(String, Source)> = Vec::new();
     for r in &report.records {
         for m in &r.metrics {
-            if !names.contains(&m.name) {
-                names.push(m.name.clone());
+            if !cols.iter().any(|(n, s)| *n == m.name && *s == m.source) {
+                cols.push((m.name.clone(), m.source));
             }
         }
     }
     let rank = |n: &str| metrics::CATALOGUE.iter().position(|d| d.name == n).unwrap_or(usize::MAX);
-    names.sort_by_key(|n| rank(n)); // stable: unknown names keep their order at the end
-    names
+    cols.sort_by_key(|(n, s)| (rank(n), source_rank(*s))); // stable: unknown names keep their order
+    let shared = |n: &str| cols.iter().filter(|(m, _)| m == n).count() > 1;
+    cols.iter().map(|(n, s)| Column { name: n.clone(), source: *s, shared: shared(n) }).collect()
 }
 
 /// A value in its display unit: ratios as %, GB/s with one decimal, counts whole.
@@ -87,16 +117,7 @@ pub fn seed_header(report: &Report) -> String {
 }
 
 pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Result<()> {
-    let names = metric_columns(report);
-    // A column whose values share one source says it in the header; a mixed one tags each cell.
-    let column_source: Vec<Option<Source>> = names
-        .iter()
-        .map(|n| {
-            let mut it = report.records.iter().filter_map(|r| r.metric(n)).map(|m| m.source);
-            let first = it.next();
-            if it.all(|s| Some(s) == first) { first } else { None }
-        })
-        .collect();
+    let columns = metric_columns(report);
     let nl = if flavor == Flavor::Markdown { " " } else { "\n" };
 
     let mut b = Builder::default();
@@ -108,14 +129,12 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         &["Kernel", "Grid", "Block"]
     };
     let mut header: Vec<String> = lead.iter().map(|s| s.to_string()).collect();
-    for (n, src) in names.iter().zip(&column_source) {
-        let unit = report.records.iter().find_map(|r| r.metric(n)).map(|m| unit_label(n, &m.unit)).unwrap_or_default();
-        let tag = match src {
-            Some(s) => source_tag(*s).to_string(),
-            None => "mixed".into(),
-        };
-        let label = if unit.is_empty() { tag } else { format!("{unit}, {tag}") };
-        header.push(format!("{n}{nl}({label})"));
+    for c in &columns {
+        let unit =
+            report.records.iter().find_map(|r| c.of(r)).map(|m| unit_label(&c.name, &m.unit)).unwrap_or_default();
+        let tag = source_tag(c.source);
+        let label = if unit.is_empty() { tag.to_string() } else { format!("{unit}, {tag}") };
+        header.push(format!("{}{nl}({label})", c.name));
     }
     header.push("Status".into());
     b.push_record(header);
@@ -128,12 +147,8 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         if timed {
             row.extend([time(|t| t.median), time(|t| t.min), time(|t| t.max)]);
         }
-        for (n, src) in names.iter().zip(&column_source) {
-            row.push(match r.metric(n) {
-                Some(m) if src.is_none() => format!("{} [{}]", format_value(m), source_tag(m.source)),
-                Some(m) => format_value(m),
-                None => "-".into(),
-            });
+        for c in &columns {
+            row.push(c.of(r).map(format_value).unwrap_or_else(|| "-".into()));
         }
         let bound = r.bound.as_deref().map(|b| format!(", {}-bound", b.replace('_', "-"))).unwrap_or_default();
         row.push(match (r.status, &r.reason) {
@@ -147,7 +162,7 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     }
 
     let mut table = b.build();
-    let ncols = names.len() + lead.len() + 1;
+    let ncols = columns.len() + lead.len() + 1;
     match flavor {
         Flavor::Text => table.with(Style::psql()),
         Flavor::Markdown => table.with(Style::markdown()),
@@ -169,7 +184,7 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         )
         .map_err(io)?;
     }
-    let legend = legend(&column_source);
+    let legend = legend(&columns.iter().map(|c| c.source).collect::<Vec<_>>());
     if !legend.is_empty() {
         let prefix = if flavor == Flavor::Markdown { "\n" } else { "" };
         writeln!(w, "{prefix}{legend}").map_err(io)?;
@@ -177,15 +192,18 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     Ok(())
 }
 
-fn legend(sources: &[Option<Source>]) -> String {
+fn legend(sources: &[Source]) -> String {
     let mut parts = Vec::new();
-    if sources.iter().any(|s| *s == Some(Source::Estimated) || s.is_none()) {
+    if sources.contains(&Source::Estimated) {
         parts.push("est = estimated by warpscope's model (not a hardware counter)");
     }
-    if sources.contains(&Some(Source::Measured)) {
+    if sources.contains(&Source::Measured) {
         parts.push("measured = from CUDA events or hardware counters");
     }
-    if sources.contains(&Some(Source::Mock)) {
+    if sources.contains(&Source::Imported) {
+        parts.push("imported = read from another profiler's output");
+    }
+    if sources.contains(&Source::Mock) {
         parts.push("mock = produced by the mock backend, not a GPU");
     }
     parts.join("; ")

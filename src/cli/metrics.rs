@@ -1,0 +1,66 @@
+//! `warpscope metrics`: the catalogue — nvprof name, the Nsight Compute metric behind it, unit, meaning.
+
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use warpscope::metrics::{CATALOGUE, Formula};
+use warpscope::{Error, Result};
+
+/// Arguments of `metrics`.
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: CatalogueFormat,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CatalogueFormat {
+    Table,
+    Json,
+}
+
+#[derive(Serialize)]
+struct Entry {
+    name: &'static str,
+    ncu: String,
+    counters: &'static [&'static str],
+    unit: &'static str,
+    measured_by: &'static str,
+    description: &'static str,
+}
+
+pub fn run(a: &MetricsArgs) -> Result<ExitCode> {
+    let entries: Vec<Entry> = CATALOGUE
+        .iter()
+        .map(|d| Entry {
+            name: d.name,
+            ncu: d.ncu(),
+            counters: d.counters,
+            unit: d.unit,
+            measured_by: if d.formula == Formula::None { "warpscope" } else { "CUPTI counters" },
+            description: d.description,
+        })
+        .collect();
+    match a.format {
+        CatalogueFormat::Json => {
+            println!("{}", serde_json::to_string_pretty(&entries).map_err(|e| Error::Output(e.to_string()))?)
+        }
+        CatalogueFormat::Table => {
+            let mut t = Builder::default();
+            t.push_record(["nvprof name", "Nsight Compute metric", "unit", "from", "description"]);
+            for e in &entries {
+                t.push_record([e.name, &e.ncu, e.unit, e.measured_by, e.description]);
+            }
+            println!("{}", t.build().with(Style::psql()));
+            println!(
+                "--metrics takes these names, raw Nsight Compute metric names, or all; occupancy is a ratio 0-1 in JSON/CSV, % in tables"
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,431 @@
+//! The only unsafe CUPTI code: finding and loading libcupti, the Range Profiler + Profiler Host calls
+//! (struct layouts from cudarc's `cupti::sys`, symbols resolved here so that a missing library or entry
+//! point is an error, not a panic), and RAII for the profiler objects. Call order per NVIDIA's CUPTI
+//! documentation and ../shared/docs/cupti-notes.md.
+
+use std::ffi::{CStr, CString, c_char};
+use std::path::{Path, PathBuf};
+use std::ptr;
+
+use cudarc::cupti::sys as c;
+use cudarc::driver::sys::CUcontext;
+
+use super::Unavailable;
+
+type Call<P> = unsafe extern "C" fn(*mut P) -> u32;
+
+/// The entry points warpscope uses, resolved once.
+struct Fns {
+    get_result_string: unsafe extern "C" fn(u32, *mut *const c_char) -> u32,
+    initialize: Call<c::CUpti_Profiler_Initialize_Params>,
+    deinitialize: Call<c::CUpti_Profiler_DeInitialize_Params>,
+    chip_name: Call<c::CUpti_Device_GetChipName_Params>,
+    availability: Call<c::CUpti_Profiler_GetCounterAvailability_Params>,
+    host_init: Call<c::CUpti_Profiler_Host_Initialize_Params>,
+    host_deinit: Call<c::CUpti_Profiler_Host_Deinitialize_Params>,
+    add_metrics: Call<c::CUpti_Profiler_Host_ConfigAddMetrics_Params>,
+    config_size: Call<c::CUpti_Profiler_Host_GetConfigImageSize_Params>,
+    config_image: Call<c::CUpti_Profiler_Host_GetConfigImage_Params>,
+    num_passes: Call<c::CUpti_Profiler_Host_GetNumOfPasses_Params>,
+    evaluate: Call<c::CUpti_Profiler_Host_EvaluateToGpuValues_Params>,
+    enable: Call<c::CUpti_RangeProfiler_Enable_Params>,
+    disable: Call<c::CUpti_RangeProfiler_Disable_Params>,
+    data_size: Call<c::CUpti_RangeProfiler_GetCounterDataSize_Params>,
+    data_init: Call<c::CUpti_RangeProfiler_CounterDataImage_Initialize_Params>,
+    set_config: Call<c::CUpti_RangeProfiler_SetConfig_Params>,
+    start: Call<c::CUpti_RangeProfiler_Start_Params>,
+    stop: Call<c::CUpti_RangeProfiler_Stop_Params>,
+    decode: Call<c::CUpti_RangeProfiler_DecodeData_Params>,
+    data_info: Call<c::CUpti_RangeProfiler_GetCounterDataInfo_Params>,
+}
+
+/// A loaded libcupti.
+pub struct Lib {
+    fns: Fns,
+    path: PathBuf,
+    _lib: libloading::Library,
+}
+
+/// Where to look for libcupti, in order: `WARPSCOPE_CUPTI` (a file or a folder), CUDA's usual places,
+/// pip wheels, then the loader's own search.
+pub fn candidates() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(v) = std::env::var_os("WARPSCOPE_CUPTI") {
+        let p = PathBuf::from(v);
+        if p.is_file() {
+            return vec![p];
+        }
+        dirs.push(p);
+    }
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = std::env::var_os(var) {
+            let root = PathBuf::from(root);
+            dirs.extend(
+                ["extras/CUPTI/lib64", "lib64", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"]
+                    .map(|d| root.join(d)),
+            );
+        }
+    }
+    for pattern in [
+        "/usr/local/cuda/extras/CUPTI/lib64",
+        "/usr/local/cuda-*/extras/CUPTI/lib64",
+        "/usr/local/cuda/targets/*/lib",
+        "/usr/local/cuda-*/targets/*/lib",
+        "/usr/local/cuda/lib64",
+        "/usr/local/cuda-*/lib64",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/python3*/site-packages/nvidia/*/lib",
+        "/usr/local/lib/python3*/dist-packages/nvidia/*/lib",
+        "/usr/local/lib/python3*/site-packages/nvidia/*/lib",
+        "/opt/*/.venv/lib/python3*/site-packages/nvidia/*/lib",
+    ] {
+        if let Ok(paths) = glob::glob(pattern) {
+            let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).collect();
+            found.sort();
+            found.reverse(); // newest CUDA first
+            dirs.extend(found);
+        }
+    }
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV")
+        && let Ok(paths) = glob::glob(&format!("{}/lib/python3*/site-packages/nvidia/*/lib", venv.to_string_lossy()))
+    {
+        dirs.extend(paths.filter_map(|p| p.ok()));
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in dirs {
+        for name in ["libcupti.so", "libcupti.so.13", "libcupti.so.12"] {
+            let p = d.join(name);
+            if p.is_file() && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.extend(["libcupti.so", "libcupti.so.13", "libcupti.so.12"].map(PathBuf::from));
+    out
+}
+
+macro_rules! sym {
+    ($lib:expr, $path:expr, $name:literal) => {
+        // SAFETY: the symbol's type is the documented CUPTI signature (params struct pointer -> CUptiResult).
+        *unsafe { $lib.get($name.as_bytes()) }
+            .map_err(|_| Unavailable::TooOld(format!("{} has no {}", $path.display(), $name)))?
+    };
+}
+
+/// The process's libcupti, loaded on first use.
+pub fn lib() -> Result<&'static Lib, Unavailable> {
+    static LIB: std::sync::OnceLock<Result<Lib, Unavailable>> = std::sync::OnceLock::new();
+    LIB.get_or_init(Lib::load).as_ref().map_err(Clone::clone)
+}
+
+impl Lib {
+    /// Loads the first libcupti of [`candidates`] that opens and has every entry point.
+    pub fn load() -> Result<Self, Unavailable> {
+        let mut tried = Vec::new();
+        let mut too_old = None;
+        for path in candidates() {
+            // SAFETY: loading NVIDIA's profiling library; its initialisers only register with the driver.
+            match unsafe { libloading::Library::new(&path) } {
+                Ok(lib) => match Lib::resolve(lib, &path) {
+                    Ok(l) => return Ok(l),
+                    Err(e) => too_old = Some(e),
+                },
+                Err(_) => tried.push(path.display().to_string()),
+            }
+        }
+        Err(too_old.unwrap_or_else(|| Unavailable::NotFound(format!("tried {}", tried.join(", ")))))
+    }
+
+    fn resolve(lib: libloading::Library, path: &Path) -> Result<Self, Unavailable> {
+        let fns = Fns {
+            get_result_string: sym!(lib, path, "cuptiGetResultString"),
+            initialize: sym!(lib, path, "cuptiProfilerInitialize"),
+            deinitialize: sym!(lib, path, "cuptiProfilerDeInitialize"),
+            chip_name: sym!(lib, path, "cuptiDeviceGetChipName"),
+            availability: sym!(lib, path, "cuptiProfilerGetCounterAvailability"),
+            host_init: sym!(lib, path, "cuptiProfilerHostInitialize"),
+            host_deinit: sym!(lib, path, "cuptiProfilerHostDeinitialize"),
+            add_metrics: sym!(lib, path, "cuptiProfilerHostConfigAddMetrics"),
+            config_size: sym!(lib, path, "cuptiProfilerHostGetConfigImageSize"),
+            config_image: sym!(lib, path, "cuptiProfilerHostGetConfigImage"),
+            num_passes: sym!(lib, path, "cuptiProfilerHostGetNumOfPasses"),
+            evaluate: sym!(lib, path, "cuptiProfilerHostEvaluateToGpuValues"),
+            enable: sym!(lib, path, "cuptiRangeProfilerEnable"),
+            disable: sym!(lib, path, "cuptiRangeProfilerDisable"),
+            data_size: sym!(lib, path, "cuptiRangeProfilerGetCounterDataSize"),
+            data_init: sym!(lib, path, "cuptiRangeProfilerCounterDataImageInitialize"),
+            set_config: sym!(lib, path, "cuptiRangeProfilerSetConfig"),
+            start: sym!(lib, path, "cuptiRangeProfilerStart"),
+            stop: sym!(lib, path, "cuptiRangeProfilerStop"),
+            decode: sym!(lib, path, "cuptiRangeProfilerDecodeData"),
+            data_info: sym!(lib, path, "cuptiRangeProfilerGetCounterDataInfo"),
+        };
+        Ok(Lib { fns, path: path.to_path_buf(), _lib: lib })
+    }
+
+    /// The file that was loaded.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Turns a CUPTI result into `Ok` or the matching [`Unavailable`].
+    fn check(&self, call: &str, rc: u32) -> Result<(), Unavailable> {
+        if rc == 0 {
+            return Ok(());
+        }
+        let mut s: *const c_char = ptr::null();
+        // SAFETY: cuptiGetResultString writes a pointer to a static string (or fails and leaves null).
+        let text = if unsafe { (self.fns.get_result_string)(rc, &mut s) } == 0 && !s.is_null() {
+            unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
+        } else {
+            format!("CUPTI error {rc}")
+        };
+        Err(match rc {
+            35 => Unavailable::NoPermission,
+            26 => Unavailable::Busy,
+            27 => Unavailable::Unsupported(format!(
+                "{call}: {text} (the profiling API needs compute capability 7.5 or newer)"
+            )),
+            33 | 40 => Unavailable::Unsupported(format!("{call}: {text} (virtualized GPU)")),
+            41 => Unavailable::Unsupported(format!("{call}: {text} (confidential computing)")),
+            42..=45 => Unavailable::Unsupported(format!("{call}: {text}")),
+            15 => {
+                Unavailable::Failed(format!("{call}: {text} (is libnvperf_host.so next to {}?)", self.path.display()))
+            }
+            _ => Unavailable::Failed(format!("{call}: {text}")),
+        })
+    }
+}
+
+/// A params struct zeroed with its size set, as every CUPTI call wants.
+macro_rules! params {
+    ($ty:ident, $size:ident) => {{
+        // SAFETY: CUPTI params structs are plain C structs (integers and pointers): all-zero is valid.
+        #[allow(unused_unsafe)]
+        let mut p: c::$ty = unsafe { std::mem::zeroed() };
+        p.structSize = c::$size as usize;
+        p
+    }};
+}
+
+/// A profiling session on one context for one list of metrics: host object, config image, range
+/// profiler and counter-data image. Dropping it tears everything down in reverse order.
+pub struct Session {
+    lib: &'static Lib,
+    host: *mut c::CUpti_Profiler_Host_Object,
+    profiler: *mut c::CUpti_RangeProfiler_Object,
+    config: Vec<u8>,
+    counter_data: Vec<u8>,
+    names: Vec<CString>,
+    /// Replay passes the metric set needs.
+    pub passes: usize,
+}
+
+impl Session {
+    /// Sets up counters `metrics` (full ncu names with rollups) on `ctx` (current on this thread),
+    /// device `ordinal`.
+    pub fn new(lib: &'static Lib, ctx: CUcontext, ordinal: usize, metrics: &[String]) -> Result<Self, Unavailable> {
+        let f = &lib.fns;
+        let names: Vec<CString> = metrics
+            .iter()
+            .map(|m| CString::new(m.as_str()).map_err(|_| Unavailable::Failed(format!("bad metric name {m:?}"))))
+            .collect::<Result<_, _>>()?;
+        let mut s = Session {
+            lib,
+            host: ptr::null_mut(),
+            profiler: ptr::null_mut(),
+            config: Vec::new(),
+            counter_data: Vec::new(),
+            names,
+            passes: 0,
+        };
+        unsafe {
+            let mut p = params!(CUpti_Profiler_Initialize_Params, Profiler_Initialize_Params_STRUCT_SIZE);
+            lib.check("cuptiProfilerInitialize", (f.initialize)(&mut p))?;
+
+            let mut p = params!(CUpti_Device_GetChipName_Params, Device_GetChipName_Params_STRUCT_SIZE);
+            p.deviceIndex = ordinal;
+            lib.check("cuptiDeviceGetChipName", (f.chip_name)(&mut p))?;
+            let chip = CStr::from_ptr(p.pChipName).to_owned();
+
+            let mut p = params!(
+                CUpti_Profiler_GetCounterAvailability_Params,
+                Profiler_GetCounterAvailability_Params_STRUCT_SIZE
+            );
+            p.ctx = ctx;
+            lib.check("cuptiProfilerGetCounterAvailability", (f.availability)(&mut p))?;
+            let mut availability = vec![0u8; p.counterAvailabilityImageSize];
+            p.pCounterAvailabilityImage = availability.as_mut_ptr();
+            lib.check("cuptiProfilerGetCounterAvailability", (f.availability)(&mut p))?;
+
+            let mut p = params!(CUpti_Profiler_Host_Initialize_Params, Profiler_Host_Initialize_Params_STRUCT_SIZE);
+            p.profilerType = c::CUpti_ProfilerType::CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+            p.pChipName = chip.as_ptr();
+            p.pCounterAvailabilityImage = availability.as_ptr();
+            lib.check("cuptiProfilerHostInitialize", (f.host_init)(&mut p))?;
+            s.host = p.pHostObject;
+
+            let mut ptrs = s.name_ptrs();
+            let mut p =
+                params!(CUpti_Profiler_Host_ConfigAddMetrics_Params, Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+            p.pHostObject = s.host;
+            p.ppMetricNames = ptrs.as_mut_ptr();
+            p.numMetrics = ptrs.len();
+            lib.check(
+                "cuptiProfilerHostConfigAddMetrics (a metric name is not valid on this GPU?)",
+                (f.add_metrics)(&mut p),
+            )?;
+
+            let mut p = params!(
+                CUpti_Profiler_Host_GetConfigImageSize_Params,
+                Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE
+            );
+            p.pHostObject = s.host;
+            lib.check("cuptiProfilerHostGetConfigImageSize", (f.config_size)(&mut p))?;
+            s.config = vec![0u8; p.configImageSize];
+            let mut p =
+                params!(CUpti_Profiler_Host_GetConfigImage_Params, Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+            p.pHostObject = s.host;
+            p.configImageSize = s.config.len();
+            p.pConfigImage = s.config.as_mut_ptr();
+            lib.check("cuptiProfilerHostGetConfigImage", (f.config_image)(&mut p))?;
+
+            let mut p =
+                params!(CUpti_Profiler_Host_GetNumOfPasses_Params, Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+            p.configImageSize = s.config.len();
+            p.pConfigImage = s.config.as_mut_ptr();
+            lib.check("cuptiProfilerHostGetNumOfPasses", (f.num_passes)(&mut p))?;
+            s.passes = p.numOfPasses;
+
+            let mut p = params!(CUpti_RangeProfiler_Enable_Params, RangeProfiler_Enable_Params_STRUCT_SIZE);
+            p.ctx = ctx;
+            lib.check("cuptiRangeProfilerEnable", (f.enable)(&mut p))?;
+            s.profiler = p.pRangeProfilerObject;
+
+            let mut p = params!(
+                CUpti_RangeProfiler_GetCounterDataSize_Params,
+                RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE
+            );
+            p.pRangeProfilerObject = s.profiler;
+            p.pMetricNames = ptrs.as_mut_ptr();
+            p.numMetrics = ptrs.len();
+            p.maxNumOfRanges = 1;
+            p.maxNumRangeTreeNodes = 1;
+            lib.check("cuptiRangeProfilerGetCounterDataSize", (f.data_size)(&mut p))?;
+            s.counter_data = vec![0u8; p.counterDataSize];
+        }
+        Ok(s)
+    }
+
+    fn name_ptrs(&self) -> Vec<*const c_char> {
+        self.names.iter().map(|n| n.as_ptr()).collect()
+    }
+
+    /// Runs `launch` once per replay pass as one auto-range (user replay: the kernels warpscope runs
+    /// rewrite their outputs entirely, so relaunching is correct), then returns one value per metric.
+    pub fn measure(&mut self, mut launch: impl FnMut() -> Result<(), String>) -> Result<Vec<f64>, Unavailable> {
+        let (lib, f) = (self.lib, &self.lib.fns);
+        unsafe {
+            let mut p = params!(
+                CUpti_RangeProfiler_CounterDataImage_Initialize_Params,
+                RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE
+            );
+            p.pRangeProfilerObject = self.profiler;
+            p.counterDataSize = self.counter_data.len();
+            p.pCounterData = self.counter_data.as_mut_ptr();
+            lib.check("cuptiRangeProfilerCounterDataImageInitialize", (f.data_init)(&mut p))?;
+
+            let mut p = params!(CUpti_RangeProfiler_SetConfig_Params, RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+            p.pRangeProfilerObject = self.profiler;
+            p.configSize = self.config.len();
+            p.pConfig = self.config.as_ptr();
+            p.counterDataImageSize = self.counter_data.len();
+            p.pCounterDataImage = self.counter_data.as_mut_ptr();
+            p.range = c::CUpti_ProfilerRange::CUPTI_AutoRange;
+            p.replayMode = c::CUpti_ProfilerReplayMode::CUPTI_UserReplay;
+            p.maxRangesPerPass = 1;
+            p.numNestingLevels = 1;
+            p.minNestingLevel = 1;
+            p.passIndex = 0;
+            p.targetNestingLevel = 1;
+            lib.check("cuptiRangeProfilerSetConfig", (f.set_config)(&mut p))?;
+
+            // One pass per iteration; a generous cap guards against a library that never says "done".
+            for pass in 0..self.passes.max(1) + 64 {
+                let mut p = params!(CUpti_RangeProfiler_Start_Params, RangeProfiler_Start_Params_STRUCT_SIZE);
+                p.pRangeProfilerObject = self.profiler;
+                lib.check("cuptiRangeProfilerStart", (f.start)(&mut p))?;
+                let launched = launch();
+                let mut p = params!(CUpti_RangeProfiler_Stop_Params, RangeProfiler_Stop_Params_STRUCT_SIZE);
+                p.pRangeProfilerObject = self.profiler;
+                lib.check("cuptiRangeProfilerStop", (f.stop)(&mut p))?;
+                launched.map_err(Unavailable::Failed)?;
+                if p.isAllPassSubmitted != 0 {
+                    break;
+                }
+                if pass == self.passes.max(1) + 63 {
+                    return Err(Unavailable::Failed(
+                        "cuptiRangeProfilerStop never reported all passes submitted".into(),
+                    ));
+                }
+            }
+
+            let mut p = params!(CUpti_RangeProfiler_DecodeData_Params, RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+            p.pRangeProfilerObject = self.profiler;
+            lib.check("cuptiRangeProfilerDecodeData", (f.decode)(&mut p))?;
+            if p.numOfRangeDropped > 0 {
+                return Err(Unavailable::Failed(format!("{} range(s) dropped while decoding", p.numOfRangeDropped)));
+            }
+
+            let mut p = params!(
+                CUpti_RangeProfiler_GetCounterDataInfo_Params,
+                RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE
+            );
+            p.pCounterDataImage = self.counter_data.as_ptr();
+            p.counterDataImageSize = self.counter_data.len();
+            lib.check("cuptiRangeProfilerGetCounterDataInfo", (f.data_info)(&mut p))?;
+            if p.numTotalRanges < 1 {
+                return Err(Unavailable::Failed("no profiled range (was the kernel launched?)".into()));
+            }
+
+            let mut ptrs = self.name_ptrs();
+            let mut values = vec![0f64; ptrs.len()];
+            let mut p = params!(
+                CUpti_Profiler_Host_EvaluateToGpuValues_Params,
+                Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE
+            );
+            p.pHostObject = self.host;
+            p.pCounterDataImage = self.counter_data.as_ptr();
+            p.counterDataImageSize = self.counter_data.len();
+            p.rangeIndex = 0;
+            p.ppMetricNames = ptrs.as_mut_ptr();
+            p.numMetrics = ptrs.len();
+            p.pMetricValues = values.as_mut_ptr();
+            lib.check("cuptiProfilerHostEvaluateToGpuValues", (f.evaluate)(&mut p))?;
+            Ok(values)
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let f = &self.lib.fns;
+        // SAFETY: each object is released once, in reverse order of creation; failures are ignored
+        // (nothing useful can be done in Drop, and it must not panic).
+        unsafe {
+            if !self.profiler.is_null() {
+                let mut p = params!(CUpti_RangeProfiler_Disable_Params, RangeProfiler_Disable_Params_STRUCT_SIZE);
+                p.pRangeProfilerObject = self.profiler;
+                (f.disable)(&mut p);
+            }
+            if !self.host.is_null() {
+                let mut p =
+                    params!(CUpti_Profiler_Host_Deinitialize_Params, Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+                p.pHostObject = self.host;
+                (f.host_deinit)(&mut p);
+            }
+            let mut p = params!(CUpti_Profiler_DeInitialize_Params, Profiler_DeInitialize_Params_STRUCT_SIZE);
+            (f.deinitialize)(&mut p);
+        }
+    }
+}
