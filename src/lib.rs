@@ -6,9 +6,11 @@
 //! (measure through a [`gpu::Backend`]) -> [`record::Report`] -> [`report`] (any format).
 #![deny(missing_docs)]
 
+pub mod compare;
 pub mod error;
 pub mod estimate;
 pub mod gpu;
+pub mod import;
 pub mod kernels;
 pub mod metrics;
 pub mod model;

@@ -2,6 +2,7 @@
 //! its own file and calls the library; no clap type reaches measurement code.
 
 mod archs;
+mod compare;
 mod devices;
 mod estimate;
 mod kernels;
@@ -59,6 +60,10 @@ enum Command {
     Kernels,
     /// The metric catalogue: nvprof name, Nsight Compute metric, unit, description.
     Metrics(metrics::MetricsArgs),
+    /// warpscope's results beside Nsight Compute's or nvprof's CSV (or another warpscope run).
+    Compare(compare::CompareArgs),
+    /// Read ncu or nvprof CSV output into warpscope's records (`--format json`).
+    Import(compare::ImportArgs),
 }
 
 /// Output options shared by the commands that emit records.
@@ -160,6 +165,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Archs(a) => archs::run(&a),
         Command::Kernels => kernels::run(),
         Command::Metrics(a) => metrics::run(&a),
+        Command::Compare(a) => compare::compare(&a),
+        Command::Import(a) => compare::import(&a),
     }
 }
 

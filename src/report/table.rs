@@ -100,15 +100,13 @@ fn source_tag(s: Source) -> &'static str {
 /// The line above the table: device, problem and the copy baseline.
 pub fn seed_header(report: &Report) -> String {
     let d = &report.device;
-    let mut s = format!(
-        "==warpscope== Device \"{} ({})\" sm_{} {} SMs",
-        d.name,
-        d.ordinal,
-        d.compute_capability.replace('.', ""),
-        d.sms
-    );
+    let mut s =
+        format!("==warpscope== Device \"{} ({})\" sm_{}", d.name, d.ordinal, d.compute_capability.replace('.', ""));
+    if d.sms > 0 {
+        s.push_str(&format!(" {} SMs", d.sms));
+    }
     if let Some(r) = report.records.first() {
-        s.push_str(&format!(", kernel {} {}", r.kernel, r.problem));
+        s.push_str(format!(", kernel {} {}", r.kernel, r.problem).trim_end());
     }
     if let Some(m) = &report.baselines.memcpy_dtod_gbs {
         s.push_str(&format!(", memcpy DtoD {:.1} GB/s ({})", m.value, m.source.as_str()));
@@ -153,7 +151,8 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         let bound = r.bound.as_deref().map(|b| format!(", {}-bound", b.replace('_', "-"))).unwrap_or_default();
         row.push(match (r.status, &r.reason) {
             (Status::Ok, _) if r.verification.is_some() => format!("ok (verified){bound}"),
-            (Status::Ok, _) => format!("estimated{bound}"),
+            (Status::Ok, _) if report.device.backend == "model" => format!("estimated{bound}"),
+            (Status::Ok, _) => format!("imported from {}", report.device.backend),
             (Status::Failed, Some(why)) => format!("FAILED: {why}"),
             (_, Some(why)) => why.clone(),
             (s, None) => s.as_str().to_string(),
