@@ -42,12 +42,16 @@ done
 step sweep1    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16 -o "$out/sweep1.json" --format json
 step sweep23   "$bin" sweep sum-matrix --bx 64,128,256 --by 1,2,4,8 -o "$out/sweep23.json" --format json
 step run32x16  "$bin" run sum-matrix --block 32x16
-step table     "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,64x2,128x2,256x1,256x8
+step table     "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,64x2,128x2,256x1,256x8 --metrics achieved_occupancy,gld_throughput,gld_efficiency
 
+# Measured metrics through CUPTI (the seed's three) and every metric of the catalogue on one shape.
+step metrics3  "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16 --metrics achieved_occupancy,gld_throughput,gld_efficiency -v
+step metricsall "$bin" run sum-matrix --block 32x16 --metrics all --format json -o "$out/metrics-all.json"
 if command -v ncu >/dev/null 2>&1; then
-  step ncu-time bash "$here/ncu-crosscheck.sh" "$out"
+  step ncu-check bash "$here/ncu-crosscheck.sh" "$out"
+  step bench     bash "$here/bench-vs-ncu.sh" "$out"
 else
-  summary+=("ncu-time       skipped: ncu not found")
+  summary+=("ncu-check      skipped: ncu not found")
 fi
 
 echo "== warpscope device check ($(head -n 1 "$out/env.txt"))"
@@ -66,6 +70,7 @@ for rec in r["records"]:
 PY
 done
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
+[ -f "$out/bench.txt" ] && cat "$out/bench.txt"
 tail -n 3 "$out/occupancy.log"
 python3 - "$out" <<'PY'
 import json, sys, os

@@ -197,9 +197,10 @@ fn read_rows(text: &str) -> Result<(Vec<String>, Kind, Rows)> {
             first_seen.get_or_insert(h);
         }
     };
+    // Concatenated files repeat their header: those rows are not data.
     let rows = it
         .filter_map(fields)
-        .filter(|f| f.len() == header.len())
+        .filter(|f| f.len() == header.len() && *f != header)
         .map(|f| header.iter().cloned().zip(f).collect())
         .collect();
     Ok((header, kind, rows))
@@ -233,7 +234,8 @@ pub fn parse(text: &str) -> Result<(Kind, Report)> {
             let mut order: Vec<String> = Vec::new();
             let mut by_id: BTreeMap<String, (BTreeMap<String, String>, Values)> = BTreeMap::new();
             for r in &rows {
-                let id = get(r, "ID");
+                // IDs restart in every profiled process: a launch is (process, ID).
+                let id = format!("{}/{}", get(r, "Process ID"), get(r, "ID"));
                 if !by_id.contains_key(&id) {
                     order.push(id.clone());
                 }

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::DeviceInfo;
-use crate::gpu::{Backend, Launch};
+use crate::gpu::{Backend, HostOutputs, Launch};
 use crate::kernels::{self, Kernel};
 use crate::metrics::Requested;
 use crate::metrics::{self as m, GBPS, MS, PCT};
@@ -98,16 +98,11 @@ pub fn run(
                     report.baselines.memcpy_dtod_gbs = Some(prob.memcpy.clone());
                     problem = Some(prob);
                 }
-                let prob = problem.as_ref().expect("set up above");
-                let mut record = measure(backend, kernel, prob, p, opts, &mut spent)?;
-                if counters_on && record.status == Status::Ok {
-                    match spent.time("per config: hardware counters", || backend.measure_counters(kernel, &p.launch)) {
-                        Ok(values) => record.metrics.extend(measured_metrics(&opts.metrics, &values, backend.source())),
-                        Err(why) => {
-                            counters_on = false;
-                            on_event(Event::NoCounters(&why));
-                        }
-                    }
+                let prob = problem.as_mut().expect("set up above");
+                let (record, lost) = measure(backend, kernel, prob, p, opts, counters_on, &mut spent)?;
+                if let Some(why) = lost {
+                    counters_on = false;
+                    on_event(Event::NoCounters(&why));
                 }
                 record
             }
@@ -146,40 +141,54 @@ impl Spent {
     fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
-        let secs = t.elapsed().as_secs_f64();
+        self.add(name, t.elapsed().as_secs_f64());
+        out
+    }
+
+    /// Adds `secs` to `name`.
+    fn add(&mut self, name: &'static str, secs: f64) {
         match self.0.iter_mut().find(|(n, _)| *n == name) {
             Some((_, s)) => *s += secs,
             None => self.0.push((name, secs)),
         }
-        out
     }
 }
 
-/// Inputs, reference and reusable output buffers of one problem, plus the copy baseline.
+/// The reference and the host output buffers of one problem, plus the copy baseline.
 struct Problem {
     reference: Vec<Vec<f32>>,
+    outputs: HostOutputs,
     memcpy: Metric,
 }
 
 impl Problem {
+    /// The CPU draws the inputs and computes the reference while the GPU allocates its buffers and
+    /// generates the same inputs; then a sample of them is checked and the copy baseline measured.
     fn set_up(
         backend: &mut dyn Backend,
         kernel: &dyn Kernel,
         opts: &Options,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<Self> {
-        let mut clock = Instant::now();
-        let mut lap =
-            |name| on_event(Event::Phase(name, std::mem::replace(&mut clock, Instant::now()).elapsed().as_secs_f64()));
-        let inputs = kernels::random_inputs(kernel, opts.seed);
-        lap("random inputs");
-        let reference = kernel.reference(&inputs);
-        lap("CPU reference");
-        backend.upload(kernel, opts.seed, &inputs)?;
+        let start = Instant::now();
+        let ((inputs, reference, cpu_secs), outputs) = std::thread::scope(|s| {
+            let cpu = s.spawn(|| {
+                let t = Instant::now();
+                let inputs = kernels::random_inputs(kernel, opts.seed);
+                let reference = kernel.reference(&inputs);
+                (inputs, reference, t.elapsed().as_secs_f64())
+            });
+            let outputs = backend.upload(kernel, opts.seed);
+            (cpu.join().expect("input generation does not panic"), outputs)
+        });
+        let mut outputs = outputs?;
+        on_event(Event::Phase("inputs and CPU reference (host, in parallel)", cpu_secs));
+        on_event(Event::Phase("device buffers and inputs (GPU, in parallel)", start.elapsed().as_secs_f64()));
+        backend.check_inputs(kernel, &inputs, &reference)?;
         drop(inputs);
-        lap("device buffers and inputs");
+        let t = Instant::now();
         let (bytes, times) = backend.memcpy(opts.warmup.max(1), opts.iters.max(5))?;
-        lap("memcpy baseline");
+        on_event(Event::Phase("memcpy baseline", t.elapsed().as_secs_f64()));
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
         let memcpy = Metric {
             name: "memcpy_dtod".into(),
@@ -187,7 +196,8 @@ impl Problem {
             unit: GBPS.into(),
             source: backend.source(),
         };
-        Ok(Problem { reference, memcpy })
+        outputs.shrink_to_fit();
+        Ok(Problem { reference, outputs, memcpy })
     }
 }
 
@@ -195,33 +205,54 @@ fn invalid_record(kernel: &dyn Kernel, p: &Planned, reason: String) -> Record {
     Record::invalid(kernel.entry(), &kernel.problem(), p.launch.grid, p.launch.block, reason)
 }
 
+/// One configuration: poison, launch, copy back; then the CPU compares every element while the GPU
+/// runs the timed launches and the counter passes. Returns the record and, if the counters stopped
+/// working, why.
 fn measure(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
-    prob: &Problem,
+    prob: &mut Problem,
     p: &Planned,
     opts: &Options,
+    counters_on: bool,
     spent: &mut Spent,
-) -> Result<Record> {
+) -> Result<(Record, Option<Unavailable>)> {
     let launch = p.launch;
-    let outputs = match spent.time("per config: poison, launch, copy back", || backend.launch_verified(kernel, &launch))
-    {
-        Err(Error::LaunchRejected(reason)) => return Ok(invalid_record(kernel, p, reason)),
+    let outcome = spent
+        .time("per config: poison, launch, copy back", || backend.launch_verified(kernel, &launch, &mut prob.outputs));
+    match outcome {
+        Err(Error::LaunchRejected(reason)) => return Ok((invalid_record(kernel, p, reason), None)),
         other => other?,
-    };
-    let verification =
-        spent.time("per config: compare with the CPU reference", || verify::compare(kernel, &outputs, &prob.reference));
-    let times = spent.time("per config: warm-up and timed launches", || {
-        backend.time(kernel, &launch, opts.warmup.saturating_sub(1), opts.iters)
-    })?;
-    let time_ms = TimeStats::from_samples(&times);
+    }
+    let (outputs, reference) = (&prob.outputs, &prob.reference);
+    let ((verification, compare_secs), times, counters) = std::thread::scope(|s| {
+        let check = s.spawn(|| {
+            let t = Instant::now();
+            let slices: Vec<&[f32]> = outputs.iter().map(|o| o.as_slice()).collect();
+            (verify::compare(kernel, &slices, reference), t.elapsed().as_secs_f64())
+        });
+        let times = spent.time("per config: warm-up and timed launches", || {
+            backend.time(kernel, &launch, opts.warmup.saturating_sub(1), opts.iters)
+        });
+        let counters = (counters_on && times.is_ok())
+            .then(|| spent.time("per config: hardware counters", || backend.measure_counters(kernel, &launch)));
+        (check.join().expect("verification does not panic"), times, counters)
+    });
+    spent.add("per config: compare with the CPU reference (overlapped)", compare_secs);
+    let time_ms = TimeStats::from_samples(&times?);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
-    let (metrics, bound) = spent.time("per config: models", || match &time_ms {
+    let (mut metrics, bound) = spent.time("per config: models", || match &time_ms {
         Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy, opts),
         None => (Vec::new(), None),
     });
     let passed = verification.passed();
-    Ok(Record {
+    let mut lost = None;
+    match counters {
+        Some(Ok(values)) if passed => metrics.extend(measured_metrics(&opts.metrics, &values, backend.source())),
+        Some(Err(why)) => lost = Some(why),
+        _ => {}
+    }
+    let record = Record {
         kernel: kernel.entry().to_string(),
         problem: kernel.problem(),
         grid: launch.grid,
@@ -233,7 +264,8 @@ fn measure(
         verification: Some(verification),
         device: Some(backend.info().ordinal),
         bound,
-    })
+    };
+    Ok((record, lost))
 }
 
 /// The metrics of one measured configuration: effective bandwidth (measured) and the models'

@@ -155,3 +155,11 @@ fn compare_on_the_command_line() {
     std::fs::write(&junk, "hello\n\"a\",\"b\"\n").unwrap();
     common::cuda(&["import", junk.to_str().unwrap()]).assert().code(2).stderr(predicate::str::contains("no ncu --csv"));
 }
+
+#[test]
+fn concatenated_ncu_files_keep_their_launches_apart() {
+    let one = std::fs::read_to_string(fixture("ncu-odd-units.csv")).unwrap();
+    let two = one.replace("\"2048\"", "\"4096\"");
+    let (_, rep) = import::parse(&format!("{one}\n{two}")).unwrap();
+    assert_eq!(rep.records.len(), 4, "same IDs, different processes: four launches");
+}

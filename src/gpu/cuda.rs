@@ -12,7 +12,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::{Backend, DeviceInfo, DeviceLimits, KernelAttrs, Launch, nvml, probe};
+use super::{Backend, DeviceInfo, DeviceLimits, HostOutputs, KernelAttrs, Launch, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Role};
 use crate::profile::Unavailable;
@@ -51,8 +51,21 @@ struct Current {
     buffers: Vec<Buffer>,
     args: Vec<Arg>,
     slices: Vec<CudaSlice<f32>>,
-    /// Page-locked host copies of the outputs (plain, not write-combined: the CPU reads them).
-    host_out: Vec<PinnedHostSlice<f32>>,
+}
+
+/// A page-locked host buffer as the sweep sees one.
+struct Pinned(PinnedHostSlice<f32>);
+
+impl super::HostBuf for Pinned {
+    fn as_slice(&self) -> &[f32] {
+        // The copies into it are synchronous from the sweep's point of view (the stream is
+        // synchronized before `launch_verified` returns), so the event wait cannot fail in practice;
+        // an empty slice would fail verification loudly if it ever did.
+        self.0.as_slice().unwrap_or(&[])
+    }
+    fn as_mut_slice(&mut self) -> &mut [f32] {
+        self.0.as_mut_slice().unwrap_or(&mut [])
+    }
 }
 
 /// Opens the driver; returns its version and the device count.
@@ -327,7 +340,6 @@ impl Backend for CudaBackend {
             buffers: kernel.buffers(),
             args: kernel.args(),
             slices: Vec::new(),
-            host_out: Vec::new(),
         });
         Ok(attrs)
     }
@@ -339,14 +351,13 @@ impl Backend for CudaBackend {
             .map_err(cu("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
     }
 
-    fn upload(&mut self, _kernel: &dyn Kernel, seed: u64, inputs: &[Vec<f32>]) -> Result<()> {
+    fn upload(&mut self, _kernel: &dyn Kernel, seed: u64) -> Result<HostOutputs> {
         let fill = self.fill_function()?;
         let stream = self.stream.clone();
         let ctx = self.ctx.clone();
         let sms = self.info.sms;
         let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
         cur.slices.clear();
-        cur.host_out.clear();
         let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
         let (free, _) = ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         if need > free as u64 {
@@ -357,14 +368,13 @@ impl Backend for CudaBackend {
                 free as f64 / 1e9
             )));
         }
-        let mut next_input = inputs.iter();
+        let mut host: HostOutputs = Vec::new();
         for (index, b) in cur.buffers.iter().enumerate() {
             // SAFETY: every buffer is written before it is read: inputs by fillUniform right here,
             // outputs by the NaN poison before every verified launch.
             let slice = unsafe { stream.alloc::<f32>(b.len) }.map_err(cu("cuMemAlloc"))?;
             match b.role {
                 Role::Input => {
-                    let host = next_input.next().ok_or_else(|| Error::usage("internal: too few inputs"))?;
                     let (n, stream_id) = (b.len as u64, index as u32);
                     let blocks = (b.len.div_ceil(256) as u32).clamp(1, sms * 32);
                     let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
@@ -372,22 +382,33 @@ impl Backend for CudaBackend {
                     launch.arg(&slice).arg(&n).arg(&seed).arg(&stream_id);
                     // SAFETY: fillUniform(float*, u64, u64, u32) writes n elements of a live allocation of n.
                     unsafe { launch.launch(cfg) }.map_err(cu("cuLaunchKernel(fillUniform)"))?;
-                    check_sample(&stream, &slice, host, b.name)?;
                 }
                 Role::Output => {
-                    // SAFETY: flags 0 = plain page-locked memory; the CPU reads it after each copy.
-                    let host = unsafe { ctx.alloc_pinned_with_flags::<f32>(b.len, 0) }.map_err(cu("cuMemHostAlloc"))?;
-                    cur.host_out.push(host);
+                    // SAFETY: flags 0 = plain page-locked memory (not write-combined: the CPU reads it).
+                    let pinned =
+                        unsafe { ctx.alloc_pinned_with_flags::<f32>(b.len, 0) }.map_err(cu("cuMemHostAlloc"))?;
+                    host.push(Box::new(Pinned(pinned)));
                 }
             }
             cur.slices.push(slice);
         }
-        stream.synchronize().map_err(cu("fillUniform"))
+        stream.synchronize().map_err(cu("fillUniform"))?;
+        Ok(host)
     }
 
-    fn launch_verified(&mut self, _kernel: &dyn Kernel, launch: &Launch) -> Result<Vec<&[f32]>> {
+    fn check_inputs(&mut self, _kernel: &dyn Kernel, inputs: &[Vec<f32>], _reference: &[Vec<f32>]) -> Result<()> {
         let cur = self.current()?;
-        for (b, s) in cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output) {
+        let device_inputs = cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Input);
+        for ((b, slice), host) in device_inputs.zip(inputs) {
+            check_sample(&self.stream, slice, host, b.name)?;
+        }
+        Ok(())
+    }
+
+    fn launch_verified(&mut self, _kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()> {
+        let cur = self.current()?;
+        let device_out = || cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output);
+        for (b, s) in device_out() {
             let (ptr, _sync) = s.device_ptr(&self.stream);
             // SAFETY: ptr is a live allocation of b.len f32 elements on this context.
             unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, NAN_BITS, b.len, self.stream.cu_stream()) }
@@ -401,14 +422,25 @@ impl Backend for CudaBackend {
             _ => cu(&format!("cuLaunchKernel({})", cur.entry))(e),
         })?;
         self.sync(&format!("{} (kernel execution)", cur.entry))?;
-        let stream = self.stream.clone();
-        let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
-        let device_out = cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output);
-        for ((_, s), host) in device_out.zip(cur.host_out.iter_mut()) {
-            stream.memcpy_dtoh(s, host).map_err(cu("cuMemcpyDtoH"))?;
+        for ((b, s), host) in device_out().zip(out.iter_mut()) {
+            let dst = host.as_mut_slice();
+            if dst.len() != b.len {
+                return Err(Error::usage("internal: host output of the wrong size"));
+            }
+            let (src, _sync) = s.device_ptr(&self.stream);
+            // SAFETY: dst is page-locked host memory of b.len floats, src a live device buffer of as many.
+            unsafe {
+                cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
+                    dst.as_mut_ptr().cast(),
+                    src,
+                    b.len * 4,
+                    self.stream.cu_stream(),
+                )
+            }
+            .result()
+            .map_err(cu("cuMemcpyDtoHAsync"))?;
         }
-        stream.synchronize().map_err(cu("cuMemcpyDtoH"))?;
-        cur.host_out.iter().map(|h| h.as_slice().map_err(cu("cuEventSynchronize"))).collect()
+        self.sync("cuMemcpyDtoH")
     }
 
     fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>> {

@@ -5,7 +5,7 @@
 //! is marked `mock`.
 //! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path.
 
-use super::{Backend, DeviceInfo, DeviceLimits, KernelAttrs, Launch};
+use super::{Backend, DeviceInfo, DeviceLimits, HostBuf, HostOutputs, KernelAttrs, Launch};
 use crate::error::{Error, Result};
 use crate::kernels::{AccessKind, Kernel, Role, Thread};
 use crate::model::{arch, memory, occupancy};
@@ -26,7 +26,6 @@ pub struct MockBackend {
     arch: &'static arch::Arch,
     attrs: Option<KernelAttrs>,
     reference: Vec<Vec<f32>>,
-    outputs: Vec<Vec<f32>>,
     output_index: Vec<Option<usize>>,
     copy_bytes: u64,
     counters: Vec<String>,
@@ -61,7 +60,6 @@ impl MockBackend {
             arch: a,
             attrs: None,
             reference: Vec::new(),
-            outputs: Vec::new(),
             output_index: Vec::new(),
             copy_bytes: 0,
             counters: Vec::new(),
@@ -119,11 +117,10 @@ impl Backend for MockBackend {
         Ok(occupancy::theoretical(self.arch, &req).active_blocks_per_sm)
     }
 
-    fn upload(&mut self, kernel: &dyn Kernel, _seed: u64, inputs: &[Vec<f32>]) -> Result<()> {
-        self.reference = kernel.reference(inputs);
+    fn upload(&mut self, kernel: &dyn Kernel, _seed: u64) -> Result<HostOutputs> {
+        let bufs = kernel.buffers();
         let mut next = 0;
-        self.output_index = kernel
-            .buffers()
+        self.output_index = bufs
             .iter()
             .map(|b| {
                 (b.role == Role::Output).then(|| {
@@ -132,23 +129,28 @@ impl Backend for MockBackend {
                 })
             })
             .collect();
-        let bufs = kernel.buffers();
         let first = |r| bufs.iter().find(|b| b.role == r).map(|b| b.len).unwrap_or(0);
         self.copy_bytes = first(Role::Input).min(first(Role::Output)) as u64 * 4;
+        Ok(bufs
+            .iter()
+            .filter(|b| b.role == Role::Output)
+            .map(|b| Box::new(vec![0f32; b.len]) as Box<dyn HostBuf>)
+            .collect())
+    }
+
+    fn check_inputs(&mut self, _kernel: &dyn Kernel, _inputs: &[Vec<f32>], reference: &[Vec<f32>]) -> Result<()> {
+        self.reference = reference.to_vec();
         Ok(())
     }
 
-    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<Vec<&[f32]>> {
-        let outputs = &mut self.outputs;
-        outputs.resize(self.reference.len(), Vec::new());
-        for (out, r) in outputs.iter_mut().zip(&self.reference) {
-            out.clear();
-            out.resize(r.len(), f32::NAN);
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()> {
+        for o in out.iter_mut() {
+            o.as_mut_slice().fill(f32::NAN);
         }
         let threads = launch.grid.volume() * launch.block.volume();
         if threads > EMULATE_THREADS {
-            for (out, r) in outputs.iter_mut().zip(&self.reference) {
-                out.copy_from_slice(r);
+            for (o, r) in out.iter_mut().zip(&self.reference) {
+                o.as_mut_slice().copy_from_slice(r);
             }
         } else {
             let mut acc = Vec::new();
@@ -168,7 +170,7 @@ impl Backend for MockBackend {
                                     && let Some(Some(o)) = self.output_index.get(a.buffer as usize)
                                 {
                                     let i = a.index as usize;
-                                    outputs[*o][i] = self.reference[*o][i];
+                                    out[*o].as_mut_slice()[i] = self.reference[*o][i];
                                 }
                             }
                         }
@@ -177,11 +179,11 @@ impl Backend for MockBackend {
             }
         }
         if let Some(n) = std::env::var("WARPSCOPE_MOCK_FAULT").ok().and_then(|v| v.parse::<usize>().ok())
-            && let Some(x) = outputs.first_mut().and_then(|o| o.get_mut(n))
+            && let Some(x) = out.first_mut().and_then(|o| o.as_mut_slice().get_mut(n))
         {
             *x += 1.0;
         }
-        Ok(self.outputs.iter().map(|o| o.as_slice()).collect())
+        Ok(())
     }
 
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32) -> Result<Vec<f64>> {

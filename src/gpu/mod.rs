@@ -125,6 +125,26 @@ pub struct KernelAttrs {
     pub max_threads_per_block: u32,
 }
 
+/// Host memory a backend copies one output buffer into.
+pub trait HostBuf: Send + Sync {
+    /// The elements.
+    fn as_slice(&self) -> &[f32];
+    /// The elements, to write.
+    fn as_mut_slice(&mut self) -> &mut [f32];
+}
+
+impl HostBuf for Vec<f32> {
+    fn as_slice(&self) -> &[f32] {
+        self
+    }
+    fn as_mut_slice(&mut self) -> &mut [f32] {
+        self
+    }
+}
+
+/// The current problem's outputs on the host, in buffer order.
+pub type HostOutputs = Vec<Box<dyn HostBuf>>;
+
 /// A configuration ready to launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -146,14 +166,16 @@ pub trait Backend {
     fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs>;
     /// Resident blocks per SM for the current kernel (the driver's occupancy calculator).
     fn max_active_blocks(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32>;
-    /// Allocates the current kernel's buffers and fills the inputs with [`crate::kernels::uniform`] from
-    /// `seed`, the values `inputs` holds on the host (the GPU backend generates them on the device and
-    /// checks a sample against `inputs`).
-    fn upload(&mut self, kernel: &dyn Kernel, seed: u64, inputs: &[Vec<f32>]) -> Result<()>;
-    /// Poisons the outputs with NaN, launches once, and returns the outputs as copied back to the host
-    /// (page-locked memory on the CUDA backend, reused across configurations).
+    /// Allocates the current kernel's device buffers, fills the inputs with [`crate::kernels::uniform`]
+    /// from `seed` (on the device, so they never cross PCIe), and returns host memory for the outputs
+    /// (page-locked on the CUDA backend). Runs while the CPU computes the same inputs and the reference.
+    fn upload(&mut self, kernel: &dyn Kernel, seed: u64) -> Result<HostOutputs>;
+    /// Checks the generated inputs against the host's copy `inputs` (a sample of each), and takes what
+    /// the backend needs of the CPU `reference`.
+    fn check_inputs(&mut self, kernel: &dyn Kernel, inputs: &[Vec<f32>], reference: &[Vec<f32>]) -> Result<()>;
+    /// Poisons the outputs with NaN, launches once, and copies the outputs back into `out`.
     /// [`crate::Error::LaunchRejected`] means the driver refused this configuration (the sweep goes on).
-    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<Vec<&[f32]>>;
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()>;
     /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each).
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>>;
     /// Device-to-device copy of the first input into the first output, timed like [`Backend::time`];

@@ -8,7 +8,7 @@ use crate::spec::Dim3;
 
 /// Threads the model walks per configuration at most; beyond that it samples whole blocks evenly
 /// spaced over the grid (the first and the last always included) and scales the counts up.
-pub const SAMPLE_THREADS: u64 = 1 << 18;
+pub const SAMPLE_THREADS: u64 = 1 << 16;
 
 /// Counts for one direction (loads or stores).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
