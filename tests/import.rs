@@ -163,3 +163,27 @@ fn concatenated_ncu_files_keep_their_launches_apart() {
     let (_, rep) = import::parse(&format!("{one}\n{two}")).unwrap();
     assert_eq!(rep.records.len(), 4, "same IDs, different processes: four launches");
 }
+
+#[test]
+fn cupti_against_ncu_on_the_h200_meets_the_bar() {
+    // scripts/ncu-crosscheck.sh on an H200 (2026-11-22): warpscope's CUPTI values for the 15 seed shapes,
+    // and ncu profiling `warpscope run` once per shape (files concatenated), both --clock-control none.
+    let ours: Report =
+        serde_json::from_str(&std::fs::read_to_string(fixture("ws-h200-cupti-metrics.json")).unwrap()).unwrap();
+    let (_, ncu) = import::read_file(&fixture("ncu-h200-per-shape-metrics.csv")).unwrap();
+    let cmp = compare::compare(&ours, &ncu, Pick::Measured);
+    assert!(cmp.unmatched.is_empty(), "{:?}", cmp.unmatched);
+    let worst = |metric: &str| {
+        let rows: Vec<_> = cmp.rows.iter().filter(|r| r.metric == metric).collect();
+        assert_eq!(rows.len(), 15, "{metric}");
+        assert!(rows.iter().all(|r| r.ours_source == "measured"), "{metric}");
+        rows.iter().map(|r| r.delta.abs()).fold(0.0, f64::max)
+    };
+    assert!(worst("achieved_occupancy") <= 1.0, "points");
+    assert!(worst("gld_efficiency") <= 1.0, "points");
+    assert!(worst("gld_throughput") <= 3.0, "%");
+    assert!(worst("dram_read_throughput") <= 3.0, "%");
+    assert!(worst("dram_write_throughput") <= 3.0, "%");
+    assert_eq!(worst("gld_transactions"), 0.0, "exact");
+    assert!(cmp.above(3.0).is_empty());
+}

@@ -181,14 +181,6 @@ impl CudaBackend {
         self.sync(what)?;
         pairs.iter().map(|(s, e)| s.elapsed_ms(e).map(|ms| ms as f64).map_err(cu("cuEventElapsedTime"))).collect()
     }
-
-    fn first_of(&self, role: Role) -> Result<usize> {
-        let cur = self.current()?;
-        cur.buffers
-            .iter()
-            .position(|b| b.role == role)
-            .ok_or_else(|| Error::usage(format!("{} has no {role:?} buffer", cur.entry)))
-    }
 }
 
 /// Reads back the first and last elements of a generated input and compares them with the host copy,
@@ -450,14 +442,16 @@ impl Backend for CudaBackend {
     }
 
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
-        let (src, dst) = (self.first_of(Role::Input)?, self.first_of(Role::Output)?);
-        let cur = self.current()?;
-        let len = cur.buffers[src].len.min(cur.buffers[dst].len);
-        let (s, d) = (&cur.slices[src], &cur.slices[dst]);
+        let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
+        let bytes = (4 * self.info.l2_bytes as usize).max(256 << 20).min(free / 4) & !255;
+        let len = bytes / 4;
+        // SAFETY: scratch buffers; the copy reads `src` uninitialised, which is harmless for a copy.
+        let src = unsafe { self.stream.alloc::<f32>(len) }.map_err(cu("cuMemAlloc"))?;
+        let dst = unsafe { self.stream.alloc::<f32>(len) }.map_err(cu("cuMemAlloc"))?;
         let copy = || {
-            let (sp, _a) = s.device_ptr(&self.stream);
-            let (dp, _b) = d.device_ptr(&self.stream);
-            // SAFETY: both are live allocations of at least `len` f32 elements.
+            let (sp, _a) = src.device_ptr(&self.stream);
+            let (dp, _b) = dst.device_ptr(&self.stream);
+            // SAFETY: both are live allocations of `len` f32 elements.
             unsafe { cudarc::driver::sys::cuMemcpyDtoDAsync_v2(dp, sp, len * 4, self.stream.cu_stream()) }
                 .result()
                 .map_err(cu("cuMemcpyDtoDAsync"))

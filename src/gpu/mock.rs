@@ -27,7 +27,6 @@ pub struct MockBackend {
     attrs: Option<KernelAttrs>,
     reference: Vec<Vec<f32>>,
     output_index: Vec<Option<usize>>,
-    copy_bytes: u64,
     counters: Vec<String>,
 }
 
@@ -61,7 +60,6 @@ impl MockBackend {
             attrs: None,
             reference: Vec::new(),
             output_index: Vec::new(),
-            copy_bytes: 0,
             counters: Vec::new(),
         })
     }
@@ -129,8 +127,6 @@ impl Backend for MockBackend {
                 })
             })
             .collect();
-        let first = |r| bufs.iter().find(|b| b.role == r).map(|b| b.len).unwrap_or(0);
-        self.copy_bytes = first(Role::Input).min(first(Role::Output)) as u64 * 4;
         Ok(bufs
             .iter()
             .filter(|b| b.role == Role::Output)
@@ -238,7 +234,8 @@ impl Backend for MockBackend {
     }
 
     fn memcpy(&mut self, _warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
-        let ms = 2.0 * self.copy_bytes as f64 / (MOCK_GBS * 1e9) * 1e3;
-        Ok((self.copy_bytes, (0..iters).map(|i| ms * (1.0 + 0.002 * (i % 3) as f64)).collect()))
+        let bytes = (4 * self.info.l2_bytes).max(256 << 20);
+        let ms = 2.0 * bytes as f64 / (MOCK_GBS * 1e9) * 1e3;
+        Ok((bytes, (0..iters).map(|i| ms * (1.0 + 0.002 * (i % 3) as f64)).collect()))
     }
 }

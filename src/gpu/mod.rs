@@ -178,8 +178,9 @@ pub trait Backend {
     fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()>;
     /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each).
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>>;
-    /// Device-to-device copy of the first input into the first output, timed like [`Backend::time`];
-    /// returns the bytes copied and the per-iteration times.
+    /// A device-to-device cuMemcpy between two scratch buffers large enough to miss L2 (4 x L2, at
+    /// least 256 MiB), timed like [`Backend::time`]: the DRAM bandwidth records are compared with.
+    /// Returns the bytes copied and the per-iteration times.
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)>;
     /// Prepares hardware counters (Nsight Compute names with rollups); returns the replay passes one
     /// measurement takes, or why counters cannot be collected here.
