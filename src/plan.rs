@@ -21,7 +21,7 @@ pub fn plan(kernel: &dyn Kernel, blocks: &[Dim3], limits: &DeviceLimits, attrs: 
         .iter()
         .map(|&block| {
             let launch = Launch { grid: kernel.grid(block), block, dynamic_smem: kernel.dynamic_smem(block) };
-            Planned { invalid: validate(limits, attrs, &launch).err(), launch }
+            Planned { invalid: kernel.check_block(block).or_else(|| validate(limits, attrs, &launch).err()), launch }
         })
         .collect()
 }

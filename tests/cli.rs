@@ -158,7 +158,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (&["sweep", "sum-matrix"], "error: no block given"),
         (
             &["sweep", "nope", "--block", "32x16"],
-            "error: unknown kernel 'nope' (known: sum-matrix, rgb-to-gray, resize, gaussian-smooth)",
+            "error: unknown kernel 'nope' (known: sum-matrix, rgb-to-gray, resize, gaussian-smooth, copy,",
         ),
         (&["sweep", "sum-matrix", "--block", "32x16", "--frames", "4"], "error: --frames applies to the image kernels"),
         (&["sweep", "resize", "--block", "32x16", "--frames", "0"], "error: invalid frames 480x270 x 0"),
@@ -209,7 +209,7 @@ fn devices_and_selftest_on_the_mock() {
     mock(&["selftest"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("selftest: 16 of 16 configurations verified"));
+        .stderr(predicate::str::contains("selftest: 32 of 32 configurations verified"));
 }
 
 #[test]

@@ -9,8 +9,6 @@ use warpscope::{Result, gpu, ptx, spec};
 
 use super::{Context, OutputArgs, exit_for};
 
-const BLOCKS: &str = "32x8,16x16,128x1,1x64";
-
 pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
     out.check()?;
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
@@ -24,11 +22,11 @@ pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
             ptx::ORIGIN
         );
     }
-    let blocks = spec::parse_block_list(BLOCKS)?;
     let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, model: false, metrics: Vec::new() };
     let mut all: Option<Report> = None;
     for info in kernels::CATALOGUE {
         let kernel = kernels::lookup(info.name, info.selftest)?;
+        let blocks = spec::parse_block_list(info.selftest_blocks)?;
         let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| {
             if let Event::Record(r) = e {
                 out.line(&format!("{:<10} {}", r.status.as_str(), r.seed_line()));

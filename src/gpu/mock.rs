@@ -165,8 +165,10 @@ impl Backend for MockBackend {
                                 if a.kind == AccessKind::Store
                                     && let Some(Some(o)) = self.output_index.get(a.buffer as usize)
                                 {
+                                    // A vector store writes bytes / 4 consecutive floats.
                                     let i = a.index as usize;
-                                    out[*o].as_mut_slice()[i] = self.reference[*o][i];
+                                    let span = i..i + (a.bytes as usize / 4).max(1);
+                                    out[*o].as_mut_slice()[span.clone()].copy_from_slice(&self.reference[*o][span]);
                                 }
                             }
                         }

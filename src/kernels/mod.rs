@@ -3,9 +3,11 @@
 //! stores land (for the memory model and the mock). Nothing else knows a kernel's details.
 
 mod frames;
+mod peak;
 mod sum_matrix;
 
 pub use frames::{Frames, GaussianSmooth, Resize, RgbToGray};
+pub use peak::{Copy, CopyKind, MAD_COUNTS, Mad};
 pub use sum_matrix::SumMatrix;
 
 use rayon::prelude::*;
@@ -139,6 +141,10 @@ pub trait Kernel: Send + Sync {
     fn tolerance(&self) -> Tolerance {
         Tolerance { abs: 0.0, rel: 1e-6 }
     }
+    /// Why a block shape does not suit this kernel (e.g. a 1D kernel given a 2D block), if it does not.
+    fn check_block(&self, _block: Dim3) -> Option<String> {
+        None
+    }
     /// `__syncthreads` barriers on one thread's path (SKE's synchronization term).
     fn barriers(&self) -> u32 {
         0
@@ -158,9 +164,15 @@ pub struct KernelInfo {
     pub about: &'static str,
     /// A small, odd-sized problem for `selftest` (bounds checks and partial blocks exercised).
     pub selftest: Problem,
+    /// Block shapes `selftest` runs it with.
+    pub selftest_blocks: &'static str,
 }
 
-const SMALL_FRAMES: Problem = Problem { nx: Some(100), ny: Some(77), frames: Some(3) };
+const BLOCKS_2D: &str = "32x8,16x16,128x1,1x64";
+const BLOCKS_1D: &str = "256,128,1000,1";
+
+const SMALL_FRAMES: Problem = Problem { nx: Some(100), ny: Some(77), frames: Some(3), n: None };
+const SMALL_1D: Problem = Problem { nx: Some(1000), ny: Some(772), frames: None, n: None };
 
 /// The kernels `sweep`, `run` and `estimate` accept.
 pub const CATALOGUE: &[KernelInfo] = &[
@@ -168,25 +180,57 @@ pub const CATALOGUE: &[KernelInfo] = &[
         name: "sum-matrix",
         entry: "sumMatrixOnGPU2D",
         about: "C = A + B on an nx x ny float matrix (source 001); default 16384 x 16384",
-        selftest: Problem { nx: Some(1000), ny: Some(777), frames: None },
+        selftest: Problem { nx: Some(1000), ny: Some(777), frames: None, n: None },
+        selftest_blocks: BLOCKS_2D,
     },
     KernelInfo {
         name: "rgb-to-gray",
         entry: "rgbToGray",
         about: "luma of float RGB frames (source 004); default 480 x 270, 64 frames",
         selftest: SMALL_FRAMES,
+        selftest_blocks: BLOCKS_2D,
     },
     KernelInfo {
         name: "resize",
         entry: "resizeBilinear",
         about: "bilinear 2x upscale of float RGB frames (source 004); default 480 x 270, 64 frames",
         selftest: SMALL_FRAMES,
+        selftest_blocks: BLOCKS_2D,
     },
     KernelInfo {
         name: "gaussian-smooth",
         entry: "gaussianSmooth",
         about: "5x5 Gaussian on float RGB frames (source 004); default 480 x 270, 64 frames",
         selftest: SMALL_FRAMES,
+        selftest_blocks: BLOCKS_2D,
+    },
+    KernelInfo {
+        name: "copy",
+        entry: "copyFloat",
+        about: "copy, one float per thread (source 000's peak); 1D blocks; default 8192 x 8192 floats",
+        selftest: SMALL_1D,
+        selftest_blocks: BLOCKS_1D,
+    },
+    KernelInfo {
+        name: "copy-float4",
+        entry: "copyFloat4",
+        about: "copy, one float4 per thread; 1D blocks; default 8192 x 8192 floats",
+        selftest: SMALL_1D,
+        selftest_blocks: BLOCKS_1D,
+    },
+    KernelInfo {
+        name: "copy-float4x4",
+        entry: "copyFloat4x4",
+        about: "copy, four float4 per thread in flight; 1D blocks; default 8192 x 8192 floats",
+        selftest: SMALL_1D,
+        selftest_blocks: BLOCKS_1D,
+    },
+    KernelInfo {
+        name: "mad",
+        entry: "mad24",
+        about: "copy + N dependent multiply-adds per element, --n 0|3|6|12|24|48|96 (source 000); default N = 24",
+        selftest: Problem { nx: Some(1000), ny: Some(772), frames: None, n: Some(24) },
+        selftest_blocks: BLOCKS_1D,
     },
 ];
 
@@ -204,12 +248,14 @@ pub struct Problem {
     pub ny: Option<u32>,
     /// Frames per launch (image kernels).
     pub frames: Option<u32>,
+    /// The kernel's own parameter (`mad`: multiply-adds per element).
+    pub n: Option<u32>,
 }
 
 impl Problem {
     /// A problem of `nx` x `ny` with the default frame count.
     pub fn sized(nx: u32, ny: u32) -> Self {
-        Problem { nx: Some(nx), ny: Some(ny), frames: None }
+        Problem { nx: Some(nx), ny: Some(ny), frames: None, n: None }
     }
 }
 
@@ -217,14 +263,23 @@ impl Problem {
 pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
     let frames = || Frames::new(p.nx.unwrap_or(480), p.ny.unwrap_or(270), p.frames.unwrap_or(64));
     let name = CATALOGUE.iter().find(|k| k.entry == name).map(|k| k.name).unwrap_or(name);
-    if p.frames.is_some() && name == "sum-matrix" {
-        return Err(Error::usage("--frames applies to the image kernels, not sum-matrix"));
+    let image = ["rgb-to-gray", "resize", "gaussian-smooth"].contains(&name);
+    if p.frames.is_some() && !image {
+        return Err(Error::usage(format!("--frames applies to the image kernels, not {name}")));
     }
+    if p.n.is_some() && name != "mad" {
+        return Err(Error::usage(format!("--n applies to mad, not {name}")));
+    }
+    let (nx, ny) = (p.nx.unwrap_or(8192), p.ny.unwrap_or(8192));
     Ok(match name {
         "sum-matrix" => Box::new(SumMatrix::new(p.nx.unwrap_or(1 << 14), p.ny.unwrap_or(1 << 14))?),
         "rgb-to-gray" => Box::new(RgbToGray(frames()?)),
         "resize" => Box::new(Resize(frames()?)),
         "gaussian-smooth" => Box::new(GaussianSmooth(frames()?)),
+        "copy" => Box::new(Copy::new(CopyKind::Float, nx, ny)?),
+        "copy-float4" => Box::new(Copy::new(CopyKind::Float4, nx, ny)?),
+        "copy-float4x4" => Box::new(Copy::new(CopyKind::Float4x4, nx, ny)?),
+        "mad" => Box::new(Mad::new(p.n.unwrap_or(24), nx, ny)?),
         _ => return Err(Error::usage(format!("unknown kernel '{name}' (known: {})", names().join(", ")))),
     })
 }
