@@ -29,7 +29,7 @@ fn check_n(nx: u32, ny: u32, multiple: u64) -> Result<u64> {
     if n == 0 || n > i32::MAX as u64 {
         return Err(Error::usage(format!("invalid size {nx}x{ny}: 1 to 2^31-1 elements (the kernels index with int)")));
     }
-    if n % multiple != 0 {
+    if !n.is_multiple_of(multiple) {
         return Err(Error::usage(format!("invalid size {nx}x{ny}: the float4 copies need a multiple of 4 elements")));
     }
     Ok(n)
