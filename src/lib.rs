@@ -14,6 +14,7 @@ pub mod import;
 pub mod kernels;
 pub mod metrics;
 pub mod model;
+pub mod peak;
 pub mod plan;
 pub mod profile;
 pub mod ptx;
@@ -22,6 +23,7 @@ pub mod report;
 pub mod spec;
 pub mod stats;
 pub mod sweep;
+pub mod transpose_bench;
 pub mod verify;
 
 pub use error::{Error, Result};

@@ -158,7 +158,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (&["sweep", "sum-matrix"], "error: no block given"),
         (
             &["sweep", "nope", "--block", "32x16"],
-            "error: unknown kernel 'nope' (known: sum-matrix, rgb-to-gray, resize, gaussian-smooth, copy,",
+            "error: unknown kernel 'nope' (known: sum-matrix, rgb-to-gray, resize, gaussian-smooth, transpose-naive,",
         ),
         (&["sweep", "sum-matrix", "--block", "32x16", "--frames", "4"], "error: --frames applies to the image kernels"),
         (&["sweep", "resize", "--block", "32x16", "--frames", "0"], "error: invalid frames 480x270 x 0"),
@@ -209,7 +209,7 @@ fn devices_and_selftest_on_the_mock() {
     mock(&["selftest"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("selftest: 32 of 32 configurations verified"));
+        .stderr(predicate::str::contains("selftest: 45 of 45 configurations verified"));
 }
 
 #[test]
@@ -464,4 +464,41 @@ fn metric_lists_are_checked() {
     let v: serde_json::Value =
         serde_json::from_str(&stdout(&mut common::cuda(&["metrics", "--format", "json"]))).unwrap();
     assert!(v.as_array().unwrap().iter().any(|m| m["name"] == "gld_efficiency" && m["unit"] == "%"));
+}
+
+#[test]
+fn peak_and_transpose_benchmarks_on_the_mock() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("peak.svg");
+    mock(&["peak", "--nx", "512", "--ny", "256", "--iters", "2", "--plot", svg.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("copyFloat4x4").and(predicate::str::contains("mad96")))
+        .stderr(predicate::str::contains("fastest copy kernel:").and(predicate::str::contains("MAD curve:")));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("multiply-adds per pixel"));
+    let out = stdout(&mut mock(&["transpose", "--bench", "--sizes", "128,256", "--iters", "2", "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let recs = v["records"].as_array().unwrap();
+    assert_eq!(recs.len(), 14);
+    assert!(recs.iter().all(|r| r["metrics"].as_array().unwrap().iter().any(|m| m["name"] == "pct_of_copy")));
+    mock(&["transpose"]).assert().code(2).stderr(predicate::str::starts_with("error: transpose needs --bench"));
+    mock(&[
+        "sweep",
+        "transpose-shared",
+        "--block",
+        "16x16,32x8,32x32,32x12",
+        "--nx",
+        "256",
+        "--ny",
+        "192",
+        "--iters",
+        "2",
+    ])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("needs block.x a multiple of block.y"));
+    mock(&["sweep", "mad", "--n", "5", "--block", "256"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("mad takes --n"));
 }

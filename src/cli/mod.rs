@@ -8,8 +8,10 @@ mod estimate;
 mod kernels;
 mod metrics;
 mod occupancy;
+mod peak;
 mod selftest;
 mod sweep;
+mod transpose;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -64,6 +66,10 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Read ncu or nvprof CSV output into warpscope's records (`--format json`).
     Import(compare::ImportArgs),
+    /// Peak benchmarks: memcpy, copy kernels and the MAD curve (memory against compute bound).
+    Peak(peak::PeakArgs),
+    /// Transpose benchmark: every variant over sizes, against the fastest copy.
+    Transpose(transpose::TransposeArgs),
 }
 
 /// Output options shared by the commands that emit records.
@@ -167,6 +173,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Metrics(a) => metrics::run(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Import(a) => compare::import(&a),
+        Command::Peak(a) => peak::run(&ctx, &a),
+        Command::Transpose(a) => transpose::run(&ctx, &a),
     }
 }
 

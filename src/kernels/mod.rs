@@ -5,10 +5,12 @@
 mod frames;
 mod peak;
 mod sum_matrix;
+mod transpose;
 
 pub use frames::{Frames, GaussianSmooth, Resize, RgbToGray};
 pub use peak::{Copy, CopyKind, MAD_COUNTS, Mad};
 pub use sum_matrix::SumMatrix;
+pub use transpose::{Transpose, VARIANTS as TRANSPOSES, Variant as TransposeVariant};
 
 use rayon::prelude::*;
 
@@ -172,6 +174,7 @@ const BLOCKS_2D: &str = "32x8,16x16,128x1,1x64";
 const BLOCKS_1D: &str = "256,128,1000,1";
 
 const SMALL_FRAMES: Problem = Problem { nx: Some(100), ny: Some(77), frames: Some(3), n: None };
+const SMALL_T: Problem = Problem { nx: Some(1000), ny: Some(777), frames: None, n: None };
 const SMALL_1D: Problem = Problem { nx: Some(1000), ny: Some(772), frames: None, n: None };
 
 /// The kernels `sweep`, `run` and `estimate` accept.
@@ -203,6 +206,48 @@ pub const CATALOGUE: &[KernelInfo] = &[
         about: "5x5 Gaussian on float RGB frames (source 004); default 480 x 270, 64 frames",
         selftest: SMALL_FRAMES,
         selftest_blocks: BLOCKS_2D,
+    },
+    KernelInfo {
+        name: "transpose-naive",
+        entry: "transposeNaive",
+        about: "transpose, one thread per element, strided writes (source 000); default 8192 x 8192",
+        selftest: SMALL_T,
+        selftest_blocks: BLOCKS_2D,
+    },
+    KernelInfo {
+        name: "transpose-l",
+        entry: "transposeL",
+        about: "transpose through a 16x16 shared-memory tile, blocks 16x16 (source 000's transposeL)",
+        selftest: SMALL_T,
+        selftest_blocks: "16x16",
+    },
+    KernelInfo {
+        name: "transpose-ls",
+        entry: "transposeLS",
+        about: "transposeL with the diagonal block order (source 000's transposeLS)",
+        selftest: SMALL_T,
+        selftest_blocks: "16x16",
+    },
+    KernelInfo {
+        name: "transpose-shared",
+        entry: "transposeShared",
+        about: "transpose through a padded blockDim.x-square tile, blockDim.x/blockDim.y rows per thread (32x8 classic)",
+        selftest: SMALL_T,
+        selftest_blocks: "32x8,16x16,32x32,64x4",
+    },
+    KernelInfo {
+        name: "transpose-shared-diag",
+        entry: "transposeSharedDiag",
+        about: "transpose-shared with the diagonal block order",
+        selftest: SMALL_T,
+        selftest_blocks: "32x8,16x16",
+    },
+    KernelInfo {
+        name: "transpose-tile64",
+        entry: "transposeTile64",
+        about: "transpose through a 64x64 padded tile, 32x8 threads, float2 accesses; sizes multiples of 64",
+        selftest: Problem { nx: Some(960), ny: Some(704), frames: None, n: None },
+        selftest_blocks: "32x8",
     },
     KernelInfo {
         name: "copy",
@@ -259,6 +304,10 @@ impl Problem {
     }
 }
 
+fn unknown(name: &str) -> Error {
+    Error::usage(format!("unknown kernel '{name}' (known: {})", names().join(", ")))
+}
+
 /// The kernel called `name` (or its entry name), bound to `problem`.
 pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
     let frames = || Frames::new(p.nx.unwrap_or(480), p.ny.unwrap_or(270), p.frames.unwrap_or(64));
@@ -277,10 +326,14 @@ pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
         "resize" => Box::new(Resize(frames()?)),
         "gaussian-smooth" => Box::new(GaussianSmooth(frames()?)),
         "copy" => Box::new(Copy::new(CopyKind::Float, nx, ny)?),
+        t if t.starts_with("transpose-") => {
+            let v = TRANSPOSES.iter().find(|v| v.name() == t).ok_or_else(|| unknown(name))?;
+            Box::new(Transpose::new(*v, nx, ny)?)
+        }
         "copy-float4" => Box::new(Copy::new(CopyKind::Float4, nx, ny)?),
         "copy-float4x4" => Box::new(Copy::new(CopyKind::Float4x4, nx, ny)?),
         "mad" => Box::new(Mad::new(p.n.unwrap_or(24), nx, ny)?),
-        _ => return Err(Error::usage(format!("unknown kernel '{name}' (known: {})", names().join(", ")))),
+        _ => return Err(unknown(name)),
     })
 }
 
@@ -345,7 +398,7 @@ mod tests {
     fn unknown_kernel_is_a_usage_error() {
         let e = lookup("nope", Problem::default()).err().unwrap();
         for name in names() {
-            let k = lookup(name, Problem::sized(64, 48)).unwrap();
+            let k = lookup(name, Problem::sized(64, 64)).unwrap();
             assert_eq!(k.name(), name);
             assert!(crate::ptx::module(k.module()).unwrap().contains(&format!(".entry {}(", k.entry())));
         }

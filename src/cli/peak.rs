@@ -1,0 +1,95 @@
+//! `warpscope peak`: memcpy, the copy kernels and the MAD curve, with where the kernel turns compute bound.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+
+use warpscope::kernels::MAD_COUNTS;
+use warpscope::peak::{self, FLOP_RATE, PIXEL_RATE};
+use warpscope::report::plot::{self, Labels, Panel, Series};
+use warpscope::sweep::{Event, Options};
+use warpscope::{Result, gpu};
+
+use super::{Context, OutputArgs, exit_for};
+
+/// Arguments of `peak`.
+#[derive(Args, Debug)]
+pub struct PeakArgs {
+    /// Image width (elements).
+    #[arg(long, default_value_t = 8192)]
+    nx: u32,
+    /// Image height (elements).
+    #[arg(long, default_value_t = 8192)]
+    ny: u32,
+    /// Threads per (1D) block.
+    #[arg(long, default_value_t = 256)]
+    block: u32,
+    /// Untimed launches before timing.
+    #[arg(long, default_value_t = 2)]
+    warmup: u32,
+    /// Timed launches per kernel.
+    #[arg(long, default_value_t = 20)]
+    iters: u32,
+    /// Draw the MAD curve (GP/s and GFLOP/s against N) to this .svg file.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
+    a.out.check()?;
+    let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
+    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: false, metrics: Vec::new() };
+    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let out = &a.out;
+    let (report, summary) = peak::run(backend.as_mut(), a.nx, a.ny, a.block, &opts, &mut |e| {
+        if let Event::Record(r) = e {
+            out.line(&r.seed_line());
+        }
+    })?;
+    out.emit(&report)?;
+    if !out.quiet {
+        eprintln!("device-to-device memcpy: {:.1} GB/s", summary.memcpy_gbs);
+        if let Some((name, pct)) = &summary.best_copy {
+            eprintln!("fastest copy kernel: {name}, {pct:.1}% of memcpy");
+        }
+        match summary.compute_bound_from {
+            Some(n) => eprintln!(
+                "MAD curve: memory bound up to the MAD count before {n}; compute bound from {n} MADs (18+ % under MAD-0's rate from there)"
+            ),
+            None => eprintln!("MAD curve: memory bound for every N up to {}", MAD_COUNTS.last().unwrap_or(&0)),
+        }
+    }
+    if let Some(path) = &a.plot {
+        let curve = |metric: &str| -> Vec<(f64, f64)> {
+            MAD_COUNTS
+                .iter()
+                .filter_map(|&n| {
+                    let r = report.records.iter().find(|r| r.kernel == format!("mad{n}"))?;
+                    Some((n as f64, r.metrics.iter().find(|m| m.name == metric)?.value))
+                })
+                .collect()
+        };
+        let name = &report.device.name;
+        let rate = format!("MAD-N on {name}: pixels per second");
+        let flops = format!("MAD-N on {name}: arithmetic");
+        plot::panels(
+            path,
+            &[
+                Panel {
+                    labels: Labels { title: &rate, x: "multiply-adds per pixel (N)", y: "GP/s" },
+                    series: vec![Series { label: "GP/s".into(), points: curve(PIXEL_RATE) }],
+                },
+                Panel {
+                    labels: Labels { title: &flops, x: "multiply-adds per pixel (N)", y: "GFLOP/s" },
+                    series: vec![Series { label: "GFLOP/s".into(), points: curve(FLOP_RATE) }],
+                },
+            ],
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(exit_for(&report))
+}

@@ -1,0 +1,56 @@
+//! `warpscope transpose --bench`: the transpose variants over sizes, against the fastest copy.
+
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+
+use warpscope::sweep::{Event, Options};
+use warpscope::{Result, gpu, spec, transpose_bench};
+
+use super::{Context, OutputArgs, exit_for, usage};
+
+/// Arguments of `transpose`.
+#[derive(Args, Debug)]
+pub struct TransposeArgs {
+    /// Run the benchmark (every variant at every size, against the fastest copy).
+    #[arg(long)]
+    bench: bool,
+    /// Square sizes, comma-separated.
+    #[arg(long, default_value = "1024,2048,4096,8192,16384")]
+    sizes: String,
+    /// Untimed launches before timing.
+    #[arg(long, default_value_t = 2)]
+    warmup: u32,
+    /// Timed launches per kernel.
+    #[arg(long, default_value_t = 20)]
+    iters: u32,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
+    if !a.bench {
+        return Err(usage(
+            "transpose needs --bench (a single transpose is `warpscope sweep transpose-shared --block 32x8`)",
+        ));
+    }
+    a.out.check()?;
+    let sizes = spec::parse_int_list(&a.sizes)?;
+    let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
+    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: false, metrics: Vec::new() };
+    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let out = &a.out;
+    let (report, best) = transpose_bench::run(backend.as_mut(), &sizes, &opts, &mut |e| {
+        if let Event::Record(r) = e {
+            out.line(&format!("{} {}", r.seed_line(), r.problem));
+        }
+    })?;
+    out.emit(&report)?;
+    if !out.quiet {
+        for b in &best {
+            eprintln!("{0}x{0}: fastest transpose {1}, {2:.1}% of the fastest copy", b.size, b.kernel, b.pct_of_copy);
+        }
+    }
+    Ok(exit_for(&report))
+}

@@ -1,0 +1,272 @@
+//! Transposes (sources 000 and 002): naive, the seed's 16x16 shared-memory tile (`transposeL`) and its
+//! diagonal block order (`transposeLS`), padded tiles sized by the block (`transposeShared[Diag]`), and a
+//! 64x64 tile with 8-byte accesses (`transposeTile64`). `in` is H rows of W; `out` is W rows of H.
+
+use rayon::prelude::*;
+
+use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use crate::error::{Error, Result};
+use crate::spec::Dim3;
+
+/// The transpose variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// One thread per element; reads coalesced, writes strided by H.
+    Naive,
+    /// 16x16 tile in shared memory, unpadded.
+    L,
+    /// `L` with the diagonal block order.
+    LS,
+    /// A blockDim.x-square padded tile; blockDim.x / blockDim.y rows per thread.
+    Shared,
+    /// `Shared` with the diagonal block order.
+    SharedDiag,
+    /// 64x64 padded tile, 32x8 threads, float2 accesses.
+    Tile64,
+}
+
+/// Every variant, in the order benchmarks show them.
+pub const VARIANTS: &[Variant] =
+    &[Variant::Naive, Variant::L, Variant::LS, Variant::Shared, Variant::SharedDiag, Variant::Tile64];
+
+impl Variant {
+    /// Command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::Naive => "transpose-naive",
+            Variant::L => "transpose-l",
+            Variant::LS => "transpose-ls",
+            Variant::Shared => "transpose-shared",
+            Variant::SharedDiag => "transpose-shared-diag",
+            Variant::Tile64 => "transpose-tile64",
+        }
+    }
+
+    /// The block each variant is meant for (what `transpose --bench` uses).
+    pub fn natural_block(&self) -> Dim3 {
+        match self {
+            Variant::Naive => Dim3::new(32, 8, 1),
+            Variant::L | Variant::LS => Dim3::new(16, 16, 1),
+            Variant::Shared | Variant::SharedDiag | Variant::Tile64 => Dim3::new(32, 8, 1),
+        }
+    }
+}
+
+/// A transpose of an `w` x `h` float matrix.
+#[derive(Clone, Debug)]
+pub struct Transpose {
+    variant: Variant,
+    w: u32,
+    h: u32,
+}
+
+impl Transpose {
+    /// `w` columns, `h` rows.
+    pub fn new(variant: Variant, w: u32, h: u32) -> Result<Self> {
+        if w == 0 || h == 0 || w as u64 * h as u64 > (1u64 << 31) {
+            return Err(Error::usage(format!("invalid matrix {w}x{h}: 1 to 2^31 elements")));
+        }
+        if variant == Variant::Tile64 && (!w.is_multiple_of(64) || !h.is_multiple_of(64)) {
+            return Err(Error::usage(format!("transpose-tile64 needs sizes that are multiples of 64, not {w}x{h}")));
+        }
+        Ok(Transpose { variant, w, h })
+    }
+
+    /// The tile side and the rows each thread moves.
+    fn tile(&self, block: Dim3) -> (u32, u32) {
+        match self.variant {
+            Variant::Naive => (0, 1),
+            Variant::L | Variant::LS => (16, 1),
+            Variant::Shared | Variant::SharedDiag => (block.x, block.x / block.y.max(1)),
+            Variant::Tile64 => (64, 8),
+        }
+    }
+
+    fn diagonal(&self) -> bool {
+        matches!(self.variant, Variant::LS | Variant::SharedDiag)
+    }
+}
+
+impl Kernel for Transpose {
+    fn name(&self) -> &'static str {
+        self.variant.name()
+    }
+    fn entry(&self) -> &'static str {
+        match self.variant {
+            Variant::Naive => "transposeNaive",
+            Variant::L => "transposeL",
+            Variant::LS => "transposeLS",
+            Variant::Shared => "transposeShared",
+            Variant::SharedDiag => "transposeSharedDiag",
+            Variant::Tile64 => "transposeTile64",
+        }
+    }
+    fn module(&self) -> &'static str {
+        "transpose"
+    }
+    fn problem(&self) -> String {
+        format!("{}x{}", self.w, self.h)
+    }
+    fn buffers(&self) -> Vec<Buffer> {
+        let n = self.w as usize * self.h as usize;
+        vec![Buffer { name: "in", len: n, role: Role::Input }, Buffer { name: "out", len: n, role: Role::Output }]
+    }
+    fn args(&self) -> Vec<Arg> {
+        vec![Arg::Buf(0), Arg::Buf(1), Arg::I32(self.w as i32), Arg::I32(self.h as i32)]
+    }
+    fn grid(&self, block: Dim3) -> Dim3 {
+        let div = |n: u32, b: u32| if b == 0 { 0 } else { n.div_ceil(b) };
+        match self.variant {
+            Variant::Naive => Dim3::new(div(self.w, block.x), div(self.h, block.y), 1),
+            _ => {
+                let t = self.tile(block).0;
+                Dim3::new(div(self.w, t), div(self.h, t), 1)
+            }
+        }
+    }
+    fn dynamic_smem(&self, block: Dim3) -> u32 {
+        match self.variant {
+            Variant::Shared | Variant::SharedDiag => {
+                block.x.saturating_mul(block.x.saturating_add(1)).saturating_mul(4)
+            }
+            _ => 0,
+        }
+    }
+    fn check_block(&self, block: Dim3) -> Option<String> {
+        let want = |b: Dim3| {
+            (block != b)
+                .then(|| format!("invalid configuration: {} is written for {b} blocks, not {block}", self.entry()))
+        };
+        match self.variant {
+            Variant::Naive => None,
+            Variant::L | Variant::LS => want(Dim3::new(16, 16, 1)),
+            Variant::Tile64 => want(Dim3::new(32, 8, 1)),
+            Variant::Shared | Variant::SharedDiag => {
+                if block.z != 1 || block.y == 0 || !block.x.is_multiple_of(block.y) {
+                    Some(format!(
+                        "invalid configuration: {} needs block.x a multiple of block.y and block.z = 1, not {block}",
+                        self.entry()
+                    ))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+    fn barriers(&self) -> u32 {
+        u32::from(self.variant != Variant::Naive)
+    }
+    fn work(&self) -> Work {
+        let n = self.w as u64 * self.h as u64;
+        Work { bytes_read: 4 * n, bytes_written: 4 * n, flops: 0 }
+    }
+    fn reference(&self, inputs: &[Vec<f32>]) -> Vec<Vec<f32>> {
+        let (w, h) = (self.w as usize, self.h as usize);
+        let src = &inputs[0];
+        let mut out = vec![0f32; w * h];
+        out.par_chunks_mut(h).enumerate().for_each(|(x, row)| {
+            for (y, o) in row.iter_mut().enumerate() {
+                *o = src[y * w + x];
+            }
+        });
+        vec![out]
+    }
+    fn tolerance(&self) -> Tolerance {
+        Tolerance::EXACT
+    }
+    fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
+        let (w, h) = (self.w as u64, self.h as u64);
+        let (tx, ty) = (t.thread.x as u64, t.thread.y as u64);
+        if self.variant == Variant::Naive {
+            let x = t.block.x as u64 * t.dim.x as u64 + tx;
+            let y = t.block.y as u64 * t.dim.y as u64 + ty;
+            if x < w && y < h {
+                out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: y * w + x, bytes: 4 });
+                out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: x * h + y, bytes: 4 });
+            }
+            return;
+        }
+        let (tile, reps) = self.tile(t.dim);
+        let (tile, reps) = (tile as u64, reps as u64);
+        let grid = self.grid(t.dim);
+        let bx = t.block.x as u64;
+        let by = if self.diagonal() { (t.block.y as u64 + bx) % grid.y as u64 } else { t.block.y as u64 };
+        let (step, width, bytes) = if self.variant == Variant::Tile64 { (8, 2, 8) } else { (t.dim.y as u64, 1, 4) };
+        let x = bx * tile + width * tx;
+        for k in 0..reps {
+            let y = by * tile + ty + k * step;
+            if x < w && y < h {
+                out.push(Access { insn: k as u16, kind: AccessKind::Load, buffer: 0, index: y * w + x, bytes });
+            }
+        }
+        let ox = by * tile + width * tx;
+        for k in 0..reps {
+            let oy = bx * tile + ty + k * step;
+            if ox < h && oy < w {
+                out.push(Access {
+                    insn: (reps + k) as u16,
+                    kind: AccessKind::Store,
+                    buffer: 1,
+                    index: oy * h + ox,
+                    bytes,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::random_inputs;
+
+    #[test]
+    fn reference_transposes() {
+        let k = Transpose::new(Variant::Naive, 3, 2).unwrap();
+        let out = k.reference(&[vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]]);
+        assert_eq!(out[0], vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    }
+
+    #[test]
+    fn every_variant_stores_every_output_once() {
+        for &v in VARIANTS {
+            let (w, h) = if v == Variant::Tile64 { (128, 192) } else { (70, 45) };
+            let k = Transpose::new(v, w, h).unwrap();
+            let block = v.natural_block();
+            assert!(k.check_block(block).is_none(), "{v:?}");
+            let g = k.grid(block);
+            let mut seen = vec![0u8; (w * h) as usize];
+            let mut acc = Vec::new();
+            for by in 0..g.y {
+                for bx in 0..g.x {
+                    for ty in 0..block.y {
+                        for tx in 0..block.x {
+                            let t = Thread { block: Dim3::new(bx, by, 0), thread: Dim3::new(tx, ty, 0), dim: block };
+                            k.accesses(&t, &mut acc);
+                        }
+                    }
+                }
+            }
+            let input = &random_inputs(&k, 1)[0];
+            let reference = &k.reference(&random_inputs(&k, 1))[0];
+            for a in acc.iter().filter(|a| a.kind == AccessKind::Store) {
+                for e in 0..a.bytes as u64 / 4 {
+                    seen[(a.index + e) as usize] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1), "{v:?}");
+            assert_eq!(reference[1], input[w as usize], "{v:?}: out[0][1] = in[1][0]");
+        }
+    }
+
+    #[test]
+    fn blocks_are_checked_per_variant() {
+        let k = Transpose::new(Variant::Shared, 64, 64).unwrap();
+        assert!(k.check_block(Dim3::new(32, 8, 1)).is_none());
+        assert!(k.check_block(Dim3::new(32, 32, 1)).is_none());
+        assert!(k.check_block(Dim3::new(32, 12, 1)).is_some());
+        assert_eq!(k.dynamic_smem(Dim3::new(32, 8, 1)), 32 * 33 * 4);
+        assert!(Transpose::new(Variant::L, 64, 64).unwrap().check_block(Dim3::new(32, 8, 1)).is_some());
+        assert!(Transpose::new(Variant::Tile64, 100, 64).is_err());
+    }
+}

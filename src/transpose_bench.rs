@@ -1,0 +1,96 @@
+//! `transpose --bench` (source 000): every transpose variant over square sizes, each against the fastest
+//! copy kernel measured on the same size in the same run (a transpose moves the same bytes as a copy).
+
+use crate::error::Result;
+use crate::gpu::Backend;
+use crate::kernels::{Copy, CopyKind, Kernel, TRANSPOSES, Transpose};
+use crate::metrics::{EFF_BANDWIDTH, PCT};
+use crate::record::{Metric, Report, Status};
+use crate::spec::Dim3;
+use crate::sweep::{self, Event, Options};
+
+/// Effective bandwidth as % of the fastest copy of the same size.
+pub const PCT_OF_COPY: &str = "pct_of_copy";
+
+/// The best transpose of one size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Best {
+    /// Matrix side.
+    pub size: u32,
+    /// Kernel entry.
+    pub kernel: String,
+    /// % of the copy.
+    pub pct_of_copy: f64,
+}
+
+fn eff(r: &crate::record::Record) -> Option<f64> {
+    r.metrics.iter().find(|m| m.name == EFF_BANDWIDTH).map(|m| m.value)
+}
+
+/// Runs the copy and every variant at each size; returns all records and the best variant per size.
+pub fn run(
+    backend: &mut dyn Backend,
+    sizes: &[u32],
+    opts: &Options,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<(Report, Vec<Best>)> {
+    let mut all: Option<Report> = None;
+    let mut best = Vec::new();
+    for &n in sizes {
+        let copy = Copy::new(CopyKind::Float4x4, n, n)?;
+        let mut kernels: Vec<Box<dyn Kernel>> = vec![Box::new(copy)];
+        for &v in TRANSPOSES {
+            if let Ok(t) = Transpose::new(v, n, n) {
+                kernels.push(Box::new(t));
+            }
+        }
+        let mut copy_gbs = None;
+        let mut size_best: Option<Best> = None;
+        for k in &kernels {
+            let block = TRANSPOSES
+                .iter()
+                .find(|v| v.name() == k.name())
+                .map(|v| v.natural_block())
+                .unwrap_or(Dim3::new(256, 1, 1));
+            let mut r = sweep::run(backend, k.as_ref(), &[block], opts, on_event)?;
+            for rec in r.records.iter_mut().filter(|r| r.status == Status::Ok) {
+                let Some(gbs) = eff(rec) else { continue };
+                let base = *copy_gbs.get_or_insert(gbs);
+                let pct = 100.0 * gbs / base;
+                rec.metrics.push(Metric {
+                    name: PCT_OF_COPY.into(),
+                    value: pct,
+                    unit: PCT.into(),
+                    source: backend.source(),
+                });
+                if k.name().starts_with("transpose") && size_best.as_ref().is_none_or(|b| pct > b.pct_of_copy) {
+                    size_best = Some(Best { size: n, kernel: rec.kernel.clone(), pct_of_copy: pct });
+                }
+            }
+            match &mut all {
+                Some(a) => a.records.extend(r.records),
+                None => all = Some(r),
+            }
+        }
+        best.extend(size_best);
+    }
+    Ok((all.unwrap_or_else(|| Report::new(backend.info().clone())), best))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::MockBackend;
+
+    #[test]
+    fn bench_on_the_mock() {
+        let mut b = MockBackend::new(0).unwrap();
+        let opts = Options { warmup: 1, iters: 2, seed: 3, model: false, metrics: Vec::new() };
+        let (report, best) = run(&mut b, &[128, 192], &opts, &mut |_| {}).unwrap();
+        assert_eq!(report.records.len(), 2 * (1 + TRANSPOSES.len()));
+        assert!(report.records.iter().all(|r| r.status == Status::Ok));
+        assert_eq!(best.len(), 2);
+        let copy = &report.records[0];
+        assert!((copy.metrics.iter().find(|m| m.name == PCT_OF_COPY).unwrap().value - 100.0).abs() < 1e-9);
+    }
+}
