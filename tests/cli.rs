@@ -479,7 +479,7 @@ fn peak_and_transpose_benchmarks_on_the_mock() {
     let out = stdout(&mut mock(&["transpose", "--bench", "--sizes", "128,256", "--iters", "2", "--format", "json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let recs = v["records"].as_array().unwrap();
-    assert_eq!(recs.len(), 14);
+    assert_eq!(recs.len(), 16);
     assert!(recs.iter().all(|r| r["metrics"].as_array().unwrap().iter().any(|m| m["name"] == "pct_of_copy")));
     mock(&["transpose"]).assert().code(2).stderr(predicate::str::starts_with("error: transpose needs --bench"));
     mock(&[
