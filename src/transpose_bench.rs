@@ -34,47 +34,49 @@ pub fn run(
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<(Report, Vec<Best>)> {
-    let mut all: Option<Report> = None;
+    let mut report = Report::new(backend.info().clone());
     let mut best = Vec::new();
     for &n in sizes {
-        let copy = Copy::new(CopyKind::Float4x4, n, n)?;
-        let mut kernels: Vec<Box<dyn Kernel>> = vec![Box::new(copy)];
+        let mut kernels: Vec<Box<dyn Kernel>> =
+            vec![Box::new(Copy::new(CopyKind::Float4, n, n)?), Box::new(Copy::new(CopyKind::Float4x4, n, n)?)];
         for &v in TRANSPOSES {
             if let Ok(t) = Transpose::new(v, n, n) {
                 kernels.push(Box::new(t));
             }
         }
-        let mut copy_gbs = None;
-        let mut size_best: Option<Best> = None;
+        let mut records = Vec::new();
         for k in &kernels {
-            let block = TRANSPOSES
-                .iter()
-                .find(|v| v.name() == k.name())
-                .map(|v| v.natural_block())
-                .unwrap_or(Dim3::new(256, 1, 1));
-            let mut r = sweep::run(backend, k.as_ref(), &[block], opts, on_event)?;
-            for rec in r.records.iter_mut().filter(|r| r.status == Status::Ok) {
-                let Some(gbs) = eff(rec) else { continue };
-                let base = *copy_gbs.get_or_insert(gbs);
-                let pct = 100.0 * gbs / base;
-                rec.metrics.push(Metric {
-                    name: PCT_OF_COPY.into(),
-                    value: pct,
-                    unit: PCT.into(),
-                    source: backend.source(),
-                });
-                if k.name().starts_with("transpose") && size_best.as_ref().is_none_or(|b| pct > b.pct_of_copy) {
-                    size_best = Some(Best { size: n, kernel: rec.kernel.clone(), pct_of_copy: pct });
-                }
-            }
-            match &mut all {
-                Some(a) => a.records.extend(r.records),
-                None => all = Some(r),
+            let natural = TRANSPOSES.iter().find(|v| v.name() == k.name()).map(|v| v.natural_block());
+            let r = sweep::run(backend, k.as_ref(), &[natural.unwrap_or(Dim3::new(256, 1, 1))], opts, on_event)?;
+            report.baselines = r.baselines;
+            records.extend(r.records);
+        }
+        // The fastest copy of this size is the yardstick.
+        let ok = |r: &&mut crate::record::Record| r.status == Status::Ok;
+        let copy_gbs = records
+            .iter_mut()
+            .filter(ok)
+            .filter(|r| r.kernel.starts_with("copy"))
+            .filter_map(|r| eff(r))
+            .fold(f64::NAN, f64::max);
+        let mut size_best: Option<Best> = None;
+        for rec in records.iter_mut().filter(ok) {
+            let Some(gbs) = eff(rec) else { continue };
+            let pct = 100.0 * gbs / copy_gbs;
+            rec.metrics.push(Metric {
+                name: PCT_OF_COPY.into(),
+                value: pct,
+                unit: PCT.into(),
+                source: backend.source(),
+            });
+            if rec.kernel.starts_with("transpose") && size_best.as_ref().is_none_or(|b| pct > b.pct_of_copy) {
+                size_best = Some(Best { size: n, kernel: rec.kernel.clone(), pct_of_copy: pct });
             }
         }
+        report.records.extend(records);
         best.extend(size_best);
     }
-    Ok((all.unwrap_or_else(|| Report::new(backend.info().clone())), best))
+    Ok((report, best))
 }
 
 #[cfg(test)]
@@ -87,10 +89,11 @@ mod tests {
         let mut b = MockBackend::new(0).unwrap();
         let opts = Options { warmup: 1, iters: 2, seed: 3, model: false, metrics: Vec::new() };
         let (report, best) = run(&mut b, &[128, 192], &opts, &mut |_| {}).unwrap();
-        assert_eq!(report.records.len(), 2 * (1 + TRANSPOSES.len()));
+        assert_eq!(report.records.len(), 2 * (2 + TRANSPOSES.len()));
         assert!(report.records.iter().all(|r| r.status == Status::Ok));
         assert_eq!(best.len(), 2);
-        let copy = &report.records[0];
-        assert!((copy.metrics.iter().find(|m| m.name == PCT_OF_COPY).unwrap().value - 100.0).abs() < 1e-9);
+        let pct = |r: &crate::record::Record| r.metrics.iter().find(|m| m.name == PCT_OF_COPY).unwrap().value;
+        let copies: Vec<f64> = report.records[..2].iter().map(pct).collect();
+        assert!(copies.iter().any(|&p| (p - 100.0).abs() < 1e-9) && copies.iter().all(|&p| p <= 100.0 + 1e-9));
     }
 }
