@@ -6,10 +6,12 @@
 //! (measure through a [`gpu::Backend`]) -> [`record::Report`] -> [`report`] (any format).
 #![deny(missing_docs)]
 
+pub mod blur;
 pub mod compare;
 pub mod error;
 pub mod estimate;
 pub mod gpu;
+pub mod image_io;
 pub mod import;
 pub mod kernels;
 pub mod metrics;

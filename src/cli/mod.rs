@@ -2,6 +2,7 @@
 //! its own file and calls the library; no clap type reaches measurement code.
 
 mod archs;
+mod blur;
 mod compare;
 mod devices;
 mod estimate;
@@ -70,6 +71,8 @@ enum Command {
     Peak(peak::PeakArgs),
     /// Transpose benchmark: every variant over sizes, against the fastest copy.
     Transpose(transpose::TransposeArgs),
+    /// Gaussian blur: an image on the GPU, the algorithms' benchmark, or the seed's estimates offline.
+    Blur(blur::BlurArgs),
 }
 
 /// Output options shared by the commands that emit records.
@@ -175,6 +178,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Import(a) => compare::import(&a),
         Command::Peak(a) => peak::run(&ctx, &a),
         Command::Transpose(a) => transpose::run(&ctx, &a),
+        Command::Blur(a) => blur::run(&ctx, &a),
     }
 }
 

@@ -40,6 +40,9 @@ pub struct Shapes {
     /// The kernel's own parameter: multiply-adds per element for `mad` (0, 3, 6, 12, 24, 48, 96).
     #[arg(long)]
     n: Option<u32>,
+    /// Gaussian sigma, for the blur kernels.
+    #[arg(long)]
+    sigma: Option<f32>,
 }
 
 impl Shapes {
@@ -47,8 +50,10 @@ impl Shapes {
     pub fn resolve(&self) -> Result<(Box<dyn kernels::Kernel>, Vec<spec::Dim3>)> {
         let blocks =
             spec::blocks_from(self.block.as_deref(), self.bx.as_deref(), self.by.as_deref(), self.bz.as_deref())?;
-        let kernel =
-            kernels::lookup(&self.kernel, Problem { nx: self.nx, ny: self.ny, frames: self.frames, n: self.n })?;
+        let kernel = kernels::lookup(
+            &self.kernel,
+            Problem { nx: self.nx, ny: self.ny, frames: self.frames, n: self.n, sigma: self.sigma },
+        )?;
         Ok((kernel, blocks))
     }
 }

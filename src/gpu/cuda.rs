@@ -460,6 +460,43 @@ impl Backend for CudaBackend {
         Ok((len as u64 * 4, times))
     }
 
+    fn apply(&mut self, kernel: &dyn Kernel, launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>> {
+        self.load(kernel)?;
+        let stream = self.stream.clone();
+        let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
+        let mut next = inputs.iter();
+        for b in &cur.buffers {
+            let slice = match b.role {
+                Role::Input => {
+                    let host = next.next().ok_or_else(|| Error::usage("internal: too few inputs"))?;
+                    if host.len() != b.len {
+                        return Err(Error::usage(format!(
+                            "internal: input of {} elements for a buffer of {}",
+                            host.len(),
+                            b.len
+                        )));
+                    }
+                    stream.clone_htod(*host).map_err(cu("cuMemcpyHtoD"))?
+                }
+                // SAFETY: the kernel writes every output element (verified by every sweep of it).
+                Role::Output => unsafe { stream.alloc::<f32>(b.len) }.map_err(cu("cuMemAlloc"))?,
+            };
+            cur.slices.push(slice);
+        }
+        self.launch_once(launch).map_err(|e| cu(&format!("cuLaunchKernel({})", kernel.entry()))(e))?;
+        self.sync(kernel.entry())?;
+        let cur = self.current()?;
+        let outs: Vec<Vec<f32>> = cur
+            .buffers
+            .iter()
+            .zip(&cur.slices)
+            .filter(|(b, _)| b.role == Role::Output)
+            .map(|(_, s)| self.stream.clone_dtoh(s).map_err(cu("cuMemcpyDtoH")))
+            .collect::<Result<_>>()?;
+        self.current = None;
+        Ok(outs)
+    }
+
     fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable> {
         self.counters = None;
         self.ctx.bind_to_thread().map_err(|e| Unavailable::Failed(describe(&e)))?;

@@ -189,6 +189,12 @@ impl Backend for MockBackend {
         Ok((0..iters).map(|i| ms * (1.0 + 0.01 * (i % 3) as f64)).collect())
     }
 
+    fn apply(&mut self, kernel: &dyn Kernel, _launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>> {
+        // The mock's "GPU" is the kernel's CPU twin.
+        let owned: Vec<Vec<f32>> = inputs.iter().map(|i| i.to_vec()).collect();
+        Ok(kernel.reference(&owned))
+    }
+
     fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable> {
         if std::env::var("WARPSCOPE_MOCK_CUPTI").is_ok_and(|v| v == "missing") {
             return Err(Unavailable::NotFound("mock backend with WARPSCOPE_MOCK_CUPTI=missing".into()));

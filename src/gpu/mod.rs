@@ -182,6 +182,9 @@ pub trait Backend {
     /// least 256 MiB), timed like [`Backend::time`]: the DRAM bandwidth records are compared with.
     /// Returns the bytes copied and the per-iteration times.
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)>;
+    /// Runs `kernel` once on the given inputs (not random ones: an image to blur, say) and returns its
+    /// outputs. Loads the kernel; the current problem's buffers are released.
+    fn apply(&mut self, kernel: &dyn Kernel, launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>>;
     /// Prepares hardware counters (Nsight Compute names with rollups); returns the replay passes one
     /// measurement takes, or why counters cannot be collected here.
     fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable>;

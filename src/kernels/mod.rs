@@ -2,11 +2,13 @@
 //! arguments, how to fill its inputs, its CPU reference, the work it does, and where each thread's loads and
 //! stores land (for the memory model and the mock). Nothing else knows a kernel's details.
 
+mod blur;
 mod frames;
 mod peak;
 mod sum_matrix;
 mod transpose;
 
+pub use blur::{Blur, Gaussian, STAGES as BLUR_STAGES, Stage as BlurStage, error as blur_error, gaussian_f64};
 pub use frames::{Frames, GaussianSmooth, Resize, RgbToGray};
 pub use peak::{Copy, CopyKind, MAD_COUNTS, Mad};
 pub use sum_matrix::SumMatrix;
@@ -156,7 +158,7 @@ pub trait Kernel: Send + Sync {
 }
 
 /// A kernel of the catalogue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelInfo {
     /// Command-line name.
     pub name: &'static str,
@@ -173,9 +175,10 @@ pub struct KernelInfo {
 const BLOCKS_2D: &str = "32x8,16x16,128x1,1x64";
 const BLOCKS_1D: &str = "256,128,1000,1";
 
-const SMALL_FRAMES: Problem = Problem { nx: Some(100), ny: Some(77), frames: Some(3), n: None };
-const SMALL_T: Problem = Problem { nx: Some(1000), ny: Some(777), frames: None, n: None };
-const SMALL_1D: Problem = Problem { nx: Some(1000), ny: Some(772), frames: None, n: None };
+const SMALL_FRAMES: Problem = Problem { nx: Some(100), ny: Some(77), frames: Some(3), n: None, sigma: None };
+const SMALL_T: Problem = Problem { nx: Some(1000), ny: Some(777), frames: None, n: None, sigma: None };
+const SMALL_BLUR: Problem = Problem { nx: Some(300), ny: Some(577), frames: None, n: None, sigma: Some(3.0) };
+const SMALL_1D: Problem = Problem { nx: Some(1000), ny: Some(772), frames: None, n: None, sigma: None };
 
 /// The kernels `sweep`, `run` and `estimate` accept.
 pub const CATALOGUE: &[KernelInfo] = &[
@@ -183,7 +186,7 @@ pub const CATALOGUE: &[KernelInfo] = &[
         name: "sum-matrix",
         entry: "sumMatrixOnGPU2D",
         about: "C = A + B on an nx x ny float matrix (source 001); default 16384 x 16384",
-        selftest: Problem { nx: Some(1000), ny: Some(777), frames: None, n: None },
+        selftest: Problem { nx: Some(1000), ny: Some(777), frames: None, n: None, sigma: None },
         selftest_blocks: BLOCKS_2D,
     },
     KernelInfo {
@@ -246,8 +249,64 @@ pub const CATALOGUE: &[KernelInfo] = &[
         name: "transpose-tile64",
         entry: "transposeTile64",
         about: "transpose through a 64x64 padded tile, 32x8 threads, float2 accesses; sizes multiples of 64",
-        selftest: Problem { nx: Some(960), ny: Some(704), frames: None, n: None },
+        selftest: Problem { nx: Some(960), ny: Some(704), frames: None, n: None, sigma: None },
         selftest_blocks: "32x8",
+    },
+    KernelInfo {
+        name: "blur-direct",
+        entry: "blurDirect",
+        about: "Gaussian blur, 2D convolution, (2R+1)^2 taps (source 000); --sigma (5); default 4096 x 4096",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "32x8,16x16",
+    },
+    KernelInfo {
+        name: "blur-rows",
+        entry: "blurRows",
+        about: "Gaussian blur, horizontal pass of the separable filter",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "32x8,128x1",
+    },
+    KernelInfo {
+        name: "blur-cols",
+        entry: "blurCols",
+        about: "Gaussian blur, vertical pass of the separable filter",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "32x8,128x1",
+    },
+    KernelInfo {
+        name: "blur-rows-tiled",
+        entry: "blurRowsTiled",
+        about: "horizontal pass with the neighbourhood staged in shared memory",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "32x8,64x4",
+    },
+    KernelInfo {
+        name: "blur-cols-tiled",
+        entry: "blurColsTiled",
+        about: "vertical pass with the neighbourhood staged in shared memory",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "32x8,64x4",
+    },
+    KernelInfo {
+        name: "blur-rgv",
+        entry: "rgV",
+        about: "recursive Gaussian (Deriche, 4th order), one thread per column (source 000's rgV)",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "64,32",
+    },
+    KernelInfo {
+        name: "blur-rgh",
+        entry: "rgH",
+        about: "recursive Gaussian, one thread per row (source 000's rgH)",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "64,32",
+    },
+    KernelInfo {
+        name: "blur-rgv-seg",
+        entry: "rgVSeg",
+        about: "recursive Gaussian, columns cut in 256-row segments started 12 sigma early",
+        selftest: SMALL_BLUR,
+        selftest_blocks: "32x4,64x1",
     },
     KernelInfo {
         name: "copy",
@@ -274,7 +333,7 @@ pub const CATALOGUE: &[KernelInfo] = &[
         name: "mad",
         entry: "mad24",
         about: "copy + N dependent multiply-adds per element, --n 0|3|6|12|24|48|96 (source 000); default N = 24",
-        selftest: Problem { nx: Some(1000), ny: Some(772), frames: None, n: Some(24) },
+        selftest: Problem { nx: Some(1000), ny: Some(772), frames: None, n: Some(24), sigma: None },
         selftest_blocks: BLOCKS_1D,
     },
 ];
@@ -285,7 +344,7 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// Problem-size options; `None` takes the kernel's default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Problem {
     /// Elements (or pixels) along x.
     pub nx: Option<u32>,
@@ -295,12 +354,14 @@ pub struct Problem {
     pub frames: Option<u32>,
     /// The kernel's own parameter (`mad`: multiply-adds per element).
     pub n: Option<u32>,
+    /// Gaussian sigma (blur kernels).
+    pub sigma: Option<f32>,
 }
 
 impl Problem {
     /// A problem of `nx` x `ny` with the default frame count.
     pub fn sized(nx: u32, ny: u32) -> Self {
-        Problem { nx: Some(nx), ny: Some(ny), frames: None, n: None }
+        Problem { nx: Some(nx), ny: Some(ny), frames: None, n: None, sigma: None }
     }
 }
 
@@ -319,6 +380,9 @@ pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
     if p.n.is_some() && name != "mad" {
         return Err(Error::usage(format!("--n applies to mad, not {name}")));
     }
+    if p.sigma.is_some() && !name.starts_with("blur-") {
+        return Err(Error::usage(format!("--sigma applies to the blur kernels, not {name}")));
+    }
     let (nx, ny) = (p.nx.unwrap_or(8192), p.ny.unwrap_or(8192));
     Ok(match name {
         "sum-matrix" => Box::new(SumMatrix::new(p.nx.unwrap_or(1 << 14), p.ny.unwrap_or(1 << 14))?),
@@ -326,6 +390,11 @@ pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
         "resize" => Box::new(Resize(frames()?)),
         "gaussian-smooth" => Box::new(GaussianSmooth(frames()?)),
         "copy" => Box::new(Copy::new(CopyKind::Float, nx, ny)?),
+        b if b.starts_with("blur-") => {
+            let stage = BLUR_STAGES.iter().find(|s| s.name() == b).ok_or_else(|| unknown(name))?;
+            let g = Gaussian::new(p.sigma.unwrap_or(5.0))?;
+            Box::new(Blur::new(*stage, p.nx.unwrap_or(4096), p.ny.unwrap_or(4096), g)?)
+        }
         t if t.starts_with("transpose-") => {
             let v = TRANSPOSES.iter().find(|v| v.name() == t).ok_or_else(|| unknown(name))?;
             Box::new(Transpose::new(*v, nx, ny)?)

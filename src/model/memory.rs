@@ -6,9 +6,10 @@
 use crate::kernels::{Access, AccessKind, Kernel, Thread};
 use crate::spec::Dim3;
 
-/// Threads the model walks per configuration at most; beyond that it samples whole blocks evenly
-/// spaced over the grid (the first and the last always included) and scales the counts up.
-pub const SAMPLE_THREADS: u64 = 1 << 16;
+/// Accesses the model walks per configuration, about; beyond that it samples whole blocks evenly
+/// spaced over the grid (the first and the last always included) and scales the counts up. (A kernel
+/// with many accesses per thread, like a 31x31 convolution, gets fewer blocks.)
+pub const SAMPLE_ACCESSES: u64 = 1 << 18;
 
 /// Counts for one direction (loads or stores).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -67,7 +68,18 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     if total_blocks == 0 || threads_per_block == 0 || txn_bytes == 0 {
         return stats;
     }
-    let want = (SAMPLE_THREADS / threads_per_block).clamp(1, total_blocks);
+    // Size the sample from the accesses of one block.
+    let mut probe = Vec::new();
+    for t in 0..threads_per_block {
+        let thread = Dim3::new(
+            (t % block.x as u64) as u32,
+            ((t / block.x as u64) % block.y as u64) as u32,
+            (t / (block.x as u64 * block.y as u64)) as u32,
+        );
+        kernel.accesses(&Thread { block: Dim3::new(0, 0, 0), thread, dim: block }, &mut probe);
+    }
+    let per_block = (probe.len() as u64).max(threads_per_block);
+    let want = (SAMPLE_ACCESSES / per_block).clamp(1, total_blocks);
     let pick = |k: u64| if want == 1 { 0 } else { k * (total_blocks - 1) / (want - 1) };
 
     let mut warp: Vec<Access> = Vec::with_capacity(32 * 8);

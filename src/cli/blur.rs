@@ -1,0 +1,178 @@
+//! `warpscope blur`: blur an image on the GPU with a chosen algorithm, benchmark every algorithm against
+//! the seed's estimates, or print those estimates offline.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::{Args, ValueEnum};
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use warpscope::blur::{self, Algo, BlurRow};
+use warpscope::kernels::{Gaussian, Tolerance, blur_error, gaussian_f64};
+use warpscope::sweep::{Event, Options};
+use warpscope::{Error, Result, gpu, image_io};
+
+use super::{Context, usage};
+
+/// Arguments of `blur`.
+#[derive(Args, Debug)]
+pub struct BlurArgs {
+    /// Image to blur (PNG, JPEG, PGM/PPM; gray or RGB).
+    #[arg(long, value_name = "FILE")]
+    image: Option<PathBuf>,
+    /// Where to write the blurred image (by extension).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Gaussian sigma, pixels (taps: 2 ceil(3 sigma) + 1).
+    #[arg(long, default_value_t = 5.0)]
+    sigma: f32,
+    /// Algorithm: direct, separable, separable-tiled, recursive-vh, recursive (rgV+T+rgV+T), recursive-seg.
+    #[arg(long, default_value = "recursive")]
+    algo: String,
+    /// Benchmark every algorithm on a random image and compare with the seed's estimates.
+    #[arg(long)]
+    bench: bool,
+    /// Image width for --bench.
+    #[arg(long, default_value_t = 4096)]
+    width: u32,
+    /// Image height for --bench.
+    #[arg(long, default_value_t = 4096)]
+    height: u32,
+    /// Print the seed's estimate table for this copy rate, without a GPU.
+    #[arg(long)]
+    estimate: bool,
+    /// Copy rate, MP/s, for --estimate (the seed measured 14,200).
+    #[arg(long, value_name = "MPS")]
+    copy_mps: Option<f64>,
+    /// Timed launches per kernel (--bench).
+    #[arg(long, default_value_t = 20)]
+    iters: u32,
+    /// Output format of the tables.
+    #[arg(long, value_enum, default_value = "table")]
+    format: BlurFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BlurFormat {
+    Table,
+    Json,
+}
+
+pub fn run(ctx: &Context, a: &BlurArgs) -> Result<ExitCode> {
+    let g = Gaussian::new(a.sigma)?;
+    match (a.estimate, a.bench, &a.image) {
+        (true, false, None) => {
+            let copy = a.copy_mps.ok_or_else(|| usage("--estimate needs --copy-mps MPS (the seed measured 14200)"))?;
+            if !(copy.is_finite() && copy > 0.0) {
+                return Err(usage(format!("--copy-mps {copy}: a positive rate")));
+            }
+            print_rows(&blur::estimates(copy, &g), a.format)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        (false, true, None) => bench(ctx, a, g),
+        (false, false, Some(path)) => image(ctx, a, g, path),
+        _ => Err(usage("blur takes one of --image FILE, --bench or --estimate --copy-mps MPS")),
+    }
+}
+
+fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
+    let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
+    let opts = Options { warmup: 2, iters: a.iters, seed, model: false, metrics: Vec::new() };
+    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let (rows, report) = blur::bench(backend.as_mut(), a.width, a.height, g, &opts, &mut |e| {
+        if let Event::Record(r) = e {
+            eprintln!("{} {}", r.seed_line(), r.problem);
+        }
+    })?;
+    print_rows(&rows, a.format)?;
+    Ok(super::exit_for(&report))
+}
+
+fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Result<ExitCode> {
+    let algo = Algo::parse(&a.algo)?;
+    let img = image_io::read(path)?;
+    if let Some(out) = &a.output {
+        warpscope::report::check_writable(out)?;
+    }
+    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let mut blurred = Vec::new();
+    let (mut worst, mut worst_rel, mut mismatches) = (0f64, 0f64, 0usize);
+    // Verified like every GPU run: against the algorithm's CPU twin; judged against the float64 Gaussian.
+    let tol = Tolerance { abs: 1e-5, rel: 1e-4 };
+    for plane in &img.planes {
+        let out = blur::apply(backend.as_mut(), algo, plane, img.w, img.h, g)?;
+        let twin = blur::cpu(algo, plane, img.w, img.h, g)?;
+        mismatches += out.iter().zip(&twin).filter(|(o, t)| !tol.accepts(**o, **t)).count();
+        let (max, rel) = blur_error(&out, &gaussian_f64(plane, img.w, img.h, &g));
+        worst = worst.max(max);
+        worst_rel = worst_rel.max(rel);
+        blurred.push(out);
+    }
+    eprintln!(
+        "{}: {}x{} {}, {} on {}, sigma {}: {} of {} pixel values match the CPU implementation; against the float64 Gaussian: max |error| {:.2e} ({:.3} of 255), relative L2 {:.2e}",
+        path.display(),
+        img.w,
+        img.h,
+        if img.planes.len() == 3 { "RGB" } else { "gray" },
+        algo.label(&g),
+        backend.info().name,
+        g.sigma,
+        blurred.iter().map(Vec::len).sum::<usize>() - mismatches,
+        blurred.iter().map(Vec::len).sum::<usize>(),
+        worst,
+        worst * 255.0,
+        worst_rel
+    );
+    if let Some(out) = &a.output {
+        image_io::write(out, &image_io::Planes { w: img.w, h: img.h, planes: blurred })?;
+        eprintln!("wrote {}", out.display());
+    }
+    if mismatches > 0 {
+        eprintln!("FAILED: {mismatches} values differ from the CPU implementation");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_rows(rows: &[BlurRow], format: BlurFormat) -> Result<()> {
+    match format {
+        BlurFormat::Json => {
+            println!("{}", serde_json::to_string_pretty(rows).map_err(|e| Error::Output(e.to_string()))?)
+        }
+        BlurFormat::Table => {
+            let opt = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
+            let mut t = Builder::default();
+            t.push_record([
+                "algorithm",
+                "I/O per pixel",
+                "flops per pixel",
+                "C/M",
+                "estimate MP/s",
+                "measured MP/s",
+                "% of estimate",
+                "max |err|",
+                "rel L2 err",
+            ]);
+            for r in rows {
+                t.push_record([
+                    r.algorithm.clone(),
+                    format!("{}", r.io_per_pixel),
+                    format!("{}", r.flops_per_pixel),
+                    format!("{:.1}", r.cm_ratio),
+                    format!("{:.1}", r.estimate_mps),
+                    opt(r.measured_mps, 0),
+                    opt(r.pct_of_estimate, 1),
+                    r.max_abs_error.map(|v| format!("{v:.1e}")).unwrap_or_else(|| "-".into()),
+                    r.rel_l2_error.map(|v| format!("{v:.1e}")).unwrap_or_else(|| "-".into()),
+                ]);
+            }
+            println!("{}", t.build().with(Style::psql()));
+            println!(
+                "estimate = copy MP/s x 2 / (I/O per pixel) (source 000); errors against a float64 Gaussian on a random image in [-1, 1)"
+            );
+        }
+    }
+    Ok(())
+}

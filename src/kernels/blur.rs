@@ -1,0 +1,598 @@
+//! Gaussian blur stages (source 000's case study) on one float channel, edges clamped: the 2D
+//! convolution, the separable passes (plain and shared-memory tiled), and Deriche's recursive Gaussian
+//! (one thread per column or per row, and the column-segment variant). Each stage has a CPU twin that
+//! does the same float arithmetic, the basis of verification; `gaussian_f64` is the exact Gaussian the
+//! algorithms are judged against.
+//!
+//! Recursive coefficients: R. Deriche, "Recursively implementing the Gaussian and its derivatives",
+//! INRIA RR-1893 (1993), 4th order, with the causal/anti-causal split and normalisation of G. Farnebäck
+//! and C.-F. Westin, "Improving Deriche-style recursive Gaussian filters", JMIV 26 (2006).
+
+use rayon::prelude::*;
+
+use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use crate::error::{Error, Result};
+use crate::spec::Dim3;
+
+/// A Gaussian: sigma and radius R = ceil(3 sigma) (2R + 1 taps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gaussian {
+    /// Standard deviation, pixels.
+    pub sigma: f32,
+    /// Radius of the truncated kernels.
+    pub r: i32,
+}
+
+/// Largest 2R + 1 the kernels' shared tap array holds.
+pub const MAX_TAPS: i32 = 255;
+
+impl Gaussian {
+    /// sigma must give at most [`MAX_TAPS`] taps.
+    pub fn new(sigma: f32) -> Result<Self> {
+        if !(sigma.is_finite() && sigma >= 0.5) {
+            return Err(Error::usage(format!("invalid sigma {sigma}: 0.5 or more")));
+        }
+        let r = (3.0 * sigma).ceil() as i32;
+        if 2 * r + 1 > MAX_TAPS {
+            return Err(Error::usage(format!("sigma {sigma} needs {} taps, more than {MAX_TAPS}", 2 * r + 1)));
+        }
+        Ok(Gaussian { sigma, r })
+    }
+
+    /// Taps and the normalisation factor, in f32, as the kernels compute them.
+    pub fn taps(&self) -> (Vec<f32>, f32) {
+        let s = self.sigma;
+        let w: Vec<f32> =
+            (0..=2 * self.r).map(|k| ((k - self.r) as f32).powi(2)).map(|d2| (-d2 / (2.0 * s * s)).exp()).collect();
+        let sum: f32 = w.iter().sum();
+        (w, 1.0 / sum)
+    }
+
+    /// Deriche's 4th-order coefficients {n0..n3, m1..m4, d1..d4, causal gain, anti-causal gain}, scaled so
+    /// the whole filter has unit DC gain.
+    pub fn deriche(&self) -> [f32; 14] {
+        let s = self.sigma as f64;
+        let (a0, a1, b0, b1, c0, c1, w0, w1) = (1.680, 3.735, 1.783, 1.723, -0.6803, -0.2598, 0.6318, 1.997);
+        let (e0, e1) = ((-b0 / s).exp(), (-b1 / s).exp());
+        let (cw0, sw0, cw1, sw1) = ((w0 / s).cos(), (w0 / s).sin(), (w1 / s).cos(), (w1 / s).sin());
+        let n0 = a0 + c0;
+        let n1 = e1 * (c1 * sw1 - (c0 + 2.0 * a0) * cw1) + e0 * (a1 * sw0 - (2.0 * c0 + a0) * cw0);
+        let n2 =
+            2.0 * e0 * e1 * ((a0 + c0) * cw1 * cw0 - a1 * cw1 * sw0 - c1 * cw0 * sw1) + c0 * e0 * e0 + a0 * e1 * e1;
+        let n3 = e1 * e0 * e0 * (c1 * sw1 - c0 * cw1) + e0 * e1 * e1 * (a1 * sw0 - a0 * cw0);
+        let d1 = -2.0 * e1 * cw1 - 2.0 * e0 * cw0;
+        let d2 = 4.0 * cw1 * cw0 * e0 * e1 + e1 * e1 + e0 * e0;
+        let d3 = -2.0 * cw0 * e0 * e1 * e1 - 2.0 * cw1 * e1 * e0 * e0;
+        let d4 = e0 * e0 * e1 * e1;
+        let (n, d) = ([n0, n1, n2, n3], [d1, d2, d3, d4]);
+        let m = [n1 - d1 * n0, n2 - d2 * n0, n3 - d3 * n0, -d4 * n0];
+        let den = 1.0 + d.iter().sum::<f64>();
+        let scale = den / (n.iter().sum::<f64>() + m.iter().sum::<f64>());
+        let (n, m) = (n.map(|v| v * scale), m.map(|v| v * scale));
+        let mut c = [0f32; 14];
+        for i in 0..4 {
+            c[i] = n[i] as f32;
+            c[4 + i] = m[i] as f32;
+            c[8 + i] = d[i] as f32;
+        }
+        c[12] = (n.iter().sum::<f64>() / den) as f32;
+        c[13] = (m.iter().sum::<f64>() / den) as f32;
+        c
+    }
+}
+
+/// The stage of a blur a kernel performs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// 2D convolution.
+    Direct,
+    /// Horizontal pass.
+    Rows,
+    /// Vertical pass.
+    Cols,
+    /// Horizontal pass, tiled.
+    RowsTiled,
+    /// Vertical pass, tiled.
+    ColsTiled,
+    /// Recursive, one thread per column.
+    RgV,
+    /// Recursive, one thread per row.
+    RgH,
+    /// Recursive, column segments with warm-up.
+    RgVSeg,
+}
+
+/// Every stage, in catalogue order.
+pub const STAGES: &[Stage] = &[
+    Stage::Direct,
+    Stage::Rows,
+    Stage::Cols,
+    Stage::RowsTiled,
+    Stage::ColsTiled,
+    Stage::RgV,
+    Stage::RgH,
+    Stage::RgVSeg,
+];
+
+impl Stage {
+    /// Command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Stage::Direct => "blur-direct",
+            Stage::Rows => "blur-rows",
+            Stage::Cols => "blur-cols",
+            Stage::RowsTiled => "blur-rows-tiled",
+            Stage::ColsTiled => "blur-cols-tiled",
+            Stage::RgV => "blur-rgv",
+            Stage::RgH => "blur-rgh",
+            Stage::RgVSeg => "blur-rgv-seg",
+        }
+    }
+
+    /// PTX entry.
+    pub fn entry(&self) -> &'static str {
+        match self {
+            Stage::Direct => "blurDirect",
+            Stage::Rows => "blurRows",
+            Stage::Cols => "blurCols",
+            Stage::RowsTiled => "blurRowsTiled",
+            Stage::ColsTiled => "blurColsTiled",
+            Stage::RgV => "rgV",
+            Stage::RgH => "rgH",
+            Stage::RgVSeg => "rgVSeg",
+        }
+    }
+
+    /// The block it is run with in pipelines and benchmarks.
+    pub fn natural_block(&self) -> Dim3 {
+        match self {
+            Stage::RgV | Stage::RgH => Dim3::new(64, 1, 1),
+            Stage::RgVSeg => Dim3::new(32, 4, 1),
+            _ => Dim3::new(32, 8, 1),
+        }
+    }
+}
+
+/// One blur stage on a `w` x `h` float image.
+#[derive(Clone, Debug)]
+pub struct Blur {
+    stage: Stage,
+    w: u32,
+    h: u32,
+    g: Gaussian,
+    /// Rows per segment (`RgVSeg`).
+    seg: u32,
+    /// Warm-up samples before and after a segment (`RgVSeg`): 12 sigma, where the recursion's memory
+    /// has decayed under 1e-9.
+    warm: u32,
+}
+
+impl Blur {
+    /// A stage; images up to 2^31 pixels.
+    pub fn new(stage: Stage, w: u32, h: u32, g: Gaussian) -> Result<Self> {
+        if w == 0 || h == 0 || w as u64 * h as u64 > i32::MAX as u64 {
+            return Err(Error::usage(format!("invalid image {w}x{h}: 1 to 2^31-1 pixels")));
+        }
+        let warm = (12.0 * g.sigma).ceil() as u32;
+        Ok(Blur { stage, w, h, g, seg: 256.min(h), warm })
+    }
+
+    fn segments(&self) -> u32 {
+        self.h.div_ceil(self.seg)
+    }
+
+    fn lines(&self) -> u32 {
+        if self.stage == Stage::RgH { self.h } else { self.w }
+    }
+}
+
+fn clamp(v: i64, n: u32) -> usize {
+    v.clamp(0, n as i64 - 1) as usize
+}
+
+/// Deriche's recursion over samples [lo, hi) of a line, as kernels/blur.cu `deriche` does it.
+#[allow(clippy::too_many_arguments)]
+fn deriche_line(
+    input: &dyn Fn(usize) -> f32,
+    out: &mut dyn FnMut(usize, f32, bool),
+    n: u32,
+    c: &[f32; 14],
+    from: i64,
+    lo: i64,
+    hi: i64,
+    to: i64,
+) {
+    let x0 = input(clamp(from, n));
+    let (mut x1, mut x2, mut x3) = (x0, x0, x0);
+    let g = c[12] * x0;
+    let (mut y1, mut y2, mut y3, mut y4) = (g, g, g, g);
+    for i in from..hi {
+        let xi = input(clamp(i, n));
+        let y = c[0] * xi + c[1] * x1 + c[2] * x2 + c[3] * x3 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+        (x3, x2, x1) = (x2, x1, xi);
+        (y4, y3, y2, y1) = (y3, y2, y1, y);
+        if i >= lo {
+            out(i as usize, y, false);
+        }
+    }
+    let e = input(clamp(to - 1, n));
+    let (mut x1, mut x2, mut x3, mut x4) = (e, e, e, e);
+    let g = c[13] * e;
+    let (mut y1, mut y2, mut y3, mut y4) = (g, g, g, g);
+    let mut i = to - 1;
+    while i >= lo {
+        let y = c[4] * x1 + c[5] * x2 + c[6] * x3 + c[7] * x4 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+        (x4, x3, x2, x1) = (x3, x2, x1, input(clamp(i, n)));
+        (y4, y3, y2, y1) = (y3, y2, y1, y);
+        if i < hi {
+            out(i as usize, y, true);
+        }
+        i -= 1;
+    }
+}
+
+impl Blur {
+    /// The stage on the CPU, with the kernel's float arithmetic.
+    pub fn cpu(&self, src: &[f32]) -> Vec<f32> {
+        let (w, h) = (self.w, self.h);
+        let (r, (taps, norm)) = (self.g.r as i64, self.g.taps());
+        let at = |x: i64, y: i64| src[clamp(y, h) * w as usize + clamp(x, w)];
+        let mut out = vec![0f32; w as usize * h as usize];
+        match self.stage {
+            Stage::Direct | Stage::Rows | Stage::Cols | Stage::RowsTiled | Stage::ColsTiled => {
+                out.par_chunks_mut(w as usize).enumerate().for_each(|(y, row)| {
+                    let y = y as i64;
+                    for (x, o) in row.iter_mut().enumerate() {
+                        let x = x as i64;
+                        *o = match self.stage {
+                            Stage::Direct => {
+                                let mut acc = 0f32;
+                                for j in -r..=r {
+                                    let mut racc = 0f32;
+                                    for i in -r..=r {
+                                        racc += taps[(i + r) as usize] * at(x + i, y + j);
+                                    }
+                                    acc += taps[(j + r) as usize] * racc;
+                                }
+                                acc * norm * norm
+                            }
+                            Stage::Rows | Stage::RowsTiled => {
+                                (-r..=r).fold(0f32, |a, i| a + taps[(i + r) as usize] * at(x + i, y)) * norm
+                            }
+                            _ => (-r..=r).fold(0f32, |a, j| a + taps[(j + r) as usize] * at(x, y + j)) * norm,
+                        };
+                    }
+                });
+            }
+            Stage::RgV | Stage::RgVSeg | Stage::RgH => {
+                let c = self.g.deriche();
+                let (seg, warm) = (self.seg as i64, self.warm as i64);
+                // Lines run in parallel; each writes its own column (or row) through a raw index.
+                let results: Vec<Vec<(usize, f32, bool)>> = (0..self.lines() as usize)
+                    .into_par_iter()
+                    .map(|line| {
+                        let mut writes = Vec::new();
+                        let n = if self.stage == Stage::RgH { w } else { h };
+                        let input = |i: usize| {
+                            if self.stage == Stage::RgH {
+                                src[line * w as usize + i]
+                            } else {
+                                src[i * w as usize + line]
+                            }
+                        };
+                        let mut put = |i: usize, v: f32, add: bool| writes.push((i, v, add));
+                        if self.stage == Stage::RgVSeg {
+                            for s in 0..self.segments() as i64 {
+                                let (lo, hi) = (s * seg, ((s + 1) * seg).min(n as i64));
+                                let from = if lo == 0 { 0 } else { lo - warm };
+                                let to = if hi == n as i64 { hi } else { (hi + warm).min(n as i64) };
+                                deriche_line(&input, &mut put, n, &c, from, lo, hi, to);
+                            }
+                        } else {
+                            deriche_line(&input, &mut put, n, &c, 0, 0, n as i64, n as i64);
+                        }
+                        writes
+                    })
+                    .collect();
+                for (line, writes) in results.into_iter().enumerate() {
+                    for (i, v, add) in writes {
+                        let idx = if self.stage == Stage::RgH { line * w as usize + i } else { i * w as usize + line };
+                        if add {
+                            out[idx] += v;
+                        } else {
+                            out[idx] = v;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Kernel for Blur {
+    fn name(&self) -> &'static str {
+        self.stage.name()
+    }
+    fn entry(&self) -> &'static str {
+        self.stage.entry()
+    }
+    fn module(&self) -> &'static str {
+        "blur"
+    }
+    fn problem(&self) -> String {
+        format!("{}x{}, sigma {}", self.w, self.h, self.g.sigma)
+    }
+    fn buffers(&self) -> Vec<Buffer> {
+        let n = self.w as usize * self.h as usize;
+        vec![Buffer { name: "in", len: n, role: Role::Input }, Buffer { name: "out", len: n, role: Role::Output }]
+    }
+    fn args(&self) -> Vec<Arg> {
+        let mut a = vec![Arg::Buf(0), Arg::Buf(1), Arg::I32(self.w as i32), Arg::I32(self.h as i32)];
+        match self.stage {
+            Stage::RgV | Stage::RgH | Stage::RgVSeg => {
+                if self.stage == Stage::RgVSeg {
+                    a.extend([Arg::I32(self.seg as i32), Arg::I32(self.warm as i32)]);
+                }
+                a.extend(self.g.deriche().map(Arg::F32));
+            }
+            _ => a.extend([Arg::F32(self.g.sigma), Arg::I32(self.g.r)]),
+        }
+        a
+    }
+    fn grid(&self, block: Dim3) -> Dim3 {
+        let div = |n: u32, b: u32| if b == 0 { 0 } else { n.div_ceil(b) };
+        match self.stage {
+            Stage::RgV | Stage::RgH => Dim3::new(div(self.lines(), block.x), 1, 1),
+            Stage::RgVSeg => Dim3::new(div(self.w, block.x), div(self.segments(), block.y), 1),
+            _ => Dim3::new(div(self.w, block.x), div(self.h, block.y), 1),
+        }
+    }
+    fn dynamic_smem(&self, block: Dim3) -> u32 {
+        let r2 = 2 * self.g.r as u32;
+        match self.stage {
+            Stage::RowsTiled => block.y.saturating_mul(block.x.saturating_add(r2)).saturating_mul(4),
+            Stage::ColsTiled => block.y.saturating_add(r2).saturating_mul(block.x).saturating_mul(4),
+            _ => 0,
+        }
+    }
+    fn check_block(&self, block: Dim3) -> Option<String> {
+        match self.stage {
+            Stage::RgV | Stage::RgH if block.y != 1 || block.z != 1 => Some(format!(
+                "invalid configuration: {} runs one thread per line: blocks BX x 1, not {block}",
+                self.entry()
+            )),
+            _ if block.z != 1 => Some(format!("invalid configuration: {} takes 2D blocks, not {block}", self.entry())),
+            _ => None,
+        }
+    }
+    fn barriers(&self) -> u32 {
+        match self.stage {
+            Stage::RowsTiled | Stage::ColsTiled => 3,
+            Stage::RgV | Stage::RgH | Stage::RgVSeg => 0,
+            _ => 2,
+        }
+    }
+    fn work(&self) -> Work {
+        let p = self.w as u64 * self.h as u64;
+        let t = 2 * self.g.r as u64 + 1;
+        let flops = match self.stage {
+            Stage::Direct => 2 * t * t,
+            Stage::RgV | Stage::RgH | Stage::RgVSeg => 33,
+            _ => 2 * t,
+        };
+        Work { bytes_read: 4 * p, bytes_written: 4 * p, flops: flops * p }
+    }
+    fn reference(&self, inputs: &[Vec<f32>]) -> Vec<Vec<f32>> {
+        vec![self.cpu(&inputs[0])]
+    }
+    fn tolerance(&self) -> Tolerance {
+        Tolerance { abs: 1e-5, rel: 1e-4 } // FMA contraction on the GPU, separate multiply and add on the CPU
+    }
+    fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
+        let (w, h) = (self.w, self.h);
+        let idx = |x: i64, y: i64| (clamp(y, h) * w as usize + clamp(x, w)) as u64;
+        let load = |insn: usize, index: u64| Access {
+            insn: insn.min(u16::MAX as usize) as u16,
+            kind: AccessKind::Load,
+            buffer: 0,
+            index,
+            bytes: 4,
+        };
+        let store = |insn: usize, index: u64| Access {
+            insn: insn.min(u16::MAX as usize) as u16,
+            kind: AccessKind::Store,
+            buffer: 1,
+            index,
+            bytes: 4,
+        };
+        let x = t.block.x as i64 * t.dim.x as i64 + t.thread.x as i64;
+        let y = t.block.y as i64 * t.dim.y as i64 + t.thread.y as i64;
+        let r = self.g.r as i64;
+        match self.stage {
+            Stage::Direct | Stage::Rows | Stage::Cols => {
+                if x >= w as i64 || y >= h as i64 {
+                    return;
+                }
+                let mut insn = 0;
+                for j in if self.stage == Stage::Rows { 0..=0 } else { -r..=r } {
+                    for i in if self.stage == Stage::Cols { 0..=0 } else { -r..=r } {
+                        out.push(load(insn, idx(x + i, y + j)));
+                        insn += 1;
+                    }
+                }
+                out.push(store(insn, idx(x, y)));
+            }
+            Stage::RowsTiled | Stage::ColsTiled => {
+                // The tile loads: each thread loads its share of the block's span, then stores one pixel.
+                let (bx, by) = (t.dim.x as i64, t.dim.y as i64);
+                let (x0, y0) = (t.block.x as i64 * bx, t.block.y as i64 * by);
+                let mut insn = 0;
+                if self.stage == Stage::RowsTiled {
+                    let mut i = t.thread.x as i64;
+                    while i < bx + 2 * r {
+                        out.push(load(insn, idx(x0 - r + i, y)));
+                        insn += 1;
+                        i += bx;
+                    }
+                } else {
+                    let mut j = t.thread.y as i64;
+                    while j < by + 2 * r {
+                        out.push(load(insn, idx(x, y0 - r + j)));
+                        insn += 1;
+                        j += by;
+                    }
+                }
+                if x < w as i64 && y < h as i64 {
+                    out.push(store(64, idx(x, y)));
+                }
+            }
+            Stage::RgV | Stage::RgH | Stage::RgVSeg => {
+                // One line per thread: every sample is loaded twice and stored twice (both recursions).
+                let line =
+                    if self.stage == Stage::RgVSeg { x } else { t.block.x as i64 * t.dim.x as i64 + t.thread.x as i64 };
+                if line >= self.lines() as i64 {
+                    return;
+                }
+                let (lo, hi) = if self.stage == Stage::RgVSeg {
+                    let lo = y * self.seg as i64;
+                    if lo >= h as i64 {
+                        return;
+                    }
+                    (lo, (lo + self.seg as i64).min(h as i64))
+                } else {
+                    (0, if self.stage == Stage::RgH { w as i64 } else { h as i64 })
+                };
+                let at = |i: i64| if self.stage == Stage::RgH { idx(i, line) } else { idx(line, i) };
+                for (k, i) in (lo..hi).enumerate() {
+                    out.push(load(2 * k, at(i)));
+                    out.push(store(2 * k + 1, at(i)));
+                }
+            }
+        }
+    }
+}
+
+/// The exact Gaussian (float64, separable, the same truncation and clamped edges), to judge by.
+pub fn gaussian_f64(src: &[f32], w: u32, h: u32, g: &Gaussian) -> Vec<f64> {
+    let s = g.sigma as f64;
+    let taps: Vec<f64> = (-g.r..=g.r).map(|k| (-(k as f64).powi(2) / (2.0 * s * s)).exp()).collect();
+    let sum: f64 = taps.iter().sum();
+    let taps: Vec<f64> = taps.iter().map(|t| t / sum).collect();
+    let (wu, r) = (w as usize, g.r as i64);
+    let mut rows = vec![0f64; src.len()];
+    rows.par_chunks_mut(wu).enumerate().for_each(|(y, row)| {
+        for (x, o) in row.iter_mut().enumerate() {
+            *o = taps.iter().enumerate().map(|(k, t)| t * src[y * wu + clamp(x as i64 + k as i64 - r, w)] as f64).sum();
+        }
+    });
+    let mut out = vec![0f64; src.len()];
+    out.par_chunks_mut(wu).enumerate().for_each(|(y, row)| {
+        for (x, o) in row.iter_mut().enumerate() {
+            *o = taps.iter().enumerate().map(|(k, t)| t * rows[clamp(y as i64 + k as i64 - r, h) * wu + x]).sum();
+        }
+    });
+    out
+}
+
+/// (max |a - exact|, ||a - exact|| / ||exact||).
+pub fn error(a: &[f32], exact: &[f64]) -> (f64, f64) {
+    let (mut max, mut num, mut den) = (0f64, 0f64, 0f64);
+    for (&x, &e) in a.iter().zip(exact) {
+        let d = x as f64 - e;
+        max = max.max(d.abs());
+        num += d * d;
+        den += e * e;
+    }
+    (max, if den > 0.0 { (num / den).sqrt() } else { num.sqrt() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(w: u32, h: u32) -> Vec<f32> {
+        // A smooth gradient with a sharp square: edges and flat regions.
+        (0..h)
+            .flat_map(|y| {
+                (0..w).map(move |x| {
+                    (x as f32 / w as f32) * 0.5 + if (10..20).contains(&x) && (8..30).contains(&y) { 0.4 } else { 0.0 }
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn taps_are_normalised() {
+        let g = Gaussian::new(5.0).unwrap();
+        assert_eq!(g.r, 15);
+        let (t, n) = g.taps();
+        assert_eq!(t.len(), 31);
+        assert!((t.iter().sum::<f32>() * n - 1.0).abs() < 1e-6);
+        assert!(Gaussian::new(0.1).is_err() && Gaussian::new(100.0).is_err());
+    }
+
+    #[test]
+    fn deriche_has_unit_gain_and_decays() {
+        let c = Gaussian::new(5.0).unwrap().deriche();
+        let den = 1.0 + c[8] + c[9] + c[10] + c[11];
+        let gain = (c[0] + c[1] + c[2] + c[3] + c[4] + c[5] + c[6] + c[7]) / den;
+        assert!((gain - 1.0).abs() < 1e-5, "{gain}");
+        assert!((c[12] + c[13] - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn every_algorithm_approximates_the_gaussian() {
+        let (w, h) = (70, 50);
+        let img = image(w, h);
+        let g = Gaussian::new(3.0).unwrap();
+        let exact = gaussian_f64(&img, w, h, &g);
+        let run = |s: Stage, src: &[f32]| Blur::new(s, w, h, g).unwrap().cpu(src);
+        let direct = run(Stage::Direct, &img);
+        let sep = run(Stage::Cols, &run(Stage::Rows, &img));
+        let tiled = run(Stage::ColsTiled, &run(Stage::RowsTiled, &img));
+        for (name, out) in [("direct", &direct), ("separable", &sep), ("tiled", &tiled)] {
+            let (max, rel) = error(out, &exact);
+            assert!(max < 1e-5 && rel < 1e-6, "{name}: {max} {rel}");
+        }
+        // Deriche's recursion approximates the (untruncated) Gaussian: bound 1 % of the signal's range.
+        let rec = run(Stage::RgH, &run(Stage::RgV, &img));
+        let (max, rel) = error(&rec, &exact);
+        assert!(max < 0.01 && rel < 0.01, "recursive: {max} {rel}");
+        // Segments with warm-up give the whole-column recursion to float precision.
+        let g2 = Gaussian::new(2.0).unwrap();
+        let tall = image(40, 700);
+        let whole = Blur::new(Stage::RgV, 40, 700, g2).unwrap().cpu(&tall);
+        let seg = Blur::new(Stage::RgVSeg, 40, 700, g2).unwrap().cpu(&tall);
+        let (max, _) = error(&seg, &whole.iter().map(|&v| v as f64).collect::<Vec<_>>());
+        assert!(max < 1e-5, "segments: {max}");
+    }
+
+    #[test]
+    fn accesses_cover_the_outputs() {
+        let g = Gaussian::new(1.0).unwrap();
+        for &s in STAGES {
+            let k = Blur::new(s, 40, 30, g).unwrap();
+            let b = if s == Stage::RgH { Dim3::new(8, 1, 1) } else { s.natural_block() };
+            let grid = k.grid(b);
+            let mut acc = Vec::new();
+            for by in 0..grid.y {
+                for bx in 0..grid.x {
+                    for ty in 0..b.y {
+                        for tx in 0..b.x {
+                            k.accesses(
+                                &Thread { block: Dim3::new(bx, by, 0), thread: Dim3::new(tx, ty, 0), dim: b },
+                                &mut acc,
+                            );
+                        }
+                    }
+                }
+            }
+            let mut seen = vec![false; 1200];
+            for a in acc.iter().filter(|a| a.kind == AccessKind::Store) {
+                seen[a.index as usize] = true;
+            }
+            assert!(seen.iter().all(|&v| v), "{s:?}");
+        }
+    }
+}
