@@ -5,8 +5,8 @@
 //   blurRowsTiled/...   the same with the block's neighbourhood staged in shared memory
 //   rgV/rgH             recursive Gaussian (Deriche's 4th-order IIR, causal + anti-causal), one thread per
 //                       column (V: coalesced) or per row (H: strided)
-//   rgVSeg              rgV with each column cut into segments, each started `warm` samples early so the
-//                       truncated history has decayed: W x segments threads instead of W
+//   rgVSeg              rgV with each column cut into 32-row segments, each recursion started `warm`
+//                       samples early so the truncated history has decayed: W x H/32 threads instead of W
 
 #define MAX_TAPS 255
 
@@ -155,13 +155,57 @@ extern "C" __global__ void rgH(const float *in, float *out, int W, int H, COEFS)
     if (y < H) deriche(in + (size_t)y * W, out + (size_t)y * W, W, 1, c, 0, 0, W, W);
 }
 
-extern "C" __global__ void rgVSeg(const float *in, float *out, int W, int H, int seg, int warm, COEFS)
+// Column segments of SEG rows: thread (column, segment) runs the causal recursion from `warm` rows above
+// its segment (keeping its SEG results in registers) and the anti-causal one from `warm` rows below,
+// writing each output once. W x H / SEG threads instead of W.
+#define SEG 32
+
+extern "C" __global__ void rgVSeg(const float *in, float *out, int W, int H, int warm, COEFS)
 {
     PACK;
     int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int lo = (blockIdx.y * blockDim.y + threadIdx.y) * seg;
+    int lo = (blockIdx.y * blockDim.y + threadIdx.y) * SEG;
     if (x >= W || lo >= H) return;
-    int hi = min(lo + seg, H);
+    int hi = min(lo + SEG, H);
     int from = lo == 0 ? 0 : lo - warm, to = hi == H ? H : min(hi + warm, H);
-    deriche(in + x, out + x, H, W, c, from, lo, hi, to);
+    const float *col = in + x;
+    float yp[SEG];
+
+    float x0 = col[(size_t)from * W];
+    float x1 = x0, x2 = x0, x3 = x0;
+    float y1 = c[12] * x0, y2 = y1, y3 = y1, y4 = y1;
+    for (int i = from; i < lo; ++i) {
+        float xi = col[(size_t)i * W];
+        float y = c[0] * xi + c[1] * x1 + c[2] * x2 + c[3] * x3 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+        x3 = x2; x2 = x1; x1 = xi;
+        y4 = y3; y3 = y2; y2 = y1; y1 = y;
+    }
+#pragma unroll
+    for (int k = 0; k < SEG; ++k) {
+        if (lo + k < hi) {
+            float xi = col[(size_t)(lo + k) * W];
+            float y = c[0] * xi + c[1] * x1 + c[2] * x2 + c[3] * x3 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+            x3 = x2; x2 = x1; x1 = xi;
+            y4 = y3; y3 = y2; y2 = y1; y1 = y;
+            yp[k] = y;
+        }
+    }
+
+    float e = col[(size_t)(to - 1) * W];
+    x1 = e; x2 = e; x3 = e; float x4 = e;
+    y1 = c[13] * e; y2 = y1; y3 = y1; y4 = y1;
+    for (int i = to - 1; i >= hi; --i) {
+        float y = c[4] * x1 + c[5] * x2 + c[6] * x3 + c[7] * x4 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+        x4 = x3; x3 = x2; x2 = x1; x1 = col[(size_t)i * W];
+        y4 = y3; y3 = y2; y2 = y1; y1 = y;
+    }
+#pragma unroll
+    for (int k = SEG - 1; k >= 0; --k) {
+        if (lo + k < hi) {
+            float y = c[4] * x1 + c[5] * x2 + c[6] * x3 + c[7] * x4 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+            x4 = x3; x3 = x2; x2 = x1; x1 = col[(size_t)(lo + k) * W];
+            y4 = y3; y3 = y2; y2 = y1; y1 = y;
+            out[(size_t)(lo + k) * W + x] = yp[k] + y;
+        }
+    }
 }

@@ -23,6 +23,9 @@ pub struct Gaussian {
     pub r: i32,
 }
 
+/// Rows per segment of `rgVSeg` (SEG in kernels/blur.cu).
+pub const SEG: u32 = 32;
+
 /// Largest 2R + 1 the kernels' shared tap array holds.
 pub const MAX_TAPS: i32 = 255;
 
@@ -160,7 +163,7 @@ pub struct Blur {
     w: u32,
     h: u32,
     g: Gaussian,
-    /// Rows per segment (`RgVSeg`).
+    /// Rows per segment (`RgVSeg`): the kernel's SEG.
     seg: u32,
     /// Warm-up samples before and after a segment (`RgVSeg`): 12 sigma, where the recursion's memory
     /// has decayed under 1e-9.
@@ -174,7 +177,7 @@ impl Blur {
             return Err(Error::usage(format!("invalid image {w}x{h}: 1 to 2^31-1 pixels")));
         }
         let warm = (12.0 * g.sigma).ceil() as u32;
-        Ok(Blur { stage, w, h, g, seg: 256.min(h), warm })
+        Ok(Blur { stage, w, h, g, seg: SEG, warm })
     }
 
     fn segments(&self) -> u32 {
@@ -332,7 +335,7 @@ impl Kernel for Blur {
         match self.stage {
             Stage::RgV | Stage::RgH | Stage::RgVSeg => {
                 if self.stage == Stage::RgVSeg {
-                    a.extend([Arg::I32(self.seg as i32), Arg::I32(self.warm as i32)]);
+                    a.push(Arg::I32(self.warm as i32));
                 }
                 a.extend(self.g.deriche().map(Arg::F32));
             }

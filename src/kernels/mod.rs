@@ -304,7 +304,7 @@ pub const CATALOGUE: &[KernelInfo] = &[
     KernelInfo {
         name: "blur-rgv-seg",
         entry: "rgVSeg",
-        about: "recursive Gaussian, columns cut in 256-row segments started 12 sigma early",
+        about: "recursive Gaussian, columns cut in 32-row segments, each recursion started 12 sigma early",
         selftest: SMALL_BLUR,
         selftest_blocks: "32x4,64x1",
     },
