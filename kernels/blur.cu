@@ -171,11 +171,12 @@ extern "C" __global__ void rgVSeg(const float *in, float *out, int W, int H, int
     const float *col = in + x;
     float yp[SEG];
 
-    float x0 = col[(size_t)from * W];
+    // The warm-up may start above the image (lo < warm): those samples are the clamped edge.
+    float x0 = col[(size_t)clampi(from, 0, H - 1) * W];
     float x1 = x0, x2 = x0, x3 = x0;
     float y1 = c[12] * x0, y2 = y1, y3 = y1, y4 = y1;
     for (int i = from; i < lo; ++i) {
-        float xi = col[(size_t)i * W];
+        float xi = col[(size_t)clampi(i, 0, H - 1) * W];
         float y = c[0] * xi + c[1] * x1 + c[2] * x2 + c[3] * x3 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
         x3 = x2; x2 = x1; x1 = xi;
         y4 = y3; y3 = y2; y2 = y1; y1 = y;
