@@ -175,7 +175,20 @@ extern "C" __global__ void rgVSeg(const float *in, float *out, int W, int H, int
     float x0 = col[(size_t)clampi(from, 0, H - 1) * W];
     float x1 = x0, x2 = x0, x3 = x0;
     float y1 = c[12] * x0, y2 = y1, y3 = y1, y4 = y1;
-    for (int i = from; i < lo; ++i) {
+    // Warm-up: eight loads in flight before the eight recursion steps that use them.
+    int i = from;
+    for (; i + 8 <= lo; i += 8) {
+        float xs[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) xs[k] = col[(size_t)clampi(i + k, 0, H - 1) * W];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            float y = c[0] * xs[k] + c[1] * x1 + c[2] * x2 + c[3] * x3 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+            x3 = x2; x2 = x1; x1 = xs[k];
+            y4 = y3; y3 = y2; y2 = y1; y1 = y;
+        }
+    }
+    for (; i < lo; ++i) {
         float xi = col[(size_t)clampi(i, 0, H - 1) * W];
         float y = c[0] * xi + c[1] * x1 + c[2] * x2 + c[3] * x3 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
         x3 = x2; x2 = x1; x1 = xi;
@@ -195,7 +208,19 @@ extern "C" __global__ void rgVSeg(const float *in, float *out, int W, int H, int
     float e = col[(size_t)(to - 1) * W];
     x1 = e; x2 = e; x3 = e; float x4 = e;
     y1 = c[13] * e; y2 = y1; y3 = y1; y4 = y1;
-    for (int i = to - 1; i >= hi; --i) {
+    i = to - 1;
+    for (; i - 8 >= hi - 1; i -= 8) {
+        float xs[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) xs[k] = col[(size_t)(i - k) * W];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            float y = c[4] * x1 + c[5] * x2 + c[6] * x3 + c[7] * x4 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
+            x4 = x3; x3 = x2; x2 = x1; x1 = xs[k];
+            y4 = y3; y3 = y2; y2 = y1; y1 = y;
+        }
+    }
+    for (; i >= hi; --i) {
         float y = c[4] * x1 + c[5] * x2 + c[6] * x3 + c[7] * x4 - c[8] * y1 - c[9] * y2 - c[10] * y3 - c[11] * y4;
         x4 = x3; x3 = x2; x2 = x1; x1 = col[(size_t)i * W];
         y4 = y3; y3 = y2; y2 = y1; y1 = y;

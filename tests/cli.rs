@@ -209,7 +209,7 @@ fn devices_and_selftest_on_the_mock() {
     mock(&["selftest"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("selftest: 61 of 61 configurations verified"));
+        .stderr(predicate::str::contains("selftest: 81 of 81 configurations verified"));
 }
 
 #[test]

@@ -165,8 +165,8 @@ pub struct Blur {
     g: Gaussian,
     /// Rows per segment (`RgVSeg`): the kernel's SEG.
     seg: u32,
-    /// Warm-up samples before and after a segment (`RgVSeg`): 12 sigma, where the recursion's memory
-    /// has decayed under 1e-9.
+    /// Warm-up samples before and after a segment (`RgVSeg`): 8 sigma, where the recursion's memory has
+    /// decayed to about 1e-6 (its slowest pole is exp(-1.723 / sigma)).
     warm: u32,
 }
 
@@ -176,7 +176,7 @@ impl Blur {
         if w == 0 || h == 0 || w as u64 * h as u64 > i32::MAX as u64 {
             return Err(Error::usage(format!("invalid image {w}x{h}: 1 to 2^31-1 pixels")));
         }
-        let warm = (12.0 * g.sigma).ceil() as u32;
+        let warm = (8.0 * g.sigma).ceil() as u32;
         Ok(Blur { stage, w, h, g, seg: SEG, warm })
     }
 

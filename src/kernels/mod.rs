@@ -4,12 +4,14 @@
 
 mod blur;
 mod frames;
+mod patterns;
 mod peak;
 mod sum_matrix;
 mod transpose;
 
 pub use blur::{Blur, Gaussian, STAGES as BLUR_STAGES, Stage as BlurStage, error as blur_error, gaussian_f64};
 pub use frames::{Frames, GaussianSmooth, Resize, RgbToGray};
+pub use patterns::{Diverge, Layout, MatMul};
 pub use peak::{Copy, CopyKind, MAD_COUNTS, Mad};
 pub use sum_matrix::SumMatrix;
 pub use transpose::{Transpose, VARIANTS as TRANSPOSES, Variant as TransposeVariant};
@@ -178,6 +180,7 @@ const BLOCKS_1D: &str = "256,128,1000,1";
 const SMALL_FRAMES: Problem = Problem { nx: Some(100), ny: Some(77), frames: Some(3), n: None, sigma: None };
 const SMALL_T: Problem = Problem { nx: Some(1000), ny: Some(777), frames: None, n: None, sigma: None };
 const SMALL_BLUR: Problem = Problem { nx: Some(300), ny: Some(577), frames: None, n: None, sigma: Some(3.0) };
+const SMALL_MM: Problem = Problem { nx: Some(200), ny: None, frames: None, n: None, sigma: None };
 const SMALL_1D: Problem = Problem { nx: Some(1000), ny: Some(772), frames: None, n: None, sigma: None };
 
 /// The kernels `sweep`, `run` and `estimate` accept.
@@ -304,7 +307,7 @@ pub const CATALOGUE: &[KernelInfo] = &[
     KernelInfo {
         name: "blur-rgv-seg",
         entry: "rgVSeg",
-        about: "recursive Gaussian, columns cut in 32-row segments, each recursion started 12 sigma early",
+        about: "recursive Gaussian, columns cut in 32-row segments, each recursion started 8 sigma early",
         selftest: SMALL_BLUR,
         selftest_blocks: "32x4,64x1",
     },
@@ -334,6 +337,48 @@ pub const CATALOGUE: &[KernelInfo] = &[
         entry: "mad24",
         about: "copy + N dependent multiply-adds per element, --n 0|3|6|12|24|48|96 (source 000); default N = 24",
         selftest: Problem { nx: Some(1000), ny: Some(772), frames: None, n: Some(24), sigma: None },
+        selftest_blocks: BLOCKS_1D,
+    },
+    KernelInfo {
+        name: "matmul-coalesced",
+        entry: "matmulCoalesced",
+        about: "C = A B, consecutive threads on consecutive columns (source 002); --nx N (1024)",
+        selftest: SMALL_MM,
+        selftest_blocks: "32x8,16x16",
+    },
+    KernelInfo {
+        name: "matmul-strided",
+        entry: "matmulStrided",
+        about: "C = A B, consecutive threads on consecutive rows: the slow mapping (source 002)",
+        selftest: SMALL_MM,
+        selftest_blocks: "32x8,16x16",
+    },
+    KernelInfo {
+        name: "diverge-odd-even",
+        entry: "divergeOddEven",
+        about: "branch on i % 2: both 64-FMA paths in every warp (source 002); 1D blocks",
+        selftest: SMALL_1D,
+        selftest_blocks: BLOCKS_1D,
+    },
+    KernelInfo {
+        name: "diverge-warp",
+        entry: "divergeWarp",
+        about: "branch on i / 32 % 2: no warp diverges (source 002); 1D blocks",
+        selftest: SMALL_1D,
+        selftest_blocks: BLOCKS_1D,
+    },
+    KernelInfo {
+        name: "aos",
+        entry: "aosSum",
+        about: "sum of a 40-byte struct per thread, array of structures (source 003); default 4096 x 4096 structs",
+        selftest: SMALL_1D,
+        selftest_blocks: BLOCKS_1D,
+    },
+    KernelInfo {
+        name: "soa",
+        entry: "soaSum",
+        about: "the same sums, structure of arrays (source 003)",
+        selftest: SMALL_1D,
         selftest_blocks: BLOCKS_1D,
     },
 ];
@@ -402,6 +447,11 @@ pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
         "copy-float4" => Box::new(Copy::new(CopyKind::Float4, nx, ny)?),
         "copy-float4x4" => Box::new(Copy::new(CopyKind::Float4x4, nx, ny)?),
         "mad" => Box::new(Mad::new(p.n.unwrap_or(24), nx, ny)?),
+        "matmul-coalesced" | "matmul-strided" => {
+            Box::new(MatMul::new(name == "matmul-coalesced", p.nx.unwrap_or(1024))?)
+        }
+        "diverge-odd-even" | "diverge-warp" => Box::new(Diverge::new(name == "diverge-odd-even", nx, ny)?),
+        "aos" | "soa" => Box::new(Layout::new(name == "aos", p.nx.unwrap_or(4096), p.ny.unwrap_or(4096))?),
         _ => return Err(unknown(name)),
     })
 }

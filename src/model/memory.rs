@@ -121,6 +121,10 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
 /// Adds one warp's accesses to the counts and empties the buffer.
 fn count_warp(warp: &mut Vec<Access>, keys: &mut Vec<(u16, bool, u64)>, txn_bytes: u32, stats: &mut MemStats) {
     keys.clear();
+    // Requested bytes count each address once per instruction: threads reading the same word (a
+    // broadcast) use one word of the sector, as ncu's bytes-per-sector metrics count them.
+    warp.sort_unstable_by_key(|a| (a.insn, a.kind == AccessKind::Load, a.buffer, a.index, a.bytes));
+    warp.dedup_by_key(|a| (a.insn, a.kind == AccessKind::Load, a.buffer, a.index, a.bytes));
     for a in warp.iter() {
         let is_load = a.kind == AccessKind::Load;
         let traffic = if is_load { &mut stats.loads } else { &mut stats.stores };
