@@ -47,6 +47,26 @@ step table     "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,64x2,128x
 # Measured metrics through CUPTI (the seed's three) and every metric of the catalogue on one shape.
 step metrics3  "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16 --metrics achieved_occupancy,gld_throughput,gld_efficiency -v
 step metricsall "$bin" run sum-matrix --block 32x16 --metrics all --format json -o "$out/metrics-all.json"
+# Source 000's peak benchmarks, transposes and Gaussian blur, and the patterns of sources 002 and 003,
+# each with the model's estimate beside the measurement.
+step peak      "$bin" peak --plot "$out/mad.svg"
+step transpose "$bin" transpose --bench
+step blur-bench "$bin" blur --bench
+for a in direct separable separable-tiled recursive-vh recursive recursive-seg; do
+  step "blur-$a" "$bin" blur --image "$here/../tests/fixtures/astronaut.png" --algo "$a" -o "$out/astronaut-$a.png"
+done
+for k in matmul-coalesced matmul-strided; do
+  step "$k" "$bin" sweep "$k" --block 16x16,32x8,32x32 --metrics gld_efficiency,gld_transactions --model -o "$out/$k.json" --format json
+done
+for k in diverge-odd-even diverge-warp; do
+  step "$k" "$bin" sweep "$k" --bx 128,256 --metrics branch_efficiency,warp_execution_efficiency --model -o "$out/$k.json" --format json
+done
+for k in aos soa; do
+  step "$k" "$bin" sweep "$k" --bx 128,256 --metrics gld_efficiency,gld_throughput --model -o "$out/$k.json" --format json
+done
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 "$bin" selftest
+fi
 if command -v ncu >/dev/null 2>&1; then
   step ncu-check bash "$here/ncu-crosscheck.sh" "$out"
   step bench     bash "$here/bench-vs-ncu.sh" "$out"
@@ -69,6 +89,31 @@ for rec in r["records"]:
     print(f"  {str(tuple(rec['block'][:2])):>10} {rec['status']:>7} {t:8.4f} ms  {m.get('pct_of_memcpy', float('nan')):6.1f}% of memcpy  occ {m.get('achieved_occupancy', float('nan')):.3f}")
 PY
 done
+grep -E "^selftest:" "$out/selftest.log"
+grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
+grep -E "fastest transpose" "$out/transpose.log"
+grep -E "^ (copy|recursive, column)" "$out/blur-bench.log"
+for a in direct separable separable-tiled recursive-vh recursive recursive-seg; do grep -h "match" "$out/blur-$a.log"; done
+python3 - "$out" <<'PY'
+import json, sys, os
+# The pattern kernels: time, model time, and each requested metric measured (m) beside its estimate (e).
+for name in ["matmul-coalesced", "matmul-strided", "diverge-odd-even", "diverge-warp", "aos", "soa"]:
+    p = os.path.join(sys.argv[1], name + ".json")
+    if not os.path.exists(p):
+        continue
+    for rec in json.load(open(p))["records"]:
+        if not rec["time_ms"]:
+            print(f"{name} {rec['block'][:2]} {rec['status']}: {rec['reason']}")
+            continue
+        parts = []
+        for m in rec["metrics"]:
+            if m["name"] in ("eff_bandwidth", "theoretical_occupancy", "achieved_occupancy", "model_error"):
+                continue
+            tag = "e" if m["source"] == "estimated" else "m"
+            parts.append(f"{m['name']}={m['value']:.4g}{tag}")
+        print(f"{name} {tuple(rec['block'][:2])} {rec['time_ms']['median']:.4f} ms " + " ".join(parts))
+PY
+[ -f "$out/sanitizer.log" ] && tail -n 1 "$out/sanitizer.log"
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
 [ -f "$out/bench.txt" ] && cat "$out/bench.txt"
 tail -n 3 "$out/occupancy.log"
