@@ -55,12 +55,59 @@ pub fn instruction_count(name: &str, entry: &str) -> Option<u32> {
     Some(count as u32)
 }
 
+/// Whether a PTX line is an instruction the hardware executes: `mov` of an immediate folds into its
+/// user in SASS, and directives, labels and braces are not instructions.
+fn executes(line: &str) -> bool {
+    let l = line.trim();
+    if l.is_empty() || l.starts_with('.') || l.starts_with("//") || l.ends_with(':') || !l.ends_with(';') {
+        return false;
+    }
+    let folds = l.starts_with("mov.") && l.rsplit(',').next().is_some_and(|src| !src.trim().starts_with('%'));
+    !folds
+}
+
+/// Instructions per multiply-add in the loop of `entry` with the most multiply-adds (a loop: a label
+/// and a later branch back to it, its body counted as SASS would run it); `None` without such a loop.
+pub fn loop_insns_per_fma(name: &str, entry: &str) -> Option<f64> {
+    let text = module(name)?;
+    let start = text.find(&format!(".entry {entry}("))?;
+    let body = &text[start..];
+    let lines: Vec<&str> = body[..body.find("\n}")?].lines().map(str::trim).collect();
+    let mut best: Option<(usize, usize)> = None; // (fmas, instructions)
+    for (end, line) in lines.iter().enumerate() {
+        let Some(target) =
+            line.strip_suffix(';').and_then(|l| l.split("bra").nth(1)).map(|t| t.trim_start_matches(".uni").trim())
+        else {
+            continue;
+        };
+        let Some(head) = lines[..end].iter().position(|l| l.strip_suffix(':') == Some(target)) else { continue };
+        let loop_body = &lines[head..=end];
+        let insns = loop_body.iter().filter(|l| executes(l)).count();
+        let fmas = loop_body.iter().filter(|l| l.starts_with("fma.") || l.starts_with("mad.")).count();
+        if fmas > 0 && best.is_none_or(|(f, _)| fmas > f) {
+            best = Some((fmas, insns));
+        }
+    }
+    best.map(|(f, i)| i as f64 / f as f64)
+}
+
 /// Compiled register/shared-memory use per kernel and arch, from `ptxas -v` (kernels-ptx/resources.json).
 pub const RESOURCES_JSON: &str = include_str!("../kernels-ptx/resources.json");
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loop_bodies_are_priced_per_multiply_add() {
+        // divergeWarp's loop: fma, add, setp, bra (the constants' movs fold into the FFMA).
+        assert_eq!(loop_insns_per_fma("patterns", "divergeWarp"), Some(4.0));
+        // The matmul loop is unrolled by nvcc: several multiply-adds per trip, a few instructions each.
+        let m = loop_insns_per_fma("patterns", "matmulCoalesced").unwrap();
+        assert!((3.0..8.0).contains(&m), "{m}");
+        // No loop at all.
+        assert_eq!(loop_insns_per_fma("sum_matrix", "sumMatrixOnGPU2D"), None);
+    }
 
     #[test]
     fn every_kernel_module_is_embedded() {

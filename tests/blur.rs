@@ -62,7 +62,12 @@ fn blur_command_on_the_mock() {
     mock(&["blur", "--image", photo.to_str().unwrap(), "--algo", "separable-tiled", "-o", out.to_str().unwrap()])
         .assert()
         .success()
-        .stderr(predicate::str::contains("110592 of 110592 pixel values match the CPU implementation"));
+        .stderr(predicate::str::contains("110592 of 110592 pixel values match the CPU implementation"))
+        .stderr(predicate::str::contains("(bound 1e-5 / 1e-5: within)"));
+    mock(&["blur", "--image", photo.to_str().unwrap(), "--algo", "recursive"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("(bound 5e-3 / 3e-3: within)"));
     assert_eq!(image_io::read(&out).unwrap().planes.len(), 3);
     let json =
         stdout(&mut mock(&["blur", "--bench", "--width", "128", "--height", "96", "--iters", "2", "--format", "json"]));

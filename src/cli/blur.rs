@@ -110,8 +110,10 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
         worst_rel = worst_rel.max(rel);
         blurred.push(out);
     }
+    let bound = algo.bound();
+    let within = worst <= bound.0 && worst_rel <= bound.1;
     eprintln!(
-        "{}: {}x{} {}, {} on {}, sigma {}: {} of {} pixel values match the CPU implementation; against the float64 Gaussian: max |error| {:.2e} ({:.3} of 255), relative L2 {:.2e}",
+        "{}: {}x{} {}, {} on {}, sigma {}: {} of {} pixel values match the CPU implementation; against the float64 Gaussian: max |error| {:.2e} ({:.3} of 255), relative L2 {:.2e} (bound {:.0e} / {:.0e}: {})",
         path.display(),
         img.w,
         img.h,
@@ -123,7 +125,10 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
         blurred.iter().map(Vec::len).sum::<usize>(),
         worst,
         worst * 255.0,
-        worst_rel
+        worst_rel,
+        bound.0,
+        bound.1,
+        if within { "within" } else { "EXCEEDED" }
     );
     if let Some(out) = &a.output {
         image_io::write(out, &image_io::Planes { w: img.w, h: img.h, planes: blurred })?;
@@ -131,6 +136,10 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
     }
     if mismatches > 0 {
         eprintln!("FAILED: {mismatches} values differ from the CPU implementation");
+        return Ok(ExitCode::from(1));
+    }
+    if !within {
+        eprintln!("FAILED: the blur is outside the bound stated for {}", algo.name());
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

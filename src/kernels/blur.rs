@@ -376,6 +376,18 @@ impl Kernel for Blur {
             _ => 2,
         }
     }
+    fn loop_fmas(&self) -> f64 {
+        let t = 2.0 * self.g.r as f64 + 1.0;
+        // The recursions: 8 multiply-adds per sample and direction, over the line (or the segment and
+        // its warm-up on both sides).
+        match self.stage {
+            Stage::Direct => t * t,
+            Stage::RgV => 16.0 * self.h as f64,
+            Stage::RgH => 16.0 * self.w as f64,
+            Stage::RgVSeg => 8.0 * (2.0 * self.seg as f64 + 2.0 * self.warm as f64),
+            _ => t,
+        }
+    }
     fn work(&self) -> Work {
         let p = self.w as u64 * self.h as u64;
         let t = 2 * self.g.r as u64 + 1;

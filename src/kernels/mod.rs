@@ -157,6 +157,16 @@ pub trait Kernel: Send + Sync {
     }
     /// Appends the global accesses of one thread, in program order.
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>);
+    /// How many loads each listed load stands for: a kernel whose [`Kernel::accesses`] lists only the
+    /// first iterations of a long loop (the pattern repeats) gives trips / listed iterations.
+    fn load_repeat(&self) -> f64 {
+        1.0
+    }
+    /// Multiply-adds one warp executes in loops, per thread (a divergent branch's two sides both
+    /// counted): the time model prices each at the compiled loop body's instructions per FMA.
+    fn loop_fmas(&self) -> f64 {
+        0.0
+    }
 }
 
 /// A kernel of the catalogue.

@@ -102,6 +102,12 @@ impl Kernel for MatMul {
         }
         out.push(Access { insn: 100, kind: AccessKind::Store, buffer: 2, index: row * n + col, bytes: 4 });
     }
+    fn load_repeat(&self) -> f64 {
+        self.n as f64 / self.n.min(8) as f64
+    }
+    fn loop_fmas(&self) -> f64 {
+        self.n as f64
+    }
 }
 
 /// The two paths of the divergence kernels: 64 dependent FMAs each, different constants.
@@ -178,6 +184,10 @@ impl Kernel for Diverge {
             out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: i, bytes: 4 });
             out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: i, bytes: 4 });
         }
+    }
+    fn loop_fmas(&self) -> f64 {
+        // 64 per path; a warp split by i % 2 runs both paths one after the other.
+        if self.within_warps { 128.0 } else { 64.0 }
     }
 }
 

@@ -6,8 +6,8 @@
 use crate::kernels::{Access, AccessKind, Kernel, Thread};
 use crate::spec::Dim3;
 
-/// Accesses the model walks per configuration, about; beyond that it samples whole blocks evenly
-/// spaced over the grid (the first and the last always included) and scales the counts up. (A kernel
+/// Accesses the model walks per configuration, about; beyond that it samples whole blocks spread over
+/// the grid and scales the counts up. (A kernel
 /// with many accesses per thread, like a 31x31 convolution, gets fewer blocks.)
 pub const SAMPLE_ACCESSES: u64 = 1 << 18;
 
@@ -20,6 +20,12 @@ pub struct Traffic {
     pub transactions: f64,
     /// Bytes the active threads asked for.
     pub requested_bytes: f64,
+    /// Runs of adjacent 128-byte lines per request, summed: the L1 passes ("wavefronts") the time model
+    /// charges one cycle each. A request scattered over 32 rows takes 32; a contiguous span of lines, as
+    /// an array of structures or interleaved RGB reads it, one (docs/MODEL.md: fitted on the matmul
+    /// mappings, and a line per cycle would make gaussian-smooth and the AoS sum 1.2-1.9x slower than
+    /// measured).
+    pub wavefronts: f64,
 }
 
 /// The model's result for one configuration.
@@ -54,6 +60,9 @@ impl Traffic {
     }
 }
 
+/// Bytes of an L1 cache line: one tag lookup serves the sectors of one line.
+const LINE_BYTES: u64 = 128;
+
 /// Base address of buffer `i`: far apart and 256-byte aligned, as cudaMalloc returns them.
 fn base(buffer: u8) -> u64 {
     (buffer as u64 + 1) << 40
@@ -80,17 +89,26 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     }
     let per_block = (probe.len() as u64).max(threads_per_block);
     let want = (SAMPLE_ACCESSES / per_block).clamp(1, total_blocks);
-    let pick = |k: u64| if want == 1 { 0 } else { k * (total_blocks - 1) / (want - 1) };
+    // Every block when they fit; otherwise a golden-ratio (low-discrepancy) sequence over the grid, which
+    // no period of the grid can alias with: evenly spaced picks can all land on the ragged last row of
+    // blocks (32x11 blocks over 270-row frames did) and undercount.
+    let pick = |k: u64| {
+        if want == total_blocks {
+            k
+        } else {
+            let x = (0.5 + k as f64 * 0.618_033_988_749_894_9).fract();
+            ((x * total_blocks as f64) as u64).min(total_blocks - 1)
+        }
+    };
 
     let mut warp: Vec<Access> = Vec::with_capacity(32 * 8);
     let mut keys: Vec<(u16, bool, u64)> = Vec::with_capacity(32 * 8);
-    let mut last = u64::MAX;
+    let mut seen = std::collections::HashSet::new();
     for k in 0..want {
         let linear = pick(k);
-        if linear == last {
+        if !seen.insert(linear) {
             continue;
         }
-        last = linear;
         stats.sampled_blocks += 1;
         let b = Dim3::new(
             (linear % grid.x as u64) as u32,
@@ -110,10 +128,11 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
         }
     }
     let scale = total_blocks as f64 / stats.sampled_blocks as f64;
-    for t in [&mut stats.loads, &mut stats.stores] {
-        t.requests *= scale;
-        t.transactions *= scale;
-        t.requested_bytes *= scale;
+    for (t, s) in [(&mut stats.loads, scale * kernel.load_repeat()), (&mut stats.stores, scale)] {
+        t.requests *= s;
+        t.transactions *= s;
+        t.requested_bytes *= s;
+        t.wavefronts *= s;
     }
     stats
 }
@@ -137,14 +156,21 @@ fn count_warp(warp: &mut Vec<Access>, keys: &mut Vec<(u16, bool, u64)>, txn_byte
     }
     keys.sort_unstable();
     keys.dedup();
-    let mut prev_insn = None;
-    for &(insn, is_load, _) in keys.iter() {
+    let per_line = (LINE_BYTES / txn_bytes as u64).max(1);
+    let (mut prev_insn, mut prev_line) = (None, None);
+    for &(insn, is_load, seg) in keys.iter() {
         let traffic = if is_load { &mut stats.loads } else { &mut stats.stores };
         traffic.transactions += 1.0;
         if prev_insn != Some((insn, is_load)) {
             traffic.requests += 1.0;
             prev_insn = Some((insn, is_load));
+            prev_line = None;
         }
+        let line = seg / per_line;
+        if prev_line.is_none_or(|p: u64| line > p + 1) {
+            traffic.wavefronts += 1.0;
+        }
+        prev_line = Some(line);
     }
     warp.clear();
 }
@@ -188,6 +214,24 @@ mod tests {
         assert_eq!(s.loads.per_request(), Some(4.0));
         assert_eq!(s.stores.transactions, n * 4.0 / 32.0);
         assert!(s.sampled_blocks < s.total_blocks);
+    }
+
+    #[test]
+    fn loops_listed_in_part_are_scaled_and_lines_counted_per_request() {
+        use crate::kernels::MatMul;
+        let n = 1024u64;
+        let (c, s) = (MatMul::new(true, n as u32).unwrap(), MatMul::new(false, n as u32).unwrap());
+        let b = Dim3::new(32, 8, 1);
+        let warps = (n * n / 32) as f64;
+        // Coalesced: per k, A is one broadcast word (1 sector) and B one 128-byte row (4 sectors).
+        let mc = analyze(&c, c.grid(b), b, 32);
+        assert_eq!(mc.loads.requests, warps * 2.0 * n as f64);
+        assert_eq!(mc.loads.transactions, warps * 5.0 * n as f64);
+        assert_eq!(mc.loads.wavefronts, warps * 2.0 * n as f64);
+        // Strided: A's 32 rows are 32 scattered lines, B one broadcast word.
+        let ms = analyze(&s, s.grid(b), b, 32);
+        assert_eq!(ms.loads.wavefronts, warps * 33.0 * n as f64);
+        assert_eq!(ms.stores.transactions, warps * 32.0);
     }
 
     #[test]

@@ -97,6 +97,8 @@ pub struct Workload {
     pub store_bytes: f64,
     /// Bytes the load transactions move through L1 (memory model).
     pub l1_load_bytes: f64,
+    /// The loads' L1 tag lookups: distinct 128-byte lines per request (memory model).
+    pub l1_wavefronts: f64,
     /// Warp instructions per warp (PTX instructions of the kernel, SKE's n).
     pub insns_per_warp: f64,
     /// Barriers on a warp's path.
@@ -131,7 +133,8 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     let s = t.sms as f64;
     let clock = t.clock_mhz as f64 * 1e6;
     let bandwidth = (w.dram_read_bytes + w.store_bytes) / (t.bandwidth_gbs * 1e9);
-    let l1 = w.l1_load_bytes / (s * t.arch.l1_bytes_per_clk as f64 * clock);
+    // L1: its data bandwidth, or one line looked up per cycle, whichever is slower.
+    let l1 = (w.l1_load_bytes / t.arch.l1_bytes_per_clk as f64).max(w.l1_wavefronts) / (s * clock);
     // Each warp waits one DRAM round trip for its (independent) loads; resident warps overlap theirs.
     let latency = if w.resident_warps > 0.0 && w.dram_read_bytes > 0.0 {
         w.warps / (s * w.resident_warps) * t.latency_s()
@@ -194,6 +197,7 @@ mod tests {
             dram_read_bytes: 8.0 * n,
             store_bytes: 4.0 * n,
             l1_load_bytes: 8.0 * n,
+            l1_wavefronts: 2.0 * n / 32.0,
             insns_per_warp: 20.0,
             barriers: 0.0,
             resident_warps,
