@@ -121,7 +121,8 @@ mod tests {
     fn loops_and_l1_passes_against_the_h200() {
         let mut t = Target::from_card(find_card("H200").unwrap(), arch((9, 0)).unwrap());
         t.bandwidth_gbs = 4160.0;
-        let cases: [(Box<dyn Kernel>, Dim3, u32, f64, time::Bound); 5] = [
+        type Case = (Box<dyn Kernel>, Dim3, u32, f64, time::Bound);
+        let cases: [Case; 5] = [
             (Box::new(MatMul::new(false, 1024).unwrap()), Dim3::new(32, 8, 1), 8, 4.440, time::Bound::L1),
             (Box::new(MatMul::new(true, 1024).unwrap()), Dim3::new(16, 16, 1), 8, 0.421, time::Bound::L1),
             (Box::new(Diverge::new(true, 8192, 8192).unwrap()), Dim3::new(256, 1, 1), 8, 1.129, time::Bound::Compute),
