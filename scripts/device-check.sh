@@ -51,6 +51,8 @@ step metricsall "$bin" run sum-matrix --block 32x16 --metrics all --format json 
 # each with the model's estimate beside the measurement.
 step peak      "$bin" peak --plot "$out/mad.svg"
 step transpose "$bin" transpose --bench
+# The seed's naive-transpose finding is about height: a fixed width, taller and taller images.
+step transpose-tall "$bin" transpose --bench --width 4096 --sizes 1024,2048,4096,8192,16384,32768
 step blur-bench "$bin" blur --bench
 for a in direct separable separable-tiled recursive-vh recursive recursive-seg; do
   step "blur-$a" "$bin" blur --image "$here/../tests/fixtures/astronaut.png" --algo "$a" -o "$out/astronaut-$a.png"
@@ -92,6 +94,7 @@ done
 grep -E "^selftest:" "$out/selftest.log"
 grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
 grep -E "fastest transpose" "$out/transpose.log"
+grep -E "naive transpose" "$out/transpose.log" "$out/transpose-tall.log"
 grep -E "^ (copy|recursive, column)" "$out/blur-bench.log"
 for a in direct separable separable-tiled recursive-vh recursive recursive-seg; do grep -h "match" "$out/blur-$a.log"; done
 python3 - "$out" <<'PY'

@@ -1,5 +1,6 @@
-//! `transpose --bench` (source 000): every transpose variant over square sizes, each against the fastest
-//! copy kernel measured on the same size in the same run (a transpose moves the same bytes as a copy).
+//! `transpose --bench` (source 000): every transpose variant over sizes (square, or a fixed width and
+//! growing heights), each against the fastest copy kernel measured on the same size in the same run (a
+//! transpose moves the same bytes as a copy).
 
 use crate::error::Result;
 use crate::gpu::Backend;
@@ -15,8 +16,10 @@ pub const PCT_OF_COPY: &str = "pct_of_copy";
 /// The best transpose of one size.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Best {
-    /// Matrix side.
-    pub size: u32,
+    /// Input width.
+    pub width: u32,
+    /// Input height.
+    pub height: u32,
     /// Kernel entry.
     pub kernel: String,
     /// % of the copy.
@@ -27,9 +30,11 @@ fn eff(r: &crate::record::Record) -> Option<f64> {
     r.metrics.iter().find(|m| m.name == EFF_BANDWIDTH).map(|m| m.value)
 }
 
-/// Runs the copy and every variant at each size; returns all records and the best variant per size.
+/// Runs the copy and every variant at each size — `width` x size when a width is given, else size x
+/// size — and returns all records and the best variant per size.
 pub fn run(
     backend: &mut dyn Backend,
+    width: Option<u32>,
     sizes: &[u32],
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
@@ -37,10 +42,11 @@ pub fn run(
     let mut report = Report::new(backend.info().clone());
     let mut best = Vec::new();
     for &n in sizes {
+        let (w, h) = (width.unwrap_or(n), n);
         let mut kernels: Vec<Box<dyn Kernel>> =
-            vec![Box::new(Copy::new(CopyKind::Float4, n, n)?), Box::new(Copy::new(CopyKind::Float4x4, n, n)?)];
+            vec![Box::new(Copy::new(CopyKind::Float4, w, h)?), Box::new(Copy::new(CopyKind::Float4x4, w, h)?)];
         for &v in TRANSPOSES {
-            if let Ok(t) = Transpose::new(v, n, n) {
+            if let Ok(t) = Transpose::new(v, w, h) {
                 kernels.push(Box::new(t));
             }
         }
@@ -70,7 +76,7 @@ pub fn run(
                 source: backend.source(),
             });
             if rec.kernel.starts_with("transpose") && size_best.as_ref().is_none_or(|b| pct > b.pct_of_copy) {
-                size_best = Some(Best { size: n, kernel: rec.kernel.clone(), pct_of_copy: pct });
+                size_best = Some(Best { width: w, height: h, kernel: rec.kernel.clone(), pct_of_copy: pct });
             }
         }
         report.records.extend(records);
@@ -96,4 +102,15 @@ mod tests {
         let copies: Vec<f64> = report.records[..2].iter().map(pct).collect();
         assert!(copies.iter().any(|&p| (p - 100.0).abs() < 1e-9) && copies.iter().all(|&p| p <= 100.0 + 1e-9));
     }
+}
+
+/// The naive transpose's effective bandwidth at each size, in run order: the seed's finding (it slows as
+/// the image grows taller) is read off this series.
+pub fn naive_series(report: &Report) -> Vec<(String, f64)> {
+    report
+        .records
+        .iter()
+        .filter(|r| r.kernel == "transposeNaive" && r.status == Status::Ok)
+        .filter_map(|r| Some((r.problem.clone(), eff(r)?)))
+        .collect()
 }

@@ -482,6 +482,16 @@ fn peak_and_transpose_benchmarks_on_the_mock() {
     assert_eq!(recs.len(), 16);
     assert!(recs.iter().all(|r| r["metrics"].as_array().unwrap().iter().any(|m| m["name"] == "pct_of_copy")));
     mock(&["transpose"]).assert().code(2).stderr(predicate::str::starts_with("error: transpose needs --bench"));
+    // A fixed width and growing heights: the naive transpose's series is stated either way.
+    mock(&["transpose", "--bench", "--width", "256", "--sizes", "64,128,256", "--iters", "2"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("256x128: fastest transpose"))
+        .stderr(predicate::str::contains("naive transpose, GB/s: ").and(predicate::str::contains("(256x64), ")));
+    mock(&["transpose", "--bench", "--width", "0", "--sizes", "64"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: invalid size 0x64"));
     mock(&[
         "sweep",
         "transpose-shared",

@@ -16,9 +16,12 @@ pub struct TransposeArgs {
     /// Run the benchmark (every variant at every size, against the fastest copy).
     #[arg(long)]
     bench: bool,
-    /// Square sizes, comma-separated.
+    /// Sizes, comma-separated: square sides, or heights when --width is given.
     #[arg(long, default_value = "1024,2048,4096,8192,16384")]
     sizes: String,
+    /// A fixed width: the sizes become heights (the seed's naive transpose slowed as the image grew taller).
+    #[arg(long)]
+    width: Option<u32>,
     /// Untimed launches before timing.
     #[arg(long, default_value_t = 2)]
     warmup: u32,
@@ -41,7 +44,7 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: false, metrics: Vec::new() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let out = &a.out;
-    let (report, best) = transpose_bench::run(backend.as_mut(), &sizes, &opts, &mut |e| {
+    let (report, best) = transpose_bench::run(backend.as_mut(), a.width, &sizes, &opts, &mut |e| {
         if let Event::Record(r) = e {
             out.line(&format!("{} {}", r.seed_line(), r.problem));
         }
@@ -49,7 +52,24 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
     out.emit(&report)?;
     if !out.quiet {
         for b in &best {
-            eprintln!("{0}x{0}: fastest transpose {1}, {2:.1}% of the fastest copy", b.size, b.kernel, b.pct_of_copy);
+            eprintln!(
+                "{}x{}: fastest transpose {}, {:.1}% of the fastest copy",
+                b.width, b.height, b.kernel, b.pct_of_copy
+            );
+        }
+        let naive = transpose_bench::naive_series(&report);
+        if naive.len() > 1 {
+            let list: Vec<String> = naive.iter().map(|(p, g)| format!("{g:.0} ({p})")).collect();
+            let falls = naive.windows(2).all(|w| w[1].1 < w[0].1);
+            eprintln!(
+                "naive transpose, GB/s: {}: {}",
+                list.join(", "),
+                if falls {
+                    "slower at every step, as in the seed"
+                } else {
+                    "not monotonically slower (the seed's GPU was)"
+                }
+            );
         }
     }
     Ok(exit_for(&report))
