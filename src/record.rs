@@ -86,10 +86,25 @@ pub struct TimeStats {
     /// Number of timed iterations.
     #[serde(default)]
     pub iters: usize,
+    /// Mean of the per-iteration times.
+    #[serde(default)]
+    pub mean: Millis,
+    /// Sample standard deviation (0 for one iteration).
+    #[serde(default)]
+    pub stdev: Millis,
+    /// First quartile (linear interpolation between order statistics).
+    #[serde(default)]
+    pub q1: Millis,
+    /// Third quartile.
+    #[serde(default)]
+    pub q3: Millis,
+    /// Every timed iteration, in launch order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Millis>,
 }
 
 impl TimeStats {
-    /// Summary of per-iteration samples; `None` when there are none.
+    /// Summary of per-iteration samples (kept in the record); `None` when there are none.
     pub fn from_samples(samples: &[f64]) -> Option<Self> {
         if samples.is_empty() || samples.iter().any(|s| !s.is_finite()) {
             return None;
@@ -97,8 +112,30 @@ impl TimeStats {
         let mut v = samples.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
-        Some(TimeStats { median, min: v[0], max: v[n - 1], iters: n })
+        let quantile = |q: f64| {
+            let pos = q * (n - 1) as f64;
+            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+            v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+        };
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let var = if n > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+        Some(TimeStats {
+            median: quantile(0.5),
+            min: v[0],
+            max: v[n - 1],
+            iters: n,
+            mean,
+            stdev: var.sqrt(),
+            q1: quantile(0.25),
+            q3: quantile(0.75),
+            samples: samples.to_vec(),
+        })
+    }
+
+    /// Interquartile range relative to the median, percent: the spread `--until-noise` and `compare
+    /// --baseline` judge by.
+    pub fn iqr_pct(&self) -> f64 {
+        if self.median > 0.0 { 100.0 * (self.q3 - self.q1) / self.median } else { 0.0 }
     }
 }
 
@@ -301,6 +338,12 @@ mod tests {
         let t = TimeStats::from_samples(&[4.0, 1.0, 2.0, 3.0]).unwrap();
         assert_eq!(t.median, 2.5);
         assert!(TimeStats::from_samples(&[]).is_none());
+        let t = TimeStats::from_samples(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        assert_eq!((t.q1, t.q3, t.mean), (2.0, 4.0, 3.0));
+        assert!((t.stdev - 2.5f64.sqrt()).abs() < 1e-12);
+        assert!((t.iqr_pct() - 200.0 / 3.0).abs() < 1e-9);
+        assert_eq!(t.samples, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(TimeStats::from_samples(&[2.0]).unwrap().stdev, 0.0);
         assert!(TimeStats::from_samples(&[1.0, f64::NAN]).is_none());
     }
 

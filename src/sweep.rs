@@ -15,7 +15,20 @@ use crate::profile::Unavailable;
 use crate::record::{Metric, ModelFit, Record, Report, Source, Status, TimeStats};
 use crate::spec::Dim3;
 use crate::verify;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Asks running sweeps to stop after the configuration in progress (the Ctrl-C handler calls this).
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`interrupt`] was called: a sweep that returns early because of it says so by this.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
 
 /// How to measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +102,9 @@ pub fn run(
     let mut problem = None;
     let mut spent = Spent::default();
     for p in &planned {
+        if interrupted() {
+            break;
+        }
         let record = match &p.invalid {
             Some(reason) => invalid_record(kernel, p, reason.clone()),
             None => {

@@ -85,25 +85,6 @@ pub fn run(
     Ok((report, best))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::gpu::MockBackend;
-
-    #[test]
-    fn bench_on_the_mock() {
-        let mut b = MockBackend::new(0).unwrap();
-        let opts = Options { warmup: 1, iters: 2, seed: 3, model: false, metrics: Vec::new() };
-        let (report, best) = run(&mut b, &[128, 192], &opts, &mut |_| {}).unwrap();
-        assert_eq!(report.records.len(), 2 * (2 + TRANSPOSES.len()));
-        assert!(report.records.iter().all(|r| r.status == Status::Ok));
-        assert_eq!(best.len(), 2);
-        let pct = |r: &crate::record::Record| r.metrics.iter().find(|m| m.name == PCT_OF_COPY).unwrap().value;
-        let copies: Vec<f64> = report.records[..2].iter().map(pct).collect();
-        assert!(copies.iter().any(|&p| (p - 100.0).abs() < 1e-9) && copies.iter().all(|&p| p <= 100.0 + 1e-9));
-    }
-}
-
 /// The naive transpose's effective bandwidth at each size, in run order: the seed's finding (it slows as
 /// the image grows taller) is read off this series.
 pub fn naive_series(report: &Report) -> Vec<(String, f64)> {
@@ -113,4 +94,28 @@ pub fn naive_series(report: &Report) -> Vec<(String, f64)> {
         .filter(|r| r.kernel == "transposeNaive" && r.status == Status::Ok)
         .filter_map(|r| Some((r.problem.clone(), eff(r)?)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::MockBackend;
+
+    #[test]
+    fn bench_on_the_mock() {
+        let mut b = MockBackend::new(0).unwrap();
+        let opts = Options { warmup: 1, iters: 2, seed: 3, model: false, metrics: Vec::new() };
+        let (report, best) = run(&mut b, None, &[128, 192], &opts, &mut |_| {}).unwrap();
+        assert_eq!(report.records.len(), 2 * (2 + TRANSPOSES.len()));
+        assert!(report.records.iter().all(|r| r.status == Status::Ok));
+        assert_eq!(best.len(), 2);
+        let pct = |r: &crate::record::Record| r.metrics.iter().find(|m| m.name == PCT_OF_COPY).unwrap().value;
+        let copies: Vec<f64> = report.records[..2].iter().map(pct).collect();
+        assert!(copies.iter().any(|&p| (p - 100.0).abs() < 1e-9) && copies.iter().all(|&p| p <= 100.0 + 1e-9));
+        let naive = naive_series(&report);
+        assert_eq!(naive.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["128x128", "192x192"]);
+        // A fixed width: the sizes are heights.
+        let (_, best) = run(&mut b, Some(256), &[64, 128], &opts, &mut |_| {}).unwrap();
+        assert_eq!(best.iter().map(|b| (b.width, b.height)).collect::<Vec<_>>(), [(256, 64), (256, 128)]);
+    }
 }

@@ -98,6 +98,7 @@ enum FormatArg {
     Csv,
     Json,
     Markdown,
+    Jsonl,
 }
 
 impl OutputArgs {
@@ -107,7 +108,30 @@ impl OutputArgs {
             FormatArg::Csv => Format::Csv,
             FormatArg::Json => Format::Json,
             FormatArg::Markdown => Format::Markdown,
+            FormatArg::Jsonl => Format::Jsonl,
         }
+    }
+
+    /// Where JSON Lines go as records finish (`--format jsonl`): the output file — appended to when
+    /// `append` (resuming into the same file), else created — or standard output. `None` for the
+    /// formats written once at the end.
+    fn stream(&self, append: bool) -> Result<Option<Box<dyn std::io::Write>>> {
+        if self.format != FormatArg::Jsonl {
+            return Ok(None);
+        }
+        Ok(Some(match &self.output {
+            Some(path) => {
+                let f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(append)
+                    .write(true)
+                    .truncate(!append)
+                    .open(path)
+                    .map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+                Box::new(f)
+            }
+            None => Box::new(std::io::stdout()),
+        }))
     }
 
     /// Whether per-config lines may go to standard output (they go to standard error when stdout
@@ -154,9 +178,22 @@ pub struct Context {
     device: u32,
 }
 
+/// Ctrl-C: the first asks running sweeps to stop after the configuration in progress (what finished is
+/// written and the command exits 130); a second one exits at once.
+fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        if warpscope::sweep::interrupted() {
+            std::process::exit(130);
+        }
+        warpscope::sweep::interrupt();
+        eprintln!("interrupted: finishing the configuration in progress (Ctrl-C again to stop now)");
+    });
+}
+
 /// Parses the command line and runs it.
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
+    install_interrupt_handler();
     let ctx = Context {
         backend: match cli.backend {
             BackendArg::Cuda => BackendKind::Cuda,
@@ -164,7 +201,7 @@ pub fn run() -> Result<ExitCode> {
         },
         device: cli.device,
     };
-    match cli.command {
+    let code = match cli.command {
         Command::Sweep(a) => sweep::sweep(&ctx, &a, false),
         Command::Run(a) => sweep::sweep(&ctx, &a, true),
         Command::Devices(a) => devices::devices(&ctx, &a),
@@ -179,7 +216,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Peak(a) => peak::run(&ctx, &a),
         Command::Transpose(a) => transpose::run(&ctx, &a),
         Command::Blur(a) => blur::run(&ctx, &a),
-    }
+    }?;
+    Ok(if warpscope::sweep::interrupted() { ExitCode::from(130) } else { code })
 }
 
 /// Exit code of a finished report: 1 when anything failed verification.

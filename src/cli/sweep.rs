@@ -6,8 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use clap::Args;
 
 use warpscope::kernels::{self, Problem};
+use warpscope::record::{Record, Status};
 use warpscope::sweep::{self, Event, Options};
-use warpscope::{Result, gpu, spec};
+use warpscope::{Error, Result, gpu, report, spec};
 
 use super::{Context, OutputArgs, exit_for, usage};
 
@@ -80,15 +81,59 @@ pub struct SweepArgs {
     /// (`warpscope metrics`), Nsight Compute metric names, or `all`.
     #[arg(long, value_name = "LIST")]
     metrics: Option<String>,
+    /// Skip the configurations already in FILE (a JSON report or JSON Lines; failed ones run again) and
+    /// keep its records: with `--format jsonl -o FILE` the new records are appended to it.
+    #[arg(long, value_name = "FILE")]
+    resume: Option<std::path::PathBuf>,
     #[command(flatten)]
     out: OutputArgs,
 }
 
+/// The same configuration: kernel entry, problem and block.
+fn same_config(r: &Record, kernel: &dyn kernels::Kernel, block: spec::Dim3) -> bool {
+    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == block && r.status != Status::Failed
+}
+
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
-    a.out.check()?;
     let (kernel, blocks) = a.shapes.resolve()?;
     if single && blocks.len() != 1 {
         return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
+    }
+    let resumed = match &a.resume {
+        Some(path) if path.exists() => report::read(path)?.records,
+        Some(path) => return Err(usage(format!("--resume {}: no such file", path.display()))),
+        None => Vec::new(),
+    };
+    let append = matches!((&a.resume, &a.out.output), (Some(r), Some(o)) if same_file(r, o));
+    if !append {
+        a.out.check()?;
+    }
+    let total = blocks.len();
+    let blocks: Vec<spec::Dim3> =
+        blocks.into_iter().filter(|&b| !resumed.iter().any(|r| same_config(r, kernel.as_ref(), b))).collect();
+    if !resumed.is_empty() && !a.out.quiet {
+        eprintln!("resuming: {} of {total} configurations already done, {} to run", total - blocks.len(), blocks.len());
+    }
+    let mut stream = a.out.stream(append)?;
+    if let Some(w) = stream.as_mut().filter(|_| !append) {
+        for r in &resumed {
+            w.write_all(report::jsonl::line(r)?.as_bytes()).map_err(|e| Error::Output(e.to_string()))?;
+        }
+    }
+    if blocks.is_empty() {
+        let mut report = warpscope::record::Report::new(warpscope::gpu::DeviceInfo::unknown());
+        report.records = resumed;
+        if stream.is_none() {
+            a.out.emit(&report)?;
+        }
+        return Ok(exit_for(&report));
     }
     let seed = a
         .seed
@@ -117,7 +162,19 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
                 eprintln!("device-to-device memcpy: {:.1} GB/s ({})", m.value, m.source.as_str());
             }
         }
-        Event::Record(r) => out.line(&r.seed_line()),
+        Event::Record(r) => {
+            out.line(&r.seed_line());
+            if let Some(w) = stream.as_mut() {
+                // Each line is flushed as its configuration finishes: a killed run loses nothing done.
+                let written = report::jsonl::line(r).and_then(|l| {
+                    w.write_all(l.as_bytes()).and_then(|_| w.flush()).map_err(|e| Error::Output(e.to_string()))
+                });
+                if let Err(e) = written {
+                    eprintln!("error: {e}");
+                    sweep::interrupt();
+                }
+            }
+        }
         Event::Counters(passes) => {
             if !out.quiet {
                 eprintln!(
@@ -135,6 +192,18 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
             }
         }
     })?;
-    out.emit(&report)?;
+    let ran = report.records.len();
+    let mut report = report;
+    report.records.splice(0..0, resumed);
+    if stream.is_none() {
+        out.emit(&report)?;
+    }
+    if sweep::interrupted() {
+        eprintln!(
+            "interrupted: {ran} of {} configurations finished and kept{}",
+            blocks.len(),
+            out.output.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default()
+        );
+    }
     Ok(exit_for(&report))
 }

@@ -3,7 +3,9 @@
 //! stores to, so grid arithmetic, poisoning, verification and every output path are exercised in CI.
 //! Its times and counter values come from the models; every value it stands in for a measurement with
 //! is marked `mock`.
-//! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path.
+//! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path;
+//! `WARPSCOPE_MOCK_SIGINT_AFTER=N` sends the process SIGINT while timing the Nth configuration, to test
+//! Ctrl-C.
 
 use super::{Backend, DeviceInfo, DeviceLimits, HostBuf, HostOutputs, KernelAttrs, Launch};
 use crate::error::{Error, Result};
@@ -28,6 +30,8 @@ pub struct MockBackend {
     reference: Vec<Vec<f32>>,
     output_index: Vec<Option<usize>>,
     counters: Vec<String>,
+    /// Configurations timed so far (`WARPSCOPE_MOCK_SIGINT_AFTER=N` sends SIGINT during the Nth).
+    timed: u32,
 }
 
 impl MockBackend {
@@ -61,6 +65,7 @@ impl MockBackend {
             reference: Vec::new(),
             output_index: Vec::new(),
             counters: Vec::new(),
+            timed: 0,
         })
     }
 
@@ -185,6 +190,16 @@ impl Backend for MockBackend {
     }
 
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32) -> Result<Vec<f64>> {
+        self.timed += 1;
+        if std::env::var("WARPSCOPE_MOCK_SIGINT_AFTER").ok().and_then(|v| v.parse::<u32>().ok()) == Some(self.timed) {
+            // A real SIGINT to this process, as Ctrl-C sends; wait for the handler to flag it so that
+            // the test is deterministic.
+            unsafe { libc::raise(libc::SIGINT) };
+            let t0 = std::time::Instant::now();
+            while !crate::sweep::interrupted() && t0.elapsed().as_secs() < 5 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
         let ms = self.model_ms(kernel, launch)?;
         Ok((0..iters).map(|i| ms * (1.0 + 0.01 * (i % 3) as f64)).collect())
     }

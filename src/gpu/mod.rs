@@ -105,6 +105,28 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// The device of records read from JSON Lines, which do not say (sm_90 limits as placeholders).
+    pub fn unknown() -> Self {
+        let a = crate::model::arch::arch((9, 0)).expect("sm_90 is in the database");
+        DeviceInfo {
+            ordinal: 0,
+            name: "unknown (JSON Lines records)".into(),
+            compute_capability: "?".into(),
+            backend: "jsonl".into(),
+            sms: 0,
+            sm_clock_mhz: None,
+            mem_clock_mhz: None,
+            mem_bus_width_bits: None,
+            memory_bytes: 0,
+            l2_bytes: 0,
+            peak_bandwidth_gbs: None,
+            driver: None,
+            pci_bus_id: None,
+            power_limit_w: None,
+            limits: DeviceLimits::from_arch(a),
+        }
+    }
+
     /// Compute capability as numbers.
     pub fn cc(&self) -> (u32, u32) {
         let mut it = self.compute_capability.split('.').map(|p| p.parse().unwrap_or(0));

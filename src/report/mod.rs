@@ -3,6 +3,7 @@
 
 mod csv;
 mod json;
+pub mod jsonl;
 pub mod plot;
 mod table;
 
@@ -26,6 +27,8 @@ pub enum Format {
     Json,
     /// A GitHub-flavoured Markdown table.
     Markdown,
+    /// One JSON record per line (`sweep` and `run` write each as it finishes).
+    Jsonl,
 }
 
 impl std::str::FromStr for Format {
@@ -37,7 +40,8 @@ impl std::str::FromStr for Format {
             "csv" => Ok(Format::Csv),
             "json" => Ok(Format::Json),
             "markdown" | "md" => Ok(Format::Markdown),
-            _ => Err(Error::usage(format!("unknown format '{s}' (known: table, csv, json, markdown)"))),
+            "jsonl" => Ok(Format::Jsonl),
+            _ => Err(Error::usage(format!("unknown format '{s}' (known: table, csv, json, markdown, jsonl)"))),
         }
     }
 }
@@ -50,6 +54,7 @@ pub fn write(report: &Report, format: Format, w: &mut dyn Write) -> Result<()> {
         Format::Markdown => table::write(report, table::Flavor::Markdown, w),
         Format::Csv => csv::write(report, w),
         Format::Json => json::write(report, w),
+        Format::Jsonl => jsonl::write(report, w),
     }?;
     w.flush().map_err(io)
 }
@@ -82,4 +87,19 @@ pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
         return Err(e);
     }
     fs::rename(&tmp, path).map_err(io_err)
+}
+
+/// A warpscope report read back: a JSON report, or JSON Lines records (then the device is unknown).
+pub fn read(path: &Path) -> Result<Report> {
+    let text = fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    let bad = |e: String| Error::usage(format!("{}: {e}", path.display()));
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    // A report is one pretty-printed object; a JSON Lines file has a whole record on its first line.
+    if first.trim() == "{" || first.contains("\"schema_version\"") {
+        return serde_json::from_str(&text).map_err(|e| bad(format!("not a warpscope JSON report: {e}")));
+    }
+    let records = jsonl::parse(&text).map_err(|e| bad(e.to_string()))?;
+    let mut report = Report::new(crate::gpu::DeviceInfo::unknown());
+    report.records = records;
+    Ok(report)
 }

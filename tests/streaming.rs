@@ -1,0 +1,116 @@
+//! Nothing lost: JSON Lines streamed as configurations finish, Ctrl-C (a real SIGINT, sent by the mock
+//! backend mid-sweep) keeping what finished with exit 130, and `--resume` completing the same sweep.
+
+mod common;
+
+use common::{mock, stdout};
+use predicates::prelude::*;
+use serde_json::Value;
+
+const SWEEP: &[&str] =
+    &["sweep", "sum-matrix", "--nx", "512", "--ny", "256", "--bx", "32,64,128,2048", "--by", "1,2", "--iters", "3"];
+
+fn lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn configs(records: &[Value]) -> Vec<String> {
+    let mut v: Vec<String> =
+        records.iter().map(|r| format!("{} {} {}", r["block"], r["status"], r["kernel"])).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn ctrl_c_keeps_what_finished_and_resume_completes_the_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.jsonl");
+    let fs = f.to_str().unwrap();
+    let args = [SWEEP, &["--format", "jsonl", "-o", fs]].concat();
+    mock(&args)
+        .env("WARPSCOPE_MOCK_SIGINT_AFTER", "3")
+        .assert()
+        .code(130)
+        .stderr(predicate::str::contains("interrupted: 3 of 8 configurations finished and kept in"));
+    let first = lines(&f);
+    assert_eq!(first.len(), 3);
+    assert!(first.iter().all(|r| r["status"] == "ok" && r["time_ms"]["samples"].as_array().unwrap().len() == 3));
+
+    let resume = [args.as_slice(), &["--resume", fs]].concat();
+    mock(&resume)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("resuming: 3 of 8 configurations already done, 5 to run"));
+    let all = lines(&f);
+    assert_eq!(all.len(), 8);
+    assert_eq!(&all[..3], &first[..], "the first run's lines are kept as they were");
+
+    // The same configurations, with the same outcomes, as one uninterrupted run.
+    let g = dir.path().join("whole.jsonl");
+    mock(&[SWEEP, &["--format", "jsonl", "-o", g.to_str().unwrap()]].concat()).assert().success();
+    assert_eq!(configs(&all), configs(&lines(&g)));
+    assert_eq!(all.iter().filter(|r| r["status"] == "invalid").count(), 2);
+
+    // Resuming a finished sweep runs nothing; into another format it reports every record.
+    let out =
+        stdout(mock(&[SWEEP, &["--resume", fs, "--format", "json"]].concat()).env("WARPSCOPE_MOCK_SIGINT_AFTER", "1"));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["records"].as_array().unwrap().len(), 8);
+}
+
+#[test]
+fn jsonl_streams_to_stdout_on_every_record_command() {
+    let out = stdout(&mut mock(&[SWEEP, &["--format", "jsonl"]].concat()));
+    assert_eq!(out.lines().count(), 8);
+    let r: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    for k in ["kernel", "grid", "block", "status", "time_ms", "metrics", "verification"] {
+        assert!(r.get(k).is_some(), "{k}");
+    }
+    let t = &r["time_ms"];
+    for k in ["median", "min", "max", "mean", "stdev", "q1", "q3", "iters", "samples"] {
+        assert!(t.get(k).is_some(), "time_ms.{k}");
+    }
+    assert!(t["q1"].as_f64().unwrap() <= t["median"].as_f64().unwrap());
+    let est = stdout(&mut mock(&[
+        "estimate",
+        "sum-matrix",
+        "--arch",
+        "sm_20",
+        "--block",
+        "32x32,16x16",
+        "--format",
+        "jsonl",
+    ]));
+    assert_eq!(est.lines().count(), 2);
+    assert!(est.lines().all(|l| serde_json::from_str::<Value>(l).unwrap()["status"] == "ok"));
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ncu-h200-seed-default.csv");
+    let imp = stdout(&mut mock(&["import", fixture, "--format", "jsonl"]));
+    let json: Value = serde_json::from_str(&stdout(&mut mock(&["import", fixture, "--format", "json"]))).unwrap();
+    assert_eq!(imp.lines().count(), json["records"].as_array().unwrap().len());
+    assert!(imp.lines().all(|l| serde_json::from_str::<Value>(l).unwrap()["kernel"] == "sumMatrixOnGPU2D"));
+}
+
+#[test]
+fn resume_files_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"kernel\": 1}\n{}\n").unwrap();
+    mock(&[SWEEP, &["--resume", bad.to_str().unwrap()]].concat())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: ").and(predicate::str::contains("line 1: not a warpscope record")));
+    mock(&[SWEEP, &["--resume", "/no/such.jsonl"]].concat())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: --resume /no/such.jsonl: no such file"));
+    // A torn last line (a run killed mid-write) is dropped, not an error.
+    let good = dir.path().join("torn.jsonl");
+    mock(&[SWEEP, &["--format", "jsonl", "-o", good.to_str().unwrap()]].concat()).assert().success();
+    let mut text = std::fs::read_to_string(&good).unwrap();
+    text.truncate(text.len() - 20);
+    std::fs::write(&good, &text).unwrap();
+    mock(&[SWEEP, &["--resume", good.to_str().unwrap(), "-q"]].concat())
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+}
