@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn bench_on_the_mock() {
         let mut b = MockBackend::new(0).unwrap();
-        let opts = Options { warmup: 1, iters: 2, seed: 1, model: false, metrics: Vec::new() };
+        let opts = Options { warmup: 1, iters: 2, seed: 1, ..Default::default() };
         let (rows, report) = bench(&mut b, 128, 128, Gaussian::new(1.0).unwrap(), &opts, &mut |_| {}).unwrap();
         assert_eq!(rows.len(), 1 + ALGOS.len());
         assert!(rows.iter().all(|r| r.measured_mps.is_some() && r.pct_of_estimate.is_some()));

@@ -6,6 +6,7 @@
 //! (measure through a [`gpu::Backend`]) -> [`record::Report`] -> [`report`] (any format).
 #![deny(missing_docs)]
 
+pub mod baseline;
 pub mod blur;
 pub mod compare;
 pub mod error;

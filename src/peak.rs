@@ -105,7 +105,7 @@ mod tests {
     #[test]
     fn peak_on_the_mock() {
         let mut b = MockBackend::new(0).unwrap();
-        let opts = Options { warmup: 1, iters: 2, seed: 3, model: false, metrics: Vec::new() };
+        let opts = Options { warmup: 1, iters: 2, seed: 3, ..Default::default() };
         let (report, summary) = run(&mut b, 256, 64, 128, &opts, &mut |_| {}).unwrap();
         assert_eq!(report.records.len(), 3 + MAD_COUNTS.len());
         assert!(report.records.iter().all(|r| r.status == Status::Ok));

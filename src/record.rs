@@ -260,6 +260,24 @@ pub struct Baselines {
     pub memcpy_dtod_gbs: Option<Metric>,
 }
 
+/// How a run timed its configurations (the report's `timing` object).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Untimed launches before timing.
+    pub warmup: u32,
+    /// Timed launches per configuration (the first batch, with `until_noise`).
+    pub iters: u32,
+    /// L2 flushed before every timed launch.
+    #[serde(default)]
+    pub cold: bool,
+    /// Timing went on until the spread (IQR / median) fell under this percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_noise_pct: Option<f64>,
+    /// Configurations were timed round-robin, a slice of iterations at a time.
+    #[serde(default)]
+    pub interleave: bool,
+}
+
 /// A whole run: what every output format serializes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -278,6 +296,9 @@ pub struct Report {
     /// How well the time model ranked and predicted the measured configurations (`sweep --model`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_fit: Option<ModelFit>,
+    /// How the records were timed (absent for estimates and imports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
 }
 
 /// The time model against the measurements of one sweep.
@@ -318,6 +339,7 @@ impl Report {
             baselines: Baselines::default(),
             records: Vec::new(),
             model_fit: None,
+            timing: None,
         }
     }
 

@@ -12,7 +12,7 @@ use crate::model::time::Target;
 use crate::model::{self, arch};
 use crate::plan::{self, Planned};
 use crate::profile::Unavailable;
-use crate::record::{Metric, ModelFit, Record, Report, Source, Status, TimeStats};
+use crate::record::{Metric, ModelFit, Record, Report, Source, Status, TimeStats, Timing};
 use crate::spec::Dim3;
 use crate::verify;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,13 +43,57 @@ pub struct Options {
     pub model: bool,
     /// Metrics to measure with hardware counters (CUPTI), beside the estimates.
     pub metrics: Vec<Requested>,
+    /// Flush L2 before every timed launch (`--cold`).
+    pub cold: bool,
+    /// Time until the spread falls under a threshold instead of a fixed count (`--until-noise`).
+    pub until_noise: Option<Noise>,
+    /// Time the configurations round-robin, a slice of iterations at a time (`--interleave`).
+    pub interleave: bool,
+}
+
+/// `--until-noise`: keep timing in batches until IQR / median <= `pct`, within the caps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Noise {
+    /// The spread to reach, percent of the median.
+    pub pct: f64,
+    /// Iterations before the spread is judged (also the batch size).
+    pub min_iters: u32,
+    /// Iterations at most.
+    pub max_iters: u32,
+    /// Seconds of timing per configuration at most.
+    pub max_secs: f64,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { warmup: 2, iters: 20, seed: 0, model: false, metrics: Vec::new() }
+        Options {
+            warmup: 2,
+            iters: 20,
+            seed: 0,
+            model: false,
+            metrics: Vec::new(),
+            cold: false,
+            until_noise: None,
+            interleave: false,
+        }
     }
 }
+
+impl Options {
+    /// The report's account of the timing.
+    pub fn timing(&self) -> Timing {
+        Timing {
+            warmup: self.warmup,
+            iters: self.until_noise.map_or(self.iters, |n| n.min_iters),
+            cold: self.cold,
+            until_noise_pct: self.until_noise.map(|n| n.pct),
+            interleave: self.interleave,
+        }
+    }
+}
+
+/// Slices the iterations of an interleaved sweep are timed in.
+const INTERLEAVE_ROUNDS: u32 = 5;
 
 /// Progress, for the command line to print as it happens.
 pub enum Event<'a> {
@@ -99,8 +143,14 @@ pub fn run(
             Err(why) => on_event(Event::NoCounters(&why)),
         }
     }
+    if opts.interleave && opts.until_noise.is_some() {
+        return Err(Error::usage("--interleave and --until-noise do not combine: interleaving needs a fixed --iters"));
+    }
+    report.timing = Some(opts.timing());
     let mut problem = None;
     let mut spent = Spent::default();
+    // Interleaved: verified configurations wait here (record index, launch) to be timed round-robin.
+    let mut pending: Vec<(usize, Launch)> = Vec::new();
     for p in &planned {
         if interrupted() {
             break;
@@ -123,8 +173,20 @@ pub fn run(
                 record
             }
         };
-        on_event(Event::Record(&record));
+        if opts.interleave && record.status != Status::Invalid {
+            pending.push((report.records.len(), p.launch));
+        } else {
+            on_event(Event::Record(&record));
+        }
         report.records.push(record);
+    }
+    if let Some(prob) = problem.as_ref().filter(|_| !pending.is_empty()) {
+        let samples = interleaved(backend, kernel, &pending, opts, &mut spent)?;
+        for ((i, launch), times) in pending.iter().zip(samples) {
+            let record = &mut report.records[*i];
+            complete(backend, kernel, &prob.memcpy, launch, record, &times, opts, &mut spent)?;
+            on_event(Event::Record(record));
+        }
     }
     for (name, secs) in spent.0 {
         on_event(Event::Phase(name, secs));
@@ -222,8 +284,8 @@ fn invalid_record(kernel: &dyn Kernel, p: &Planned, reason: String) -> Record {
 }
 
 /// One configuration: poison, launch, copy back; then the CPU compares every element while the GPU
-/// runs the timed launches and the counter passes. Returns the record and, if the counters stopped
-/// working, why.
+/// runs the timed launches (unless the sweep interleaves: then they come later) and the counter passes.
+/// Returns the record and, if the counters stopped working, why.
 fn measure(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
@@ -247,41 +309,116 @@ fn measure(
             let slices: Vec<&[f32]> = outputs.iter().map(|o| o.as_slice()).collect();
             (verify::compare(kernel, &slices, reference), t.elapsed().as_secs_f64())
         });
-        let times = spent.time("per config: warm-up and timed launches", || {
-            backend.time(kernel, &launch, opts.warmup.saturating_sub(1), opts.iters)
-        });
+        let times = match opts.interleave {
+            true => Ok(Vec::new()),
+            false => spent.time("per config: warm-up and timed launches", || {
+                time_config(backend, kernel, &launch, opts, opts.warmup.saturating_sub(1))
+            }),
+        };
         let counters = (counters_on && times.is_ok())
             .then(|| spent.time("per config: hardware counters", || backend.measure_counters(kernel, &launch)));
         (check.join().expect("verification does not panic"), times, counters)
     });
     spent.add("per config: compare with the CPU reference (overlapped)", compare_secs);
-    let time_ms = TimeStats::from_samples(&times?);
-    let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
-    let (mut metrics, bound) = spent.time("per config: models", || match &time_ms {
-        Some(t) => derive(backend, kernel, &launch, t.median, active_blocks, &prob.memcpy, opts),
-        None => (Vec::new(), None),
-    });
+    let times = times?;
     let passed = verification.passed();
-    let mut lost = None;
+    let (mut measured, mut lost) = (Vec::new(), None);
     match counters {
-        Some(Ok(values)) if passed => metrics.extend(measured_metrics(&opts.metrics, &values, backend.source())),
+        Some(Ok(values)) if passed => measured = measured_metrics(&opts.metrics, &values, backend.source()),
         Some(Err(why)) => lost = Some(why),
         _ => {}
     }
-    let record = Record {
+    let mut record = Record {
         kernel: kernel.entry().to_string(),
         problem: kernel.problem(),
         grid: launch.grid,
         block: launch.block,
         status: if passed { Status::Ok } else { Status::Failed },
         reason: (!passed).then(|| format!("verification failed: {}", verification.summary())),
-        time_ms,
-        metrics,
+        time_ms: None,
+        metrics: measured,
         verification: Some(verification),
         device: Some(backend.info().ordinal),
-        bound,
+        bound: None,
     };
+    if !opts.interleave {
+        complete(backend, kernel, &prob.memcpy, &launch, &mut record, &times, opts, spent)?;
+    }
     Ok((record, lost))
+}
+
+/// Times one configuration: `iters` launches, or with `until_noise` batches of `min_iters` until the
+/// spread is under the threshold or a cap (iterations, seconds, Ctrl-C) is reached.
+fn time_config(
+    backend: &mut dyn Backend,
+    kernel: &dyn Kernel,
+    launch: &Launch,
+    opts: &Options,
+    warmup: u32,
+) -> Result<Vec<f64>> {
+    let Some(n) = opts.until_noise else { return backend.time(kernel, launch, warmup, opts.iters, opts.cold) };
+    let start = Instant::now();
+    let mut samples = backend.time(kernel, launch, warmup, n.min_iters, opts.cold)?;
+    while (samples.len() as u32) < n.max_iters && start.elapsed().as_secs_f64() < n.max_secs && !interrupted() {
+        if TimeStats::from_samples(&samples).is_some_and(|t| t.iqr_pct() <= n.pct) {
+            break;
+        }
+        let more = n.min_iters.min(n.max_iters - samples.len() as u32);
+        samples.extend(backend.time(kernel, launch, 0, more, opts.cold)?);
+    }
+    Ok(samples)
+}
+
+/// Times the `pending` configurations round-robin: [`INTERLEAVE_ROUNDS`] slices of the iterations each,
+/// so that drift (clocks, temperature) spreads over all of them instead of favouring the first.
+fn interleaved(
+    backend: &mut dyn Backend,
+    kernel: &dyn Kernel,
+    pending: &[(usize, Launch)],
+    opts: &Options,
+    spent: &mut Spent,
+) -> Result<Vec<Vec<f64>>> {
+    let rounds = INTERLEAVE_ROUNDS.min(opts.iters);
+    let mut samples = vec![Vec::new(); pending.len()];
+    for round in 0..rounds {
+        if interrupted() {
+            break;
+        }
+        let iters = opts.iters / rounds + u32::from(round < opts.iters % rounds);
+        for ((_, launch), s) in pending.iter().zip(samples.iter_mut()) {
+            // Each slice re-warms the configuration it switches to.
+            let warmup = if round == 0 { opts.warmup } else { opts.warmup.min(1) };
+            let t = spent.time("per config: warm-up and timed launches", || {
+                backend.time(kernel, launch, warmup, iters, opts.cold)
+            })?;
+            s.extend(t);
+        }
+    }
+    Ok(samples)
+}
+
+/// Fills a verified record's time and the metrics derived from it (the counters' stay after them).
+#[allow(clippy::too_many_arguments)]
+fn complete(
+    backend: &mut dyn Backend,
+    kernel: &dyn Kernel,
+    memcpy: &Metric,
+    launch: &Launch,
+    record: &mut Record,
+    samples: &[f64],
+    opts: &Options,
+    spent: &mut Spent,
+) -> Result<()> {
+    record.time_ms = TimeStats::from_samples(samples);
+    let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
+    let (mut metrics, bound) = spent.time("per config: models", || match &record.time_ms {
+        Some(t) => derive(backend, kernel, launch, t.median, active_blocks, memcpy, opts),
+        None => (Vec::new(), None),
+    });
+    metrics.append(&mut record.metrics);
+    record.metrics = metrics;
+    record.bound = bound;
+    Ok(())
 }
 
 /// The metrics of one measured configuration: effective bandwidth (measured) and the models'
@@ -355,7 +492,7 @@ mod tests {
             &mut b,
             &k,
             &blocks,
-            &Options { warmup: 1, iters: 3, seed: 1, model: true, metrics: Vec::new() },
+            &Options { warmup: 1, iters: 3, seed: 1, model: true, ..Default::default() },
             &mut |e| {
                 if let Event::Record(r) = e {
                     seen.push(r.status);
@@ -395,7 +532,7 @@ mod tests {
             &mut b,
             &k,
             &[Dim3::new(32, 1, 1)],
-            &Options { warmup: 0, iters: 0, seed: 0, model: false, metrics: Vec::new() },
+            &Options { warmup: 0, iters: 0, ..Default::default() },
             &mut |_| {},
         )
         .unwrap_err();

@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn bench_on_the_mock() {
         let mut b = MockBackend::new(0).unwrap();
-        let opts = Options { warmup: 1, iters: 2, seed: 3, model: false, metrics: Vec::new() };
+        let opts = Options { warmup: 1, iters: 2, seed: 3, ..Default::default() };
         let (report, best) = run(&mut b, None, &[128, 192], &opts, &mut |_| {}).unwrap();
         assert_eq!(report.records.len(), 2 * (2 + TRANSPOSES.len()));
         assert!(report.records.iter().all(|r| r.status == Status::Ok));

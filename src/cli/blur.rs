@@ -79,7 +79,7 @@ pub fn run(ctx: &Context, a: &BlurArgs) -> Result<ExitCode> {
 
 fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    let opts = Options { warmup: 2, iters: a.iters, seed, model: false, metrics: Vec::new() };
+    let opts = Options { warmup: 2, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let (rows, report) = blur::bench(backend.as_mut(), a.width, a.height, g, &opts, &mut |e| {
         if let Event::Record(r) = e {

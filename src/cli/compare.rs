@@ -7,22 +7,28 @@ use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::baseline::{self, Verdict};
 use warpscope::compare::{self, Comparison, Pick};
 use warpscope::record::Report;
-use warpscope::{Error, Result, import};
+use warpscope::{Error, Result, import, report};
 
 use super::{OutputArgs, usage};
 
 /// Arguments of `compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// warpscope's results (`sweep ... --format json -o FILE`).
+    /// warpscope's results (`sweep ... --format json -o FILE`; JSON Lines too).
     results: PathBuf,
     /// The other tool's output: `ncu --csv` (default or `--page raw`), `nvprof --csv --metrics`, or
     /// another warpscope JSON.
-    other: PathBuf,
+    #[arg(required_unless_present = "baseline", conflicts_with = "baseline")]
+    other: Option<PathBuf>,
+    /// Compare times with an earlier warpscope run of the same configurations instead: each change is
+    /// `faster` or `slower` only beyond both runs' noise (interquartile ranges), else `same`.
+    #[arg(long, value_name = "OLD")]
+    baseline: Option<PathBuf>,
     /// Exit 1 when any delta exceeds PCT: percentage points for percentages and occupancy, relative %
-    /// for everything else.
+    /// for everything else; with --baseline, when a configuration is slower by more than PCT %.
     #[arg(long, value_name = "PCT")]
     fail_above: Option<f64>,
     /// Which of warpscope's values to compare: measured (the model's where nothing was measured) or the
@@ -56,15 +62,95 @@ pub struct ImportArgs {
     out: OutputArgs,
 }
 
-/// A warpscope JSON report or another tool's CSV.
+/// A warpscope report (JSON or JSON Lines) or another tool's CSV.
 fn read_any(path: &PathBuf) -> Result<Report> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
     let text = String::from_utf8_lossy(&bytes);
     if text.trim_start().starts_with('{') {
-        serde_json::from_str(&text).map_err(|e| usage(format!("{}: not a warpscope JSON report: {e}", path.display())))
+        report::read(path)
     } else {
         import::parse(&text).map(|(_, r)| r).map_err(|e| usage(format!("{}: {e}", path.display())))
     }
+}
+
+/// `compare --baseline OLD NEW`.
+fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) -> Result<ExitCode> {
+    let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
+    for u in &unmatched {
+        eprintln!("unmatched: {u} (not timed in {})", old.display());
+    }
+    if changes.is_empty() {
+        return Err(usage(format!(
+            "nothing to compare: no timed configuration of {} is timed in {}",
+            a.results.display(),
+            old.display()
+        )));
+    }
+    let err = |e: String| Error::Output(e);
+    match a.format {
+        CompareFormat::Json => println!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?),
+        CompareFormat::Csv => {
+            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            w.write_record([
+                "kernel",
+                "problem",
+                "block",
+                "baseline_ms",
+                "new_ms",
+                "change_pct",
+                "noise_pct",
+                "verdict",
+            ])
+            .map_err(|e| err(e.to_string()))?;
+            for c in &changes {
+                w.write_record([
+                    c.kernel.clone(),
+                    c.problem.clone(),
+                    c.block.to_string(),
+                    c.baseline_ms.to_string(),
+                    c.new_ms.to_string(),
+                    c.change_pct.to_string(),
+                    c.noise_pct.to_string(),
+                    c.verdict.as_str().to_string(),
+                ])
+                .map_err(|e| err(e.to_string()))?;
+            }
+            w.flush().map_err(|e| err(e.to_string()))?;
+        }
+        CompareFormat::Table => {
+            let mut t = Builder::default();
+            t.push_record(["Kernel", "Problem", "Block", "baseline ms", "new ms", "change", "noise", "verdict"]);
+            for c in &changes {
+                t.push_record([
+                    c.kernel.clone(),
+                    c.problem.clone(),
+                    c.block.paren(),
+                    format!("{:.4}", c.baseline_ms),
+                    format!("{:.4}", c.new_ms),
+                    format!("{:+.2}%", c.change_pct),
+                    format!("{:.2}%", c.noise_pct),
+                    c.verdict.as_str().to_string(),
+                ]);
+            }
+            println!("{}", t.build().with(Style::psql()));
+            println!("noise = the larger interquartile range of the two runs, % of the median");
+        }
+    }
+    let count = |v: Verdict| changes.iter().filter(|c| c.verdict == v).count();
+    eprintln!(
+        "{} faster, {} slower, {} within the noise",
+        count(Verdict::Faster),
+        count(Verdict::Slower),
+        count(Verdict::Same)
+    );
+    let regressed =
+        limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
+    Ok(if regressed > 0 {
+        eprintln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
@@ -73,8 +159,13 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     {
         return Err(usage(format!("--fail-above {limit}: a percentage of 0 or more")));
     }
+    let other = match (&a.baseline, &a.other) {
+        (Some(old), _) => return against_baseline(a, old, a.fail_above),
+        (None, Some(other)) => other,
+        (None, None) => return Err(usage("compare needs the other tool's file, or --baseline OLD")),
+    };
     let ours = read_any(&a.results)?;
-    let theirs = read_any(&a.other)?;
+    let theirs = read_any(other)?;
     let pick = match a.source {
         PickArg::Measured => Pick::Measured,
         PickArg::Estimated => Pick::Estimated,
@@ -86,7 +177,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     if cmp.rows.is_empty() {
         return Err(usage(format!(
             "nothing to compare: no configuration of {} matches a record of {} with a common metric",
-            a.other.display(),
+            other.display(),
             a.results.display()
         )));
     }

@@ -42,7 +42,7 @@ pub struct PeakArgs {
 pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
     a.out.check()?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: false, metrics: Vec::new() };
+    let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let out = &a.out;
     let (report, summary) = peak::run(backend.as_mut(), a.nx, a.ny, a.block, &opts, &mut |e| {

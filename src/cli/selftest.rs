@@ -22,7 +22,7 @@ pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
             ptx::ORIGIN
         );
     }
-    let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, model: false, metrics: Vec::new() };
+    let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, ..Default::default() };
     let mut all: Option<Report> = None;
     for info in kernels::CATALOGUE {
         let kernel = kernels::lookup(info.name, info.selftest)?;

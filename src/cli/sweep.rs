@@ -70,6 +70,27 @@ pub struct SweepArgs {
     /// Timed launches per configuration.
     #[arg(long, default_value_t = 20)]
     iters: u32,
+    /// Flush L2 before every timed launch (a scratch buffer of twice the L2 is overwritten outside the
+    /// timed events): cold-cache times instead of warm ones.
+    #[arg(long)]
+    cold: bool,
+    /// Instead of a fixed --iters, time in batches until the spread (IQR / median) is at most PCT
+    /// percent, within --min-iters, --max-iters and --max-time.
+    #[arg(long, value_name = "PCT", conflicts_with = "iters")]
+    until_noise: Option<f64>,
+    /// With --until-noise: the first batch (and each further batch) of timed launches.
+    #[arg(long, default_value_t = 10, requires = "until_noise")]
+    min_iters: u32,
+    /// With --until-noise: timed launches at most per configuration.
+    #[arg(long, default_value_t = 1000, requires = "until_noise")]
+    max_iters: u32,
+    /// With --until-noise: seconds of timing at most per configuration.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "until_noise")]
+    max_time: f64,
+    /// Time the configurations round-robin (five slices of --iters each) so that clock and temperature
+    /// drift does not favour the first ones; records are reported when all are timed.
+    #[arg(long, conflicts_with = "until_noise")]
+    interleave: bool,
     /// Seed of the random inputs (default: fresh each run).
     #[arg(long)]
     seed: Option<u64>,
@@ -139,7 +160,30 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         .seed
         .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
     let metrics = a.metrics.as_deref().map(warpscope::metrics::parse_requested).transpose()?.unwrap_or_default();
-    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: a.model, metrics };
+    let until_noise = match a.until_noise {
+        None => None,
+        Some(pct) if !(pct.is_finite() && pct > 0.0) => {
+            return Err(usage(format!("--until-noise {pct}: a spread in percent, more than 0")));
+        }
+        Some(_) if a.min_iters < 3 => return Err(usage(format!("--min-iters {}: at least 3", a.min_iters))),
+        Some(_) if a.max_iters < a.min_iters => {
+            return Err(usage(format!("--max-iters {} is under --min-iters {}", a.max_iters, a.min_iters)));
+        }
+        Some(_) if !(a.max_time.is_finite() && a.max_time > 0.0) => {
+            return Err(usage(format!("--max-time {}: seconds, more than 0", a.max_time)));
+        }
+        Some(pct) => Some(sweep::Noise { pct, min_iters: a.min_iters, max_iters: a.max_iters, max_secs: a.max_time }),
+    };
+    let opts = Options {
+        warmup: a.warmup,
+        iters: a.iters,
+        seed,
+        model: a.model,
+        metrics,
+        cold: a.cold,
+        until_noise,
+        interleave: a.interleave,
+    };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let device = backend.info().name.clone();
     let out = &a.out;
@@ -164,6 +208,19 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         }
         Event::Record(r) => {
             out.line(&r.seed_line());
+            if let (Some(n), Some(t)) = (opts.until_noise, &r.time_ms)
+                && t.iqr_pct() > n.pct
+                && !out.quiet
+            {
+                eprintln!(
+                    "note: {} {}: spread {:.2}% still above {}% after {} timed launches (a cap was reached)",
+                    r.kernel,
+                    r.block,
+                    t.iqr_pct(),
+                    n.pct,
+                    t.iters
+                );
+            }
             if let Some(w) = stream.as_mut() {
                 // Each line is flushed as its configuration finishes: a killed run loses nothing done.
                 let written = report::jsonl::line(r).and_then(|l| {

@@ -41,7 +41,7 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
     a.out.check()?;
     let sizes = spec::parse_int_list(&a.sizes)?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
-    let opts = Options { warmup: a.warmup, iters: a.iters, seed, model: false, metrics: Vec::new() };
+    let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let out = &a.out;
     let (report, best) = transpose_bench::run(backend.as_mut(), a.width, &sizes, &opts, &mut |e| {

@@ -42,6 +42,8 @@ pub struct CudaBackend {
     info: DeviceInfo,
     modules: HashMap<&'static str, Arc<CudaModule>>,
     current: Option<Current>,
+    /// `--cold`: the buffer written before each timed launch to evict L2 (allocated on first use).
+    flush: Option<CudaSlice<u32>>,
 }
 
 /// The loaded kernel and its device buffers.
@@ -98,7 +100,7 @@ impl CudaBackend {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let info = device_info(&ctx, ordinal, version)?;
-        Ok(CudaBackend { counters: None, ctx, stream, info, modules: HashMap::new(), current: None })
+        Ok(CudaBackend { counters: None, ctx, stream, info, modules: HashMap::new(), current: None, flush: None })
     }
 
     fn current(&self) -> Result<&Current> {
@@ -165,15 +167,30 @@ impl CudaBackend {
         self.stream.synchronize().map_err(cu(what))
     }
 
-    /// Times `op` `iters` times with a pair of events each, after `warmup` untimed runs.
-    fn time_with(&self, warmup: u32, iters: u32, what: &str, op: impl Fn() -> Result<()>) -> Result<Vec<f64>> {
+    /// Times `op` `iters` times with a pair of events each, after `warmup` untimed runs; with `flush`,
+    /// that buffer is overwritten before each timed run (outside its events), evicting L2.
+    fn time_with(
+        &self,
+        warmup: u32,
+        iters: u32,
+        what: &str,
+        flush: Option<&CudaSlice<u32>>,
+        op: impl Fn() -> Result<()>,
+    ) -> Result<Vec<f64>> {
         for _ in 0..warmup {
             op()?;
         }
         self.sync(what)?;
         let event = || self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(cu("cuEventCreate"));
         let pairs: Vec<_> = (0..iters).map(|_| Ok((event()?, event()?))).collect::<Result<_>>()?;
-        for (start, end) in &pairs {
+        for (i, (start, end)) in pairs.iter().enumerate() {
+            if let Some(buf) = flush {
+                let (ptr, _guard) = buf.device_ptr(&self.stream);
+                // SAFETY: a live allocation of `buf.len()` u32 words.
+                unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, i as u32, buf.len(), self.stream.cu_stream()) }
+                    .result()
+                    .map_err(cu("cuMemsetD32Async"))?;
+            }
             start.record(&self.stream).map_err(cu("cuEventRecord"))?;
             op()?;
             end.record(&self.stream).map_err(cu("cuEventRecord"))?;
@@ -435,10 +452,17 @@ impl Backend for CudaBackend {
         self.sync("cuMemcpyDtoH")
     }
 
-    fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>> {
+    fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>> {
         let entry = self.current()?.entry;
         let call = format!("cuLaunchKernel({entry})");
-        self.time_with(warmup, iters, entry, || self.launch_once(launch).map_err(cu(&call)))
+        if cold && self.flush.is_none() {
+            // One scratch buffer of twice the L2, allocated on first use and kept.
+            let words = (2 * self.info.l2_bytes as usize).max(1 << 20) / 4;
+            // SAFETY: only ever written by cuMemsetD32.
+            self.flush = Some(unsafe { self.stream.alloc::<u32>(words) }.map_err(cu("cuMemAlloc"))?);
+        }
+        let flush = if cold { self.flush.as_ref() } else { None };
+        self.time_with(warmup, iters, entry, flush, || self.launch_once(launch).map_err(cu(&call)))
     }
 
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
@@ -456,7 +480,7 @@ impl Backend for CudaBackend {
                 .result()
                 .map_err(cu("cuMemcpyDtoDAsync"))
         };
-        let times = self.time_with(warmup, iters, "cuMemcpyDtoD", copy)?;
+        let times = self.time_with(warmup, iters, "cuMemcpyDtoD", None, copy)?;
         Ok((len as u64 * 4, times))
     }
 

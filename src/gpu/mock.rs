@@ -189,7 +189,7 @@ impl Backend for MockBackend {
         Ok(())
     }
 
-    fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32) -> Result<Vec<f64>> {
+    fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>> {
         self.timed += 1;
         if std::env::var("WARPSCOPE_MOCK_SIGINT_AFTER").ok().and_then(|v| v.parse::<u32>().ok()) == Some(self.timed) {
             // A real SIGINT to this process, as Ctrl-C sends; wait for the handler to flag it so that
@@ -200,7 +200,8 @@ impl Backend for MockBackend {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }
-        let ms = self.model_ms(kernel, launch)?;
+        // A cold L2 costs the mock a fixed 5 %.
+        let ms = self.model_ms(kernel, launch)? * if cold { 1.05 } else { 1.0 };
         Ok((0..iters).map(|i| ms * (1.0 + 0.01 * (i % 3) as f64)).collect())
     }
 

@@ -198,8 +198,9 @@ pub trait Backend {
     /// Poisons the outputs with NaN, launches once, and copies the outputs back into `out`.
     /// [`crate::Error::LaunchRejected`] means the driver refused this configuration (the sweep goes on).
     fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()>;
-    /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each).
-    fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32) -> Result<Vec<f64>>;
+    /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each);
+    /// `cold` flushes L2 before each timed launch (outside the events).
+    fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>>;
     /// A device-to-device cuMemcpy between two scratch buffers large enough to miss L2 (4 x L2, at
     /// least 256 MiB), timed like [`Backend::time`]: the DRAM bandwidth records are compared with.
     /// Returns the bytes copied and the per-iteration times.
