@@ -93,6 +93,7 @@ pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
             verification: None,
             device: None,
             bound: Some(ev.prediction.bound.as_str().to_string()),
+            conditions: None,
         });
     }
     report

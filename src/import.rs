@@ -143,6 +143,7 @@ fn record(kernel: &str, grid: Dim3, block: Dim3, metrics: Vec<Metric>) -> Record
         verification: None,
         device: None,
         bound: None,
+        conditions: None,
     }
 }
 

@@ -183,6 +183,54 @@ impl Verification {
     }
 }
 
+/// What the GPU's clocks, temperature and power did while a configuration was timed (NVML, sampled
+/// every few milliseconds on another thread).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Conditions {
+    /// NVML samples taken.
+    pub samples: u32,
+    /// Lowest and highest SM clock seen, MHz.
+    pub sm_clock_mhz: Option<[u32; 2]>,
+    /// Lowest memory clock seen, MHz.
+    pub mem_clock_mhz: Option<u32>,
+    /// Highest GPU temperature, degrees C.
+    pub temperature_c: Option<u32>,
+    /// Highest power draw, W.
+    pub power_w: Option<f64>,
+    /// Performance-limiting throttle reasons seen (`sw_power_cap`, `hw_slowdown`, `sw_thermal`,
+    /// `hw_thermal`, `hw_power_brake`); idle and clock-setting reasons are not throttling.
+    pub throttle: Vec<String>,
+}
+
+impl Conditions {
+    /// Whether any sample saw the clocks held down.
+    pub fn throttled(&self) -> bool {
+        !self.throttle.is_empty()
+    }
+
+    /// Both observations as one (extremes and reasons of either).
+    pub fn merge(a: Option<Conditions>, b: Option<Conditions>) -> Option<Conditions> {
+        let (Some(mut a), Some(b)) = (a.clone(), b.clone()) else { return a.or(b) };
+        fn pick<T: Copy>(x: Option<T>, y: Option<T>, f: impl Fn(T, T) -> T) -> Option<T> {
+            match (x, y) {
+                (Some(x), Some(y)) => Some(f(x, y)),
+                (x, y) => x.or(y),
+            }
+        }
+        a.samples += b.samples;
+        a.sm_clock_mhz = pick(a.sm_clock_mhz, b.sm_clock_mhz, |[l1, h1], [l2, h2]| [l1.min(l2), h1.max(h2)]);
+        a.mem_clock_mhz = pick(a.mem_clock_mhz, b.mem_clock_mhz, u32::min);
+        a.temperature_c = pick(a.temperature_c, b.temperature_c, u32::max);
+        a.power_w = pick(a.power_w, b.power_w, f64::max);
+        for t in b.throttle {
+            if !a.throttle.contains(&t) {
+                a.throttle.push(t);
+            }
+        }
+        Some(a)
+    }
+}
+
 /// One configuration of one kernel on one problem.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
@@ -213,6 +261,9 @@ pub struct Record {
     /// `block_issue`, `compute`), where the model ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<String>,
+    /// Clocks, temperature, power and throttling while it was timed, where NVML could say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
 }
 
 impl Record {
@@ -230,6 +281,7 @@ impl Record {
             verification: None,
             device: None,
             bound: None,
+            conditions: None,
         }
     }
 
@@ -367,6 +419,33 @@ mod tests {
         assert_eq!(t.samples, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
         assert_eq!(TimeStats::from_samples(&[2.0]).unwrap().stdev, 0.0);
         assert!(TimeStats::from_samples(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn conditions_merge_to_their_extremes() {
+        let a = Conditions {
+            samples: 2,
+            sm_clock_mhz: Some([1900, 1980]),
+            mem_clock_mhz: Some(2619),
+            temperature_c: Some(40),
+            power_w: Some(300.0),
+            throttle: vec![],
+        };
+        let b = Conditions {
+            samples: 1,
+            sm_clock_mhz: Some([1400, 1500]),
+            mem_clock_mhz: None,
+            temperature_c: Some(60),
+            power_w: Some(200.0),
+            throttle: vec!["sw_power_cap".into()],
+        };
+        let m = Conditions::merge(Some(a.clone()), Some(b)).unwrap();
+        assert_eq!(m.samples, 3);
+        assert_eq!(m.sm_clock_mhz, Some([1400, 1980]));
+        assert_eq!((m.mem_clock_mhz, m.temperature_c, m.power_w), (Some(2619), Some(60), Some(300.0)));
+        assert!(m.throttled());
+        assert_eq!(Conditions::merge(None, Some(a.clone())), Some(a));
+        assert_eq!(Conditions::merge(None, None), None);
     }
 
     #[test]

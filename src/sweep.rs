@@ -12,7 +12,7 @@ use crate::model::time::Target;
 use crate::model::{self, arch};
 use crate::plan::{self, Planned};
 use crate::profile::Unavailable;
-use crate::record::{Metric, ModelFit, Record, Report, Source, Status, TimeStats, Timing};
+use crate::record::{Conditions, Metric, ModelFit, Record, Report, Source, Status, TimeStats, Timing};
 use crate::spec::Dim3;
 use crate::verify;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -182,8 +182,9 @@ pub fn run(
     }
     if let Some(prob) = problem.as_ref().filter(|_| !pending.is_empty()) {
         let samples = interleaved(backend, kernel, &pending, opts, &mut spent)?;
-        for ((i, launch), times) in pending.iter().zip(samples) {
+        for ((i, launch), (times, conditions)) in pending.iter().zip(samples) {
             let record = &mut report.records[*i];
+            record.conditions = conditions;
             complete(backend, kernel, &prob.memcpy, launch, record, &times, opts, &mut spent)?;
             on_event(Event::Record(record));
         }
@@ -310,7 +311,7 @@ fn measure(
             (verify::compare(kernel, &slices, reference), t.elapsed().as_secs_f64())
         });
         let times = match opts.interleave {
-            true => Ok(Vec::new()),
+            true => Ok((Vec::new(), None)),
             false => spent.time("per config: warm-up and timed launches", || {
                 time_config(backend, kernel, &launch, opts, opts.warmup.saturating_sub(1))
             }),
@@ -320,7 +321,7 @@ fn measure(
         (check.join().expect("verification does not panic"), times, counters)
     });
     spent.add("per config: compare with the CPU reference (overlapped)", compare_secs);
-    let times = times?;
+    let (times, conditions) = times?;
     let passed = verification.passed();
     let (mut measured, mut lost) = (Vec::new(), None);
     match counters {
@@ -340,6 +341,7 @@ fn measure(
         verification: Some(verification),
         device: Some(backend.info().ordinal),
         bound: None,
+        conditions,
     };
     if !opts.interleave {
         complete(backend, kernel, &prob.memcpy, &launch, &mut record, &times, opts, spent)?;
@@ -355,18 +357,23 @@ fn time_config(
     launch: &Launch,
     opts: &Options,
     warmup: u32,
-) -> Result<Vec<f64>> {
-    let Some(n) = opts.until_noise else { return backend.time(kernel, launch, warmup, opts.iters, opts.cold) };
+) -> Result<(Vec<f64>, Option<Conditions>)> {
+    let Some(n) = opts.until_noise else {
+        let samples = backend.time(kernel, launch, warmup, opts.iters, opts.cold)?;
+        return Ok((samples, backend.last_conditions()));
+    };
     let start = Instant::now();
     let mut samples = backend.time(kernel, launch, warmup, n.min_iters, opts.cold)?;
+    let mut seen = backend.last_conditions();
     while (samples.len() as u32) < n.max_iters && start.elapsed().as_secs_f64() < n.max_secs && !interrupted() {
         if TimeStats::from_samples(&samples).is_some_and(|t| t.iqr_pct() <= n.pct) {
             break;
         }
         let more = n.min_iters.min(n.max_iters - samples.len() as u32);
         samples.extend(backend.time(kernel, launch, 0, more, opts.cold)?);
+        seen = Conditions::merge(seen, backend.last_conditions());
     }
-    Ok(samples)
+    Ok((samples, seen))
 }
 
 /// Times the `pending` configurations round-robin: [`INTERLEAVE_ROUNDS`] slices of the iterations each,
@@ -377,9 +384,9 @@ fn interleaved(
     pending: &[(usize, Launch)],
     opts: &Options,
     spent: &mut Spent,
-) -> Result<Vec<Vec<f64>>> {
+) -> Result<Vec<(Vec<f64>, Option<Conditions>)>> {
     let rounds = INTERLEAVE_ROUNDS.min(opts.iters);
-    let mut samples = vec![Vec::new(); pending.len()];
+    let mut samples = vec![(Vec::new(), None); pending.len()];
     for round in 0..rounds {
         if interrupted() {
             break;
@@ -391,7 +398,8 @@ fn interleaved(
             let t = spent.time("per config: warm-up and timed launches", || {
                 backend.time(kernel, launch, warmup, iters, opts.cold)
             })?;
-            s.extend(t);
+            s.0.extend(t);
+            s.1 = Conditions::merge(s.1.take(), backend.last_conditions());
         }
     }
     Ok(samples)

@@ -81,3 +81,23 @@ fn baseline_comparison_flags_changes_beyond_the_noise() {
     mock(&["compare", "--baseline", &p(&old), &p(&slow), "--fail-above", "10"]).assert().success();
     mock(&["compare", &p(&old)]).assert().code(2).stderr(predicate::str::contains("required"));
 }
+
+#[test]
+fn throttled_configs_are_marked() {
+    let out = mock(&[BASE, &["--iters", "3"]].concat()).env("WARPSCOPE_MOCK_THROTTLE", "2").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert!(
+        stderr.contains(
+            "warning: sumMatrixOnGPU2D 16x16 was timed while the GPU throttled (sw_power_cap), SM clock 1410-1980 MHz"
+        ),
+        "{stderr}"
+    );
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.contains("ok (verified)")).collect();
+    assert_eq!(rows.len(), 2);
+    assert!(!rows[0].contains("THROTTLED") && rows[1].contains("THROTTLED (sw_power_cap)"), "{rows:?}");
+    let v = json(&["--iters", "3"]);
+    let c = &v["records"][0]["conditions"];
+    assert_eq!(c["sm_clock_mhz"], serde_json::json!([1980, 1980]));
+    assert_eq!(c["throttle"], serde_json::json!([]));
+}

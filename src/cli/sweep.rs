@@ -208,6 +208,15 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         }
         Event::Record(r) => {
             out.line(&r.seed_line());
+            if let Some(c) = r.conditions.as_ref().filter(|c| c.throttled()) {
+                let clock = c.sm_clock_mhz.map(|[lo, hi]| format!(", SM clock {lo}-{hi} MHz")).unwrap_or_default();
+                eprintln!(
+                    "warning: {} {} was timed while the GPU throttled ({}){clock}: its time is not comparable",
+                    r.kernel,
+                    r.block,
+                    c.throttle.join(", ")
+                );
+            }
             if let (Some(n), Some(t)) = (opts.until_noise, &r.time_ms)
                 && t.iqr_pct() > n.pct
                 && !out.quiet

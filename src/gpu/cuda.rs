@@ -44,6 +44,10 @@ pub struct CudaBackend {
     current: Option<Current>,
     /// `--cold`: the buffer written before each timed launch to evict L2 (allocated on first use).
     flush: Option<CudaSlice<u32>>,
+    /// NVML on this device, sampling while configurations are timed.
+    monitor: Option<nvml::Monitor>,
+    /// What the monitor saw during the last timing.
+    conditions: Option<crate::record::Conditions>,
 }
 
 /// The loaded kernel and its device buffers.
@@ -100,7 +104,18 @@ impl CudaBackend {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let info = device_info(&ctx, ordinal, version)?;
-        Ok(CudaBackend { counters: None, ctx, stream, info, modules: HashMap::new(), current: None, flush: None })
+        let monitor = info.pci_bus_id.as_deref().and_then(nvml::Monitor::open);
+        Ok(CudaBackend {
+            counters: None,
+            ctx,
+            stream,
+            info,
+            modules: HashMap::new(),
+            current: None,
+            flush: None,
+            monitor,
+            conditions: None,
+        })
     }
 
     fn current(&self) -> Result<&Current> {
@@ -462,7 +477,17 @@ impl Backend for CudaBackend {
             self.flush = Some(unsafe { self.stream.alloc::<u32>(words) }.map_err(cu("cuMemAlloc"))?);
         }
         let flush = if cold { self.flush.as_ref() } else { None };
-        self.time_with(warmup, iters, entry, flush, || self.launch_once(launch).map_err(cu(&call)))
+        let run = || self.time_with(warmup, iters, entry, flush, || self.launch_once(launch).map_err(cu(&call)));
+        let (times, conditions) = match &self.monitor {
+            Some(m) => m.watch(run),
+            None => (run(), None),
+        };
+        self.conditions = conditions;
+        times
+    }
+
+    fn last_conditions(&self) -> Option<crate::record::Conditions> {
+        self.conditions.clone()
     }
 
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {

@@ -5,7 +5,7 @@
 //! is marked `mock`.
 //! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path;
 //! `WARPSCOPE_MOCK_SIGINT_AFTER=N` sends the process SIGINT while timing the Nth configuration, to test
-//! Ctrl-C.
+//! Ctrl-C; `WARPSCOPE_MOCK_THROTTLE=N` reports the Nth timing power-capped.
 
 use super::{Backend, DeviceInfo, DeviceLimits, HostBuf, HostOutputs, KernelAttrs, Launch};
 use crate::error::{Error, Result};
@@ -32,6 +32,8 @@ pub struct MockBackend {
     counters: Vec<String>,
     /// Configurations timed so far (`WARPSCOPE_MOCK_SIGINT_AFTER=N` sends SIGINT during the Nth).
     timed: u32,
+    /// What the last timing "saw".
+    conditions: Option<crate::record::Conditions>,
 }
 
 impl MockBackend {
@@ -66,6 +68,7 @@ impl MockBackend {
             output_index: Vec::new(),
             counters: Vec::new(),
             timed: 0,
+            conditions: None,
         })
     }
 
@@ -200,9 +203,24 @@ impl Backend for MockBackend {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }
+        // Conditions as NVML would report them; `WARPSCOPE_MOCK_THROTTLE=N` power-caps the Nth timing.
+        let capped =
+            std::env::var("WARPSCOPE_MOCK_THROTTLE").ok().and_then(|v| v.parse::<u32>().ok()) == Some(self.timed);
+        self.conditions = Some(crate::record::Conditions {
+            samples: 3,
+            sm_clock_mhz: Some(if capped { [1410, 1980] } else { [1980, 1980] }),
+            mem_clock_mhz: Some(2619),
+            temperature_c: Some(41),
+            power_w: Some(if capped { 700.0 } else { 310.0 }),
+            throttle: if capped { vec!["sw_power_cap".into()] } else { Vec::new() },
+        });
         // A cold L2 costs the mock a fixed 5 %.
         let ms = self.model_ms(kernel, launch)? * if cold { 1.05 } else { 1.0 };
         Ok((0..iters).map(|i| ms * (1.0 + 0.01 * (i % 3) as f64)).collect())
+    }
+
+    fn last_conditions(&self) -> Option<crate::record::Conditions> {
+        self.conditions.clone()
     }
 
     fn apply(&mut self, kernel: &dyn Kernel, _launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>> {

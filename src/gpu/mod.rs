@@ -201,6 +201,11 @@ pub trait Backend {
     /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each);
     /// `cold` flushes L2 before each timed launch (outside the events).
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>>;
+    /// Clocks, temperature, power and throttling seen during the last [`Backend::time`] (NVML);
+    /// `None` where they cannot be read.
+    fn last_conditions(&self) -> Option<crate::record::Conditions> {
+        None
+    }
     /// A device-to-device cuMemcpy between two scratch buffers large enough to miss L2 (4 x L2, at
     /// least 256 MiB), timed like [`Backend::time`]: the DRAM bandwidth records are compared with.
     /// Returns the bytes copied and the per-iteration times.

@@ -149,8 +149,14 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
             row.push(c.of(r).map(format_value).unwrap_or_else(|| "-".into()));
         }
         let bound = r.bound.as_deref().map(|b| format!(", {}-bound", b.replace('_', "-"))).unwrap_or_default();
+        let throttled = r
+            .conditions
+            .as_ref()
+            .filter(|c| c.throttled())
+            .map(|c| format!(", THROTTLED ({})", c.throttle.join(", ")))
+            .unwrap_or_default();
         row.push(match (r.status, &r.reason) {
-            (Status::Ok, _) if r.verification.is_some() => format!("ok (verified){bound}"),
+            (Status::Ok, _) if r.verification.is_some() => format!("ok (verified){bound}{throttled}"),
             (Status::Ok, _) if report.device.backend == "model" => format!("estimated{bound}"),
             (Status::Ok, _) => format!("imported from {}", report.device.backend),
             (Status::Failed, Some(why)) => format!("FAILED: {why}"),
