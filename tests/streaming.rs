@@ -114,3 +114,27 @@ fn resume_files_are_checked() {
         .success()
         .stderr(predicate::str::is_empty());
 }
+
+#[test]
+fn the_progress_bar_shows_on_a_terminal_only() {
+    let plain = mock(SWEEP).output().unwrap();
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains(" configs, "));
+    // On a pseudo-terminal (util-linux `script`, where installed) the bar is drawn on stderr.
+    let bin = assert_cmd::cargo::cargo_bin("warpscope");
+    let cmd = format!("{} {} -o /dev/null --format json", bin.display(), SWEEP.join(" "));
+    let Ok(out) = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("WARPSCOPE_BACKEND", "mock")
+        .output()
+    else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("/8 configs, "), "{text}");
+    let quiet = std::process::Command::new("script")
+        .args(["-qec", &format!("{cmd} -q"), "/dev/null"])
+        .env("WARPSCOPE_BACKEND", "mock")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&quiet.stdout).contains(" configs, "));
+}

@@ -152,6 +152,22 @@ impl OutputArgs {
         }
     }
 
+    /// A progress bar on standard error (configurations done, elapsed, ETA); hidden when quiet or
+    /// when standard error is not a terminal.
+    fn progress(&self, total: usize) -> indicatif::ProgressBar {
+        use std::io::IsTerminal;
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), indicatif::ProgressDrawTarget::stderr());
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} configs, {elapsed} elapsed, ETA {eta}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    }
+
     /// Checks, before any work, that the report can be written where asked.
     fn check(&self) -> Result<()> {
         self.output.as_deref().map(warpscope::report::check_writable).unwrap_or(Ok(()))

@@ -187,7 +187,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let device = backend.info().name.clone();
     let out = &a.out;
-    let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| match e {
+    let mut print_event = |e: Event<'_>| match e {
         Event::Planned { total, invalid } => {
             if !out.quiet {
                 eprintln!(
@@ -257,7 +257,16 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
                 eprintln!("{name}: {secs:.3} s");
             }
         }
-    })?;
+    };
+    let bar = out.progress(blocks.len());
+    let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| {
+        if let Event::Record(_) = e {
+            bar.inc(1);
+        }
+        bar.suspend(|| print_event(e))
+    });
+    bar.finish_and_clear();
+    let report = report?;
     let ran = report.records.len();
     let mut report = report;
     report.records.splice(0..0, resumed);
