@@ -512,3 +512,14 @@ fn peak_and_transpose_benchmarks_on_the_mock() {
         .code(2)
         .stderr(predicate::str::contains("mad takes --n"));
 }
+
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = stdout(&mut mock(&["completions", shell]));
+        assert!(out.contains("sweep") && out.contains("until-noise"), "{shell}");
+    }
+    let man = stdout(&mut mock(&["man"]));
+    assert!(man.contains(".TH warpscope 1") && man.contains("sweep") && man.contains("completions"));
+    mock(&["completions", "tcsh"]).assert().code(2).stderr(predicate::str::contains("invalid value 'tcsh'"));
+}

@@ -73,6 +73,14 @@ enum Command {
     Transpose(transpose::TransposeArgs),
     /// Gaussian blur: an image on the GPU, the algorithms' benchmark, or the seed's estimates offline.
     Blur(blur::BlurArgs),
+    /// Shell completions on standard output: `warpscope completions bash > /etc/bash_completion.d/warpscope`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The man page (roff) on standard output: `warpscope man > warpscope.1`.
+    Man,
 }
 
 /// Output options shared by the commands that emit records.
@@ -232,6 +240,21 @@ pub fn run() -> Result<ExitCode> {
         Command::Peak(a) => peak::run(&ctx, &a),
         Command::Transpose(a) => transpose::run(&ctx, &a),
         Command::Blur(a) => blur::run(&ctx, &a),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "warpscope",
+                &mut std::io::stdout(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut std::io::stdout())
+                .map_err(|e| Error::Output(e.to_string()))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }?;
     Ok(if warpscope::sweep::interrupted() { ExitCode::from(130) } else { code })
 }
