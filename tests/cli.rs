@@ -523,3 +523,64 @@ fn completions_and_man_page() {
     assert!(man.contains(".TH warpscope 1") && man.contains("sweep") && man.contains("completions"));
     mock(&["completions", "tcsh"]).assert().code(2).stderr(predicate::str::contains("invalid value 'tcsh'"));
 }
+
+#[test]
+fn every_plotting_command_draws_svg_and_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            [
+                "sweep",
+                "sum-matrix",
+                "--nx",
+                "512",
+                "--ny",
+                "256",
+                "--bx",
+                "32,64",
+                "--by",
+                "1,2",
+                "--iters",
+                "2",
+                "--model",
+            ]
+            .map(String::from)
+            .to_vec(),
+            "over block.x x block.y",
+        ),
+        (
+            ["estimate", "sum-matrix", "--arch", "sm_20", "--block", "32x32,16x16"].map(String::from).to_vec(),
+            "occupancy against block size",
+        ),
+        (
+            ["transpose", "--bench", "--sizes", "64,128", "--iters", "2"].map(String::from).to_vec(),
+            "% of the fastest copy",
+        ),
+        (
+            ["blur", "--bench", "--width", "128", "--height", "64", "--iters", "2"].map(String::from).to_vec(),
+            "of the seed",
+        ),
+        (["peak", "--nx", "256", "--ny", "128", "--iters", "2"].map(String::from).to_vec(), "multiply-adds per pixel"),
+        (
+            ["occupancy", "--arch", "sm_90", "--regs", "32", "--block-size", "32..1024:32"].map(String::from).to_vec(),
+            "threads per block",
+        ),
+    ];
+    for (i, (args, title)) in cases.iter().enumerate() {
+        let (svg, png) = (f(&format!("{i}.svg")), f(&format!("{i}.png")));
+        for path in [&svg, &png] {
+            let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+            a.extend(["--plot", path.as_str()]);
+            mock(&a).assert().success().stderr(predicate::str::contains(format!("wrote {path}")));
+        }
+        assert!(std::fs::read_to_string(&svg).unwrap().contains(title), "{args:?}: {title}");
+        let img = image::open(&png).unwrap();
+        assert!(img.width() == 1000 && img.height() >= 520, "{args:?}");
+    }
+    mock(&["sweep", "sum-matrix", "--block", "32x8", "--plot", "/tmp/x.gif"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: cannot plot to /tmp/x.gif: use a .svg or .png file name"));
+    mock(&["sweep", "sum-matrix", "--block", "32x8", "--plot", "/no/such/dir/p.svg"]).assert().code(2);
+}

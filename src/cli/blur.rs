@@ -11,6 +11,7 @@ use tabled::settings::Style;
 
 use warpscope::blur::{self, Algo, BlurRow};
 use warpscope::kernels::{Gaussian, Tolerance, blur_error, gaussian_f64};
+use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::sweep::{Event, Options};
 use warpscope::{Error, Result, gpu, image_io};
 
@@ -52,6 +53,10 @@ pub struct BlurArgs {
     /// Output format of the tables.
     #[arg(long, value_enum, default_value = "table")]
     format: BlurFormat,
+    /// With --bench: draw each algorithm's measured and estimated MP/s, and the % of its estimate, to
+    /// FILE (.svg or .png).
+    #[arg(long, value_name = "FILE", requires = "bench")]
+    plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -78,6 +83,7 @@ pub fn run(ctx: &Context, a: &BlurArgs) -> Result<ExitCode> {
 }
 
 fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
+    super::check_plot(a.plot.as_deref())?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: 2, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
@@ -87,6 +93,32 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
         }
     })?;
     print_rows(&rows, a.format)?;
+    if let Some(path) = &a.plot {
+        // The rows are the copy, then every algorithm in ALGOS order: their command-line names fit an axis.
+        let names: Vec<String> =
+            std::iter::once("copy".to_string()).chain(blur::ALGOS.iter().map(|a| a.name().to_string())).collect();
+        let series = |label: &str, f: fn(&BlurRow) -> Option<f64>| Series {
+            label: label.into(),
+            points: rows.iter().enumerate().filter_map(|(i, r)| Some((i as f64, f(r)?))).collect(),
+        };
+        let title = format!("Gaussian blur {}x{}, sigma {}, on {}", a.width, a.height, g.sigma, report.device.name);
+        plot::panels(
+            path,
+            vec![
+                Panel {
+                    labels: Labels::new(format!("{title}: rate"), "algorithm", "MP/s"),
+                    series: vec![series("measured", |r| r.measured_mps), series("estimate", |r| Some(r.estimate_mps))],
+                    x_names: Some(names.clone()),
+                },
+                Panel {
+                    labels: Labels::new(format!("{title}: % of the seed's estimate"), "algorithm", "%"),
+                    series: vec![series("% of estimate", |r| r.pct_of_estimate)],
+                    x_names: Some(names),
+                },
+            ],
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
     Ok(super::exit_for(&report))
 }
 

@@ -18,6 +18,10 @@ pub struct EstimateArgs {
     shapes: Shapes,
     #[command(flatten)]
     target: TargetArgs,
+    /// Draw the figure to FILE (.svg or .png): predicted time and every metric per configuration,
+    /// occupancy against block size, and a block.x x block.y heatmap.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -62,6 +66,7 @@ impl TargetArgs {
 
 pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
     a.out.check()?;
+    super::check_plot(a.plot.as_deref())?;
     let (kernel, blocks) = a.shapes.resolve()?;
     let target = a.target.target()?;
     let (_, regs_from) = estimate::attrs(kernel.as_ref(), &target);
@@ -81,5 +86,6 @@ pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
     }
     let report = estimate::run(kernel.as_ref(), &blocks, &target);
     a.out.emit(&report)?;
+    super::plot_report(a.plot.as_deref(), &report)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -264,6 +264,24 @@ fn exit_for(report: &warpscope::record::Report) -> ExitCode {
     if report.any_failed() { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
+/// Fails now, before any measuring, if `--plot FILE` could not be drawn later (extension, folder).
+fn check_plot(path: Option<&std::path::Path>) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("svg" | "png") => warpscope::report::check_writable(path),
+        _ => Err(usage(format!("cannot plot to {}: use a .svg or .png file name", path.display()))),
+    }
+}
+
+/// Draws a report's figure where `--plot` asks.
+fn plot_report(path: Option<&std::path::Path>, report: &warpscope::record::Report) -> Result<()> {
+    if let Some(path) = path {
+        warpscope::report::figures::draw(report, path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
 /// A usage error.
 pub fn usage(msg: impl Into<String>) -> Error {
     Error::usage(msg)

@@ -36,7 +36,7 @@ pub struct OccupancyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OccFormat,
-    /// Also draw occupancy against block size to this .svg file.
+    /// Also draw occupancy against block size to FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     /// Check the calculator against the driver's (cuOccupancyMaxActiveBlocksPerMultiprocessor) on this
@@ -60,6 +60,7 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
     let (Some(arch), Some(sizes)) = (&a.arch, &a.block_size) else {
         return Err(usage("occupancy needs --arch and --block-size (or --against-driver)"));
     };
+    super::check_plot(a.plot.as_deref())?;
     let arch = arch::parse_arch(arch).map_err(usage)?;
     let sizes = spec::parse_int_list(sizes)?;
     let rows: Vec<Occupancy> = sizes
@@ -171,8 +172,8 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
         );
         plot::lines(
             path,
-            &Labels { title: &title, x: "threads per block", y: "occupancy (%)" },
-            &[Series { label: arch.sm_name(), points }],
+            Labels::new(title, "threads per block", "occupancy (%)"),
+            vec![Series { label: arch.sm_name(), points }],
         )?;
         eprintln!("wrote {}", path.display());
     }

@@ -32,7 +32,7 @@ pub struct PeakArgs {
     /// Timed launches per kernel.
     #[arg(long, default_value_t = 20)]
     iters: u32,
-    /// Draw the MAD curve (GP/s and GFLOP/s against N) to this .svg file.
+    /// Draw the MAD curve (GP/s and GFLOP/s against N) to FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     #[command(flatten)]
@@ -41,6 +41,7 @@ pub struct PeakArgs {
 
 pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
     a.out.check()?;
+    super::check_plot(a.plot.as_deref())?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
@@ -78,14 +79,16 @@ pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
         let flops = format!("MAD-N on {name}: arithmetic");
         plot::panels(
             path,
-            &[
+            vec![
                 Panel {
-                    labels: Labels { title: &rate, x: "multiply-adds per pixel (N)", y: "GP/s" },
+                    labels: Labels::new(rate, "multiply-adds per pixel (N)", "GP/s"),
                     series: vec![Series { label: "GP/s".into(), points: curve(PIXEL_RATE) }],
+                    x_names: None,
                 },
                 Panel {
-                    labels: Labels { title: &flops, x: "multiply-adds per pixel (N)", y: "GFLOP/s" },
+                    labels: Labels::new(flops, "multiply-adds per pixel (N)", "GFLOP/s"),
                     series: vec![Series { label: "GFLOP/s".into(), points: curve(FLOP_RATE) }],
+                    x_names: None,
                 },
             ],
         )?;

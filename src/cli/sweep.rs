@@ -106,6 +106,10 @@ pub struct SweepArgs {
     /// keep its records: with `--format jsonl -o FILE` the new records are appended to it.
     #[arg(long, value_name = "FILE")]
     resume: Option<std::path::PathBuf>,
+    /// Draw the sweep's figure to FILE (.svg or .png): time and every metric per configuration,
+    /// measured beside estimated, occupancy against block size, and a block.x x block.y heatmap.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -132,6 +136,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         Some(path) => return Err(usage(format!("--resume {}: no such file", path.display()))),
         None => Vec::new(),
     };
+    super::check_plot(a.plot.as_deref())?;
     let append = matches!((&a.resume, &a.out.output), (Some(r), Some(o)) if same_file(r, o));
     if !append {
         a.out.check()?;
@@ -273,6 +278,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     if stream.is_none() {
         out.emit(&report)?;
     }
+    super::plot_report(a.plot.as_deref(), &report)?;
     if sweep::interrupted() {
         eprintln!(
             "interrupted: {ran} of {} configurations finished and kept{}",

@@ -5,6 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
+use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::sweep::{Event, Options};
 use warpscope::{Result, gpu, spec, transpose_bench};
 
@@ -22,6 +23,10 @@ pub struct TransposeArgs {
     /// A fixed width: the sizes become heights (the seed's naive transpose slowed as the image grew taller).
     #[arg(long)]
     width: Option<u32>,
+    /// Draw each variant's % of the fastest copy, and the naive transpose's GB/s, against the size to
+    /// FILE (.svg or .png).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
     /// Untimed launches before timing.
     #[arg(long, default_value_t = 2)]
     warmup: u32,
@@ -39,6 +44,7 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
         ));
     }
     a.out.check()?;
+    super::check_plot(a.plot.as_deref())?;
     let sizes = spec::parse_int_list(&a.sizes)?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
@@ -71,6 +77,52 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
                 }
             );
         }
+    }
+    if let Some(path) = &a.plot {
+        let x_names: Vec<String> = sizes.iter().map(|&n| format!("{}x{n}", a.width.unwrap_or(n))).collect();
+        let mut variants: Vec<&str> = Vec::new();
+        for r in &report.records {
+            if !variants.contains(&r.kernel.as_str()) {
+                variants.push(&r.kernel);
+            }
+        }
+        let pct = variants
+            .iter()
+            .map(|v| Series {
+                label: v.to_string(),
+                points: report
+                    .records
+                    .iter()
+                    .filter(|r| r.kernel == *v)
+                    .filter_map(|r| {
+                        let i = x_names.iter().position(|n| *n == r.problem)?;
+                        Some((i as f64, r.metric(transpose_bench::PCT_OF_COPY)?.value))
+                    })
+                    .collect(),
+            })
+            .collect();
+        let naive = transpose_bench::naive_series(&report);
+        let naive = Series {
+            label: "transposeNaive".into(),
+            points: naive.iter().filter_map(|(p, g)| Some((x_names.iter().position(|n| n == p)? as f64, *g))).collect(),
+        };
+        let device = &report.device.name;
+        plot::panels(
+            path,
+            vec![
+                Panel {
+                    labels: Labels::new(format!("Transposes on {device}: % of the fastest copy"), "size", "% of copy"),
+                    series: pct,
+                    x_names: Some(x_names.clone()),
+                },
+                Panel {
+                    labels: Labels::new(format!("The naive transpose on {device}"), "size", "GB/s"),
+                    series: vec![naive],
+                    x_names: Some(x_names),
+                },
+            ],
+        )?;
+        eprintln!("wrote {}", path.display());
     }
     Ok(exit_for(&report))
 }

@@ -2,6 +2,7 @@
 //! `io::Write`. Files are written to a temporary name and renamed, so a reader never sees half a file.
 
 mod csv;
+pub mod figures;
 mod json;
 pub mod jsonl;
 pub mod plot;
