@@ -23,6 +23,7 @@ pub mod profile;
 pub mod ptx;
 pub mod record;
 pub mod report;
+pub mod runspec;
 pub mod spec;
 pub mod stats;
 pub mod sweep;

@@ -10,6 +10,7 @@ mod kernels;
 mod metrics;
 mod occupancy;
 mod peak;
+mod runspec;
 mod selftest;
 mod sweep;
 mod transpose;
@@ -73,6 +74,8 @@ enum Command {
     Transpose(transpose::TransposeArgs),
     /// Gaussian blur: an image on the GPU, the algorithms' benchmark, or the seed's estimates offline.
     Blur(blur::BlurArgs),
+    /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
+    RunSpec(runspec::RunSpecArgs),
     /// Shell completions on standard output: `warpscope completions bash > /etc/bash_completion.d/warpscope`.
     Completions {
         /// The shell.
@@ -240,6 +243,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Peak(a) => peak::run(&ctx, &a),
         Command::Transpose(a) => transpose::run(&ctx, &a),
         Command::Blur(a) => blur::run(&ctx, &a),
+        Command::RunSpec(a) => runspec::run(&ctx, &a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -1,0 +1,227 @@
+//! `warpscope run-spec FILE.toml`: runs an experiment file's steps, each as its own warpscope process
+//! (a failing step does not end the others, and Ctrl-C reaches the step in progress), keeps every output
+//! in one results folder, and writes `summary.md` with each step's table and figure.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use clap::{Args, Parser};
+
+use warpscope::gpu::BackendKind;
+use warpscope::record::Report;
+use warpscope::report::{self, Format};
+use warpscope::runspec::{Spec, Step};
+use warpscope::{Error, Result, sweep};
+
+use super::{Cli, Context, usage};
+
+/// Arguments of `run-spec`.
+#[derive(Args, Debug)]
+pub struct RunSpecArgs {
+    /// The experiment file (TOML; see experiments/).
+    file: PathBuf,
+    /// Results folder (default: results/<the experiment's name>).
+    #[arg(short = 'o', long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Run only these steps (comma-separated names).
+    #[arg(long, value_name = "NAMES")]
+    only: Option<String>,
+    /// Print and check the command lines without running them.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// How one step went.
+struct Outcome<'a> {
+    step: &'a Step,
+    argv: Vec<String>,
+    code: i32,
+    secs: f64,
+}
+
+/// A command line as a shell would take it back.
+fn shell_line(argv: &[String]) -> String {
+    let quote = |a: &String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c)) {
+            a.clone()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
+}
+
+pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
+    let spec = Spec::read(&a.file)?;
+    let dir = a.output.clone().unwrap_or_else(|| PathBuf::from("results").join(&spec.name));
+    let steps: Vec<&Step> = match &a.only {
+        None => spec.steps.iter().collect(),
+        Some(list) => {
+            let names: Vec<&str> = list.split(',').map(str::trim).collect();
+            if let Some(n) = names.iter().find(|n| !spec.steps.iter().any(|s| s.name == **n)) {
+                let known: Vec<&str> = spec.steps.iter().map(|s| s.name.as_str()).collect();
+                return Err(usage(format!("--only: no step '{n}' (steps: {})", known.join(", "))));
+            }
+            spec.steps.iter().filter(|s| names.contains(&s.name.as_str())).collect()
+        }
+    };
+    // Every command line goes through the real parser before anything runs.
+    let mut global = vec!["--device".to_string(), ctx.device.to_string()];
+    if ctx.backend == BackendKind::Mock {
+        global.extend(["--backend".into(), "mock".into()]);
+    }
+    let lines: Vec<Vec<String>> = steps.iter().map(|s| [s.argv(&dir), global.clone()].concat()).collect();
+    for (s, argv) in steps.iter().zip(&lines) {
+        if let Err(e) = Cli::try_parse_from(std::iter::once("warpscope".to_string()).chain(argv.iter().cloned())) {
+            let first = e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+            return Err(usage(format!("{}: step '{}': {first}", a.file.display(), s.name)));
+        }
+    }
+    if a.dry_run {
+        for argv in &lines {
+            println!("{}", shell_line(argv));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    let exe = std::env::current_exe().map_err(|e| Error::Output(format!("cannot find warpscope's own binary: {e}")))?;
+    let started = SystemTime::now();
+    let mut outcomes = Vec::new();
+    for (i, (step, argv)) in steps.iter().zip(lines).enumerate() {
+        eprintln!("[{}/{}] {}: {}", i + 1, steps.len(), step.name, shell_line(&argv));
+        let file = |ext: &str| dir.join(format!("{}.{ext}", step.name));
+        let create =
+            |p: PathBuf| File::create(&p).map_err(|source| Error::Io { path: p.display().to_string(), source });
+        let log = create(file("log"))?;
+        let stdout = if step.reports() {
+            Stdio::from(log.try_clone().map_err(|e| Error::Output(e.to_string()))?)
+        } else {
+            Stdio::from(create(file("txt"))?)
+        };
+        let t = Instant::now();
+        let status = Command::new(&exe)
+            .args(&argv)
+            .stdout(stdout)
+            .stderr(log)
+            .status()
+            .map_err(|e| Error::Output(format!("cannot run {}: {e}", exe.display())))?;
+        let code = status.code().unwrap_or(130);
+        let secs = t.elapsed().as_secs_f64();
+        eprintln!("      exit {code}, {secs:.1} s (log: {})", file("log").display());
+        if step.reports() && file("json").exists() {
+            let r = report::read(&file("json"))?;
+            for (ext, format) in [("csv", Format::Csv), ("md", Format::Markdown), ("txt", Format::Table)] {
+                report::write_file(&r, format, &file(ext))?;
+            }
+        }
+        outcomes.push(Outcome { step, argv, code, secs });
+        if code == 130 || sweep::interrupted() {
+            eprintln!("interrupted: the remaining steps were not run");
+            break;
+        }
+    }
+    let summary = summary(&spec, &a.file, &dir, &outcomes, started)?;
+    let path = dir.join("summary.md");
+    fs::write(&path, summary).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    for o in &outcomes {
+        println!("{:<24} exit {:<3} {:>8.1} s", o.step.name, o.code, o.secs);
+    }
+    println!("results in {} (summary.md)", dir.display());
+    let failed = outcomes.iter().filter(|o| o.code != 0).count();
+    Ok(if sweep::interrupted() || outcomes.iter().any(|o| o.code == 130) {
+        ExitCode::from(130)
+    } else if failed > 0 {
+        eprintln!("{failed} of {} steps failed", outcomes.len());
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `YYYY-MM-DD HH:MM UTC` of a time (the civil calendar from days since 1970, proleptic Gregorian).
+fn utc(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+}
+
+/// The results folder's summary.md: what ran where, and each step's table and figure.
+fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[Outcome<'_>], started: SystemTime) -> Result<String> {
+    let reports: Vec<Option<Report>> = outcomes
+        .iter()
+        .map(|o| {
+            let p = dir.join(format!("{}.json", o.step.name));
+            (o.step.reports() && p.exists()).then(|| report::read(&p)).transpose()
+        })
+        .collect::<Result<_>>()?;
+    let device = reports
+        .iter()
+        .flatten()
+        .find(|r| r.device.backend != "model")
+        .map(|r| format!("{} ({})", r.device.name, r.device.driver.as_deref().unwrap_or("driver unknown")))
+        .unwrap_or_else(|| "no GPU step".into());
+    let mut md = format!(
+        "# {}\n\n{}\n\n`warpscope run-spec {}` on {device}, {}, {}.\n",
+        spec.name,
+        spec.about,
+        file.display(),
+        utc(started),
+        concat!("warpscope ", env!("CARGO_PKG_VERSION"))
+    );
+    for (o, r) in outcomes.iter().zip(&reports) {
+        md += &format!("\n## {}\n\n", o.step.name);
+        if !o.step.about.is_empty() {
+            md += &format!("{}\n\n", o.step.about);
+        }
+        md += &format!("`{}` — exit {}, {:.1} s\n\n", shell_line(&o.argv), o.code, o.secs);
+        match r {
+            Some(r) => {
+                let mut table = Vec::new();
+                report::write(r, Format::Markdown, &mut table)?;
+                md += &String::from_utf8_lossy(&table);
+            }
+            None => {
+                let text = fs::read_to_string(dir.join(format!("{}.txt", o.step.name))).unwrap_or_default();
+                md += &format!("```text\n{}\n```\n", text.trim_end());
+            }
+        }
+        if o.step.plot && dir.join(format!("{}.svg", o.step.name)).exists() {
+            md += &format!("\n![{0}]({0}.svg)\n", o.step.name);
+        }
+    }
+    Ok(md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc(UNIX_EPOCH), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(UNIX_EPOCH + std::time::Duration::from_secs(1_795_312_800)), "2026-11-22 02:00 UTC");
+        assert_eq!(utc(UNIX_EPOCH + std::time::Duration::from_secs(951_782_400)), "2000-02-29 00:00 UTC");
+    }
+
+    #[test]
+    fn shell_lines_quote_what_needs_it() {
+        let argv = vec!["sweep".to_string(), "a b".into(), "it's".into(), "32x8".into()];
+        assert_eq!(shell_line(&argv), r"warpscope sweep 'a b' 'it'\''s' 32x8");
+    }
+
+    #[test]
+    fn the_parser_is_the_cli() {
+        assert!(Cli::try_parse_from(["warpscope", "sweep", "sum-matrix", "--block", "32x8"]).is_ok());
+    }
+}
