@@ -55,7 +55,7 @@ pub fn attrs(kernel: &dyn Kernel, target: &Target) -> (KernelAttrs, String) {
 pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
     let mut report = Report::new(device(target));
     let (attrs, _) = attrs(kernel, target);
-    for p in plan::plan(kernel, blocks, &report.device.limits, &attrs) {
+    for (index, p) in plan::plan(kernel, blocks, &report.device.limits, &attrs).into_iter().enumerate() {
         let (grid, block) = (p.launch.grid, p.launch.block);
         let occ = occupancy::theoretical(
             target.arch,
@@ -69,7 +69,9 @@ pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
         let invalid =
             p.invalid.or_else(|| occ.reason.clone().map(|r| format!("too many resources requested for launch: {r}")));
         if let Some(reason) = invalid {
-            report.records.push(Record::invalid(kernel.entry(), &kernel.problem(), grid, block, reason));
+            let mut r = Record::invalid(kernel.entry(), &kernel.problem(), grid, block, reason);
+            r.index = Some(index as u32);
+            report.records.push(r);
             continue;
         }
         let ev = model::evaluate(target, kernel, &p.launch, occ.active_blocks_per_sm, None);
@@ -94,6 +96,7 @@ pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
             device: None,
             bound: Some(ev.prediction.bound.as_str().to_string()),
             conditions: None,
+            index: Some(index as u32),
         });
     }
     report

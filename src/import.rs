@@ -144,6 +144,7 @@ fn record(kernel: &str, grid: Dim3, block: Dim3, metrics: Vec<Metric>) -> Record
         device: None,
         bound: None,
         conditions: None,
+        index: None,
     }
 }
 

@@ -15,6 +15,7 @@ pub mod gpu;
 pub mod image_io;
 pub mod import;
 pub mod kernels;
+pub mod merge;
 pub mod metrics;
 pub mod model;
 pub mod peak;

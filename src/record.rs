@@ -264,6 +264,10 @@ pub struct Record {
     /// Clocks, temperature, power and throttling while it was timed, where NVML could say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Conditions>,
+    /// Position of the configuration in its sweep's block list (kept through `--devices`, `--shard`
+    /// and `merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
 }
 
 impl Record {
@@ -282,6 +286,7 @@ impl Record {
             device: None,
             bound: None,
             conditions: None,
+            index: None,
         }
     }
 
@@ -351,6 +356,9 @@ pub struct Report {
     /// How the records were timed (absent for estimates and imports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+    /// Every device of a run spread over several (`--devices`, `merge`); each record names its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceInfo>,
 }
 
 /// The time model against the measurements of one sweep.
@@ -392,6 +400,7 @@ impl Report {
             records: Vec::new(),
             model_fit: None,
             timing: None,
+            devices: Vec::new(),
         }
     }
 

@@ -124,6 +124,21 @@ pub fn run(
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report> {
+    let indexed: Vec<(u32, Dim3)> = blocks.iter().enumerate().map(|(i, &b)| (i as u32, b)).collect();
+    run_indexed(backend, kernel, &indexed, opts, on_event)
+}
+
+/// [`run`] on a slice of a larger sweep: each block comes with its position in the whole list, which its
+/// record keeps as `index` (so slices run on several GPUs or hosts merge back in the sweep's order).
+pub fn run_indexed(
+    backend: &mut dyn Backend,
+    kernel: &dyn Kernel,
+    indexed: &[(u32, Dim3)],
+    opts: &Options,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Report> {
+    let blocks: Vec<Dim3> = indexed.iter().map(|&(_, b)| b).collect();
+    let blocks = blocks.as_slice();
     if opts.iters == 0 {
         return Err(Error::usage("--iters must be at least 1"));
     }
@@ -151,11 +166,11 @@ pub fn run(
     let mut spent = Spent::default();
     // Interleaved: verified configurations wait here (record index, launch) to be timed round-robin.
     let mut pending: Vec<(usize, Launch)> = Vec::new();
-    for p in &planned {
+    for (p, &(index, _)) in planned.iter().zip(indexed) {
         if interrupted() {
             break;
         }
-        let record = match &p.invalid {
+        let mut record = match &p.invalid {
             Some(reason) => invalid_record(kernel, p, reason.clone()),
             None => {
                 if problem.is_none() {
@@ -173,6 +188,7 @@ pub fn run(
                 record
             }
         };
+        record.index = Some(index);
         if opts.interleave && record.status != Status::Invalid {
             pending.push((report.records.len(), p.launch));
         } else {
@@ -342,6 +358,7 @@ fn measure(
         device: Some(backend.info().ordinal),
         bound: None,
         conditions,
+        index: None,
     };
     if !opts.interleave {
         complete(backend, kernel, &prob.memcpy, &launch, &mut record, &times, opts, spent)?;

@@ -7,6 +7,7 @@ mod compare;
 mod devices;
 mod estimate;
 mod kernels;
+mod merge;
 mod metrics;
 mod occupancy;
 mod peak;
@@ -74,6 +75,8 @@ enum Command {
     Transpose(transpose::TransposeArgs),
     /// Gaussian blur: an image on the GPU, the algorithms' benchmark, or the seed's estimates offline.
     Blur(blur::BlurArgs),
+    /// Join result files of one sweep's slices (--shard, --devices) into one report, in the sweep's order.
+    Merge(merge::MergeArgs),
     /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
     RunSpec(runspec::RunSpecArgs),
     /// Shell completions on standard output: `warpscope completions bash > /etc/bash_completion.d/warpscope`.
@@ -244,6 +247,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Transpose(a) => transpose::run(&ctx, &a),
         Command::Blur(a) => blur::run(&ctx, &a),
         Command::RunSpec(a) => runspec::run(&ctx, &a),
+        Command::Merge(a) => merge::run(&a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

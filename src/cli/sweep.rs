@@ -1,12 +1,17 @@
 //! `warpscope sweep` and `warpscope run`: block lists in, verified and timed records out.
 
+use std::io::Write;
 use std::process::ExitCode;
+use std::sync::mpsc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
-use warpscope::kernels::{self, Problem};
-use warpscope::record::{Record, Status};
+use warpscope::gpu::BackendKind;
+use warpscope::kernels::{self, Kernel, Problem};
+use warpscope::profile::Unavailable;
+use warpscope::record::{Metric, Record, Report, Status};
+use warpscope::spec::Dim3;
 use warpscope::sweep::{self, Event, Options};
 use warpscope::{Error, Result, gpu, report, spec};
 
@@ -110,12 +115,20 @@ pub struct SweepArgs {
     /// measured beside estimated, occupancy against block size, and a block.x x block.y heatmap.
     #[arg(long, value_name = "FILE")]
     plot: Option<std::path::PathBuf>,
+    /// Spread the configurations over these GPUs of this host (`all` or `0,1`), a thread and context
+    /// each; every record names its device.
+    #[arg(long, value_name = "LIST", conflicts_with = "device")]
+    devices: Option<String>,
+    /// Run the Kth of N deterministic slices of the sweep (1-based: `--shard 2/4`), for multi-host
+    /// runs; `warpscope merge` joins the slices' result files.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
     #[command(flatten)]
     out: OutputArgs,
 }
 
 /// The same configuration: kernel entry, problem and block.
-fn same_config(r: &Record, kernel: &dyn kernels::Kernel, block: spec::Dim3) -> bool {
+fn same_config(r: &Record, kernel: &dyn Kernel, block: Dim3) -> bool {
     r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == block && r.status != Status::Failed
 }
 
@@ -126,41 +139,8 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
     }
 }
 
-pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
-    let (kernel, blocks) = a.shapes.resolve()?;
-    if single && blocks.len() != 1 {
-        return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
-    }
-    let resumed = match &a.resume {
-        Some(path) if path.exists() => report::read(path)?.records,
-        Some(path) => return Err(usage(format!("--resume {}: no such file", path.display()))),
-        None => Vec::new(),
-    };
-    super::check_plot(a.plot.as_deref())?;
-    let append = matches!((&a.resume, &a.out.output), (Some(r), Some(o)) if same_file(r, o));
-    if !append {
-        a.out.check()?;
-    }
-    let total = blocks.len();
-    let blocks: Vec<spec::Dim3> =
-        blocks.into_iter().filter(|&b| !resumed.iter().any(|r| same_config(r, kernel.as_ref(), b))).collect();
-    if !resumed.is_empty() && !a.out.quiet {
-        eprintln!("resuming: {} of {total} configurations already done, {} to run", total - blocks.len(), blocks.len());
-    }
-    let mut stream = a.out.stream(append)?;
-    if let Some(w) = stream.as_mut().filter(|_| !append) {
-        for r in &resumed {
-            w.write_all(report::jsonl::line(r)?.as_bytes()).map_err(|e| Error::Output(e.to_string()))?;
-        }
-    }
-    if blocks.is_empty() {
-        let mut report = warpscope::record::Report::new(warpscope::gpu::DeviceInfo::unknown());
-        report.records = resumed;
-        if stream.is_none() {
-            a.out.emit(&report)?;
-        }
-        return Ok(exit_for(&report));
-    }
+/// The measuring options, checked.
+fn options(a: &SweepArgs) -> Result<Options> {
     let seed = a
         .seed
         .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
@@ -179,7 +159,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         }
         Some(pct) => Some(sweep::Noise { pct, min_iters: a.min_iters, max_iters: a.max_iters, max_secs: a.max_time }),
     };
-    let opts = Options {
+    Ok(Options {
         warmup: a.warmup,
         iters: a.iters,
         seed,
@@ -188,102 +168,288 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         cold: a.cold,
         until_noise,
         interleave: a.interleave,
+    })
+}
+
+/// `--devices all|0,1` (or the one `--device`).
+fn devices(ctx: &Context, a: &SweepArgs) -> Result<Vec<u32>> {
+    let Some(list) = a.devices.as_deref() else { return Ok(vec![ctx.device]) };
+    let count = gpu::device_count(ctx.backend)?;
+    let devices: Vec<u32> = if list == "all" {
+        (0..count).collect()
+    } else {
+        spec::parse_int_list(list).map_err(|e| usage(format!("--devices: {e}")))?
     };
-    let mut backend = gpu::open(ctx.backend, ctx.device)?;
-    let device = backend.info().name.clone();
-    let out = &a.out;
-    let mut print_event = |e: Event<'_>| match e {
-        Event::Planned { total, invalid } => {
-            if !out.quiet {
-                eprintln!(
-                    "{} {}: {total} config{} ({invalid} invalid), {} warm-up + {} timed launches each, on device {} ({device}), seed {seed}",
-                    kernel.name(),
-                    kernel.problem(),
-                    if total == 1 { "" } else { "s" },
-                    opts.warmup,
-                    opts.iters,
-                    ctx.device,
-                );
-            }
+    if devices.is_empty() {
+        return Err(usage("--devices: no device"));
+    }
+    if let Some(d) = devices.iter().find(|&&d| d >= count) {
+        return Err(usage(format!(
+            "--devices: no CUDA device {d}: this machine has {count} (0..{})",
+            count.max(1) - 1
+        )));
+    }
+    if let Some(d) = devices.iter().enumerate().find(|(i, d)| devices[..*i].contains(d)).map(|(_, d)| d) {
+        return Err(usage(format!("--devices: device {d} is listed twice")));
+    }
+    Ok(devices)
+}
+
+/// `--shard K/N`, 1 <= K <= N.
+fn shard(text: &str) -> Result<(u32, u32)> {
+    let bad = || usage(format!("--shard {text}: K/N with 1 <= K <= N, e.g. 2/4"));
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u32, u32) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// What the command line prints and streams as a sweep goes (from any device's thread, in turn).
+struct Printer<'a> {
+    out: &'a OutputArgs,
+    opts: &'a Options,
+    kernel: &'a dyn Kernel,
+    stream: Option<Box<dyn Write>>,
+    bar: indicatif::ProgressBar,
+    /// Several devices: lines name theirs.
+    multi: bool,
+}
+
+impl Printer<'_> {
+    fn event(&mut self, device: u32, name: &str, e: Event<'_>) {
+        let (out, opts, kernel, multi) = (self.out, self.opts, self.kernel, self.multi);
+        if let Event::Record(_) = e {
+            self.bar.inc(1);
         }
-        Event::Baseline(m) => {
-            if !out.quiet {
-                eprintln!("device-to-device memcpy: {:.1} GB/s ({})", m.value, m.source.as_str());
-            }
-        }
-        Event::Record(r) => {
-            out.line(&r.seed_line());
-            if let Some(c) = r.conditions.as_ref().filter(|c| c.throttled()) {
-                let clock = c.sm_clock_mhz.map(|[lo, hi]| format!(", SM clock {lo}-{hi} MHz")).unwrap_or_default();
-                eprintln!(
-                    "warning: {} {} was timed while the GPU throttled ({}){clock}: its time is not comparable",
-                    r.kernel,
-                    r.block,
-                    c.throttle.join(", ")
-                );
-            }
-            if let (Some(n), Some(t)) = (opts.until_noise, &r.time_ms)
-                && t.iqr_pct() > n.pct
-                && !out.quiet
-            {
-                eprintln!(
-                    "note: {} {}: spread {:.2}% still above {}% after {} timed launches (a cap was reached)",
-                    r.kernel,
-                    r.block,
-                    t.iqr_pct(),
-                    n.pct,
-                    t.iters
-                );
-            }
-            if let Some(w) = stream.as_mut() {
-                // Each line is flushed as its configuration finishes: a killed run loses nothing done.
-                let written = report::jsonl::line(r).and_then(|l| {
-                    w.write_all(l.as_bytes()).and_then(|_| w.flush()).map_err(|e| Error::Output(e.to_string()))
-                });
-                if let Err(e) = written {
-                    eprintln!("error: {e}");
-                    sweep::interrupt();
+        let stream = &mut self.stream;
+        self.bar.suspend(|| match e {
+            Event::Planned { total, invalid } => {
+                if !out.quiet {
+                    eprintln!(
+                        "{} {}: {total} config{} ({invalid} invalid), {} warm-up + {} timed launches each, on device {device} ({name}), seed {}",
+                        kernel.name(),
+                        kernel.problem(),
+                        if total == 1 { "" } else { "s" },
+                        opts.warmup,
+                        opts.iters,
+                        opts.seed,
+                    );
                 }
             }
-        }
-        Event::Counters(passes) => {
-            if !out.quiet {
-                eprintln!(
-                    "hardware counters: {} metric{} through CUPTI, {passes} replay pass{} per config",
-                    opts.metrics.len(),
-                    if opts.metrics.len() == 1 { "" } else { "s" },
-                    if passes == 1 { "" } else { "es" }
-                );
+            Event::Baseline(m) => {
+                if !out.quiet {
+                    let on = if multi { format!(" on device {device}") } else { String::new() };
+                    eprintln!("device-to-device memcpy{on}: {:.1} GB/s ({})", m.value, m.source.as_str());
+                }
             }
-        }
-        Event::NoCounters(why) => eprintln!("warning: measured metrics unavailable: {why}; showing estimates"),
-        Event::Phase(name, secs) => {
-            if out.verbose && !out.quiet {
-                eprintln!("{name}: {secs:.3} s");
+            Event::Record(r) => {
+                out.line(&r.seed_line());
+                if let Some(c) = r.conditions.as_ref().filter(|c| c.throttled()) {
+                    let clock = c.sm_clock_mhz.map(|[lo, hi]| format!(", SM clock {lo}-{hi} MHz")).unwrap_or_default();
+                    eprintln!(
+                        "warning: {} {} was timed while the GPU throttled ({}){clock}: its time is not comparable",
+                        r.kernel,
+                        r.block,
+                        c.throttle.join(", ")
+                    );
+                }
+                if let (Some(n), Some(t)) = (opts.until_noise, &r.time_ms)
+                    && t.iqr_pct() > n.pct
+                    && !out.quiet
+                {
+                    eprintln!(
+                        "note: {} {}: spread {:.2}% still above {}% after {} timed launches (a cap was reached)",
+                        r.kernel,
+                        r.block,
+                        t.iqr_pct(),
+                        n.pct,
+                        t.iters
+                    );
+                }
+                if let Some(w) = stream.as_mut() {
+                    // Each line is flushed as its configuration finishes: a killed run loses nothing done.
+                    let written = report::jsonl::line(r).and_then(|l| {
+                        w.write_all(l.as_bytes()).and_then(|_| w.flush()).map_err(|e| Error::Output(e.to_string()))
+                    });
+                    if let Err(e) = written {
+                        eprintln!("error: {e}");
+                        sweep::interrupt();
+                    }
+                }
             }
+            Event::Counters(passes) => {
+                if !out.quiet {
+                    eprintln!(
+                        "hardware counters: {} metric{} through CUPTI, {passes} replay pass{} per config",
+                        opts.metrics.len(),
+                        if opts.metrics.len() == 1 { "" } else { "s" },
+                        if passes == 1 { "" } else { "es" }
+                    );
+                }
+            }
+            Event::NoCounters(why) => eprintln!("warning: measured metrics unavailable: {why}; showing estimates"),
+            Event::Phase(name, secs) => {
+                if out.verbose && !out.quiet {
+                    eprintln!("{name}: {secs:.3} s");
+                }
+            }
+        });
+    }
+}
+
+/// An event sent from a device's thread.
+enum Owned {
+    Planned { total: usize, invalid: usize },
+    Baseline(Metric),
+    Record(Box<Record>),
+    Phase(&'static str, f64),
+    Counters(usize),
+    NoCounters(Unavailable),
+}
+
+impl Owned {
+    fn of(e: Event<'_>) -> Owned {
+        match e {
+            Event::Planned { total, invalid } => Owned::Planned { total, invalid },
+            Event::Baseline(m) => Owned::Baseline(m.clone()),
+            Event::Record(r) => Owned::Record(Box::new(r.clone())),
+            Event::Phase(n, s) => Owned::Phase(n, s),
+            Event::Counters(p) => Owned::Counters(p),
+            Event::NoCounters(u) => Owned::NoCounters(u.clone()),
         }
+    }
+
+    fn event(&self) -> Event<'_> {
+        match self {
+            Owned::Planned { total, invalid } => Event::Planned { total: *total, invalid: *invalid },
+            Owned::Baseline(m) => Event::Baseline(m),
+            Owned::Record(r) => Event::Record(r),
+            Owned::Phase(n, s) => Event::Phase(n, *s),
+            Owned::Counters(p) => Event::Counters(*p),
+            Owned::NoCounters(u) => Event::NoCounters(u),
+        }
+    }
+}
+
+/// Runs `todo` spread round-robin over `devices`, a thread and a context each, and merges the slices.
+fn on_devices(
+    kind: BackendKind,
+    devices: &[u32],
+    kernel: &dyn Kernel,
+    todo: &[(u32, Dim3)],
+    opts: &Options,
+    printer: &mut Printer<'_>,
+) -> Result<Report> {
+    let (tx, rx) = mpsc::channel::<(u32, String, Owned)>();
+    let reports = std::thread::scope(|s| {
+        let handles: Vec<_> = devices
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| {
+                let mine: Vec<(u32, Dim3)> = todo.iter().copied().skip(k).step_by(devices.len()).collect();
+                let tx = tx.clone();
+                s.spawn(move || -> Result<Report> {
+                    let mut backend = gpu::open(kind, d)?;
+                    let name = backend.info().name.clone();
+                    sweep::run_indexed(backend.as_mut(), kernel, &mine, opts, &mut |e| {
+                        let _ = tx.send((d, name.clone(), Owned::of(e)));
+                    })
+                })
+            })
+            .collect();
+        drop(tx);
+        for (d, name, e) in rx {
+            printer.event(d, &name, e.event());
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(Error::Output("a device thread panicked".into()))))
+            .collect::<Result<Vec<_>>>()
+    })?;
+    warpscope::merge::merge(reports)
+}
+
+pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
+    let (kernel, blocks) = a.shapes.resolve()?;
+    if single && blocks.len() != 1 {
+        return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
+    }
+    let opts = options(a)?;
+    let devices = devices(ctx, a)?;
+    let shard = a.shard.as_deref().map(shard).transpose()?;
+    let resumed = match &a.resume {
+        Some(path) if path.exists() => report::read(path)?.records,
+        Some(path) => return Err(usage(format!("--resume {}: no such file", path.display()))),
+        None => Vec::new(),
     };
-    let bar = out.progress(blocks.len());
-    let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| {
-        if let Event::Record(_) = e {
-            bar.inc(1);
+    super::check_plot(a.plot.as_deref())?;
+    let append = matches!((&a.resume, &a.out.output), (Some(r), Some(o)) if same_file(r, o));
+    if !append {
+        a.out.check()?;
+    }
+    // The configurations to run: this shard's, less those already done; each keeps its index in the
+    // whole list.
+    let mine: Vec<(u32, Dim3)> =
+        (0u32..).zip(blocks.iter().copied()).filter(|(i, _)| shard.is_none_or(|(k, n)| i % n == k - 1)).collect();
+    let todo: Vec<(u32, Dim3)> =
+        mine.iter().copied().filter(|&(_, b)| !resumed.iter().any(|r| same_config(r, kernel.as_ref(), b))).collect();
+    if let (Some((k, n)), false) = (shard, a.out.quiet) {
+        eprintln!("shard {k}/{n}: {} of {} configurations", mine.len(), blocks.len());
+    }
+    if !resumed.is_empty() && !a.out.quiet {
+        eprintln!(
+            "resuming: {} of {} configurations already done, {} to run",
+            mine.len() - todo.len(),
+            mine.len(),
+            todo.len()
+        );
+    }
+    let mut stream = a.out.stream(append)?;
+    if let Some(w) = stream.as_mut().filter(|_| !append) {
+        for r in &resumed {
+            w.write_all(report::jsonl::line(r)?.as_bytes()).map_err(|e| Error::Output(e.to_string()))?;
         }
-        bar.suspend(|| print_event(e))
-    });
-    bar.finish_and_clear();
-    let report = report?;
+    }
+    if todo.is_empty() {
+        let mut report = Report::new(warpscope::gpu::DeviceInfo::unknown());
+        report.records = resumed;
+        if stream.is_none() {
+            a.out.emit(&report)?;
+        }
+        return Ok(exit_for(&report));
+    }
+    let mut printer = Printer {
+        out: &a.out,
+        opts: &opts,
+        kernel: kernel.as_ref(),
+        stream,
+        bar: a.out.progress(todo.len()),
+        multi: devices.len() > 1,
+    };
+    let report = if devices.len() == 1 {
+        let mut backend = gpu::open(ctx.backend, devices[0])?;
+        let name = backend.info().name.clone();
+        sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &todo, &opts, &mut |e| {
+            printer.event(devices[0], &name, e)
+        })
+    } else {
+        on_devices(ctx.backend, &devices, kernel.as_ref(), &todo, &opts, &mut printer)
+    };
+    printer.bar.finish_and_clear();
+    let mut report = report?;
     let ran = report.records.len();
-    let mut report = report;
     report.records.splice(0..0, resumed);
-    if stream.is_none() {
-        out.emit(&report)?;
+    if printer.stream.is_none() {
+        a.out.emit(&report)?;
     }
     super::plot_report(a.plot.as_deref(), &report)?;
     if sweep::interrupted() {
         eprintln!(
             "interrupted: {ran} of {} configurations finished and kept{}",
-            blocks.len(),
-            out.output.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default()
+            todo.len(),
+            a.out.output.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default()
         );
     }
     Ok(exit_for(&report))

@@ -86,6 +86,11 @@ fn init() -> Result<(probe::DriverVersion, i32)> {
     Ok((version, CudaContext::device_count().map_err(cu("cuDeviceGetCount"))?))
 }
 
+/// How many CUDA devices the driver sees.
+pub fn device_count() -> Result<u32> {
+    Ok(init()?.1.max(0) as u32)
+}
+
 /// Every CUDA device.
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
     let (_, n) = init()?;

@@ -5,7 +5,8 @@
 //! is marked `mock`.
 //! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path;
 //! `WARPSCOPE_MOCK_SIGINT_AFTER=N` sends the process SIGINT while timing the Nth configuration, to test
-//! Ctrl-C; `WARPSCOPE_MOCK_THROTTLE=N` reports the Nth timing power-capped.
+//! Ctrl-C; `WARPSCOPE_MOCK_THROTTLE=N` reports the Nth timing power-capped; `WARPSCOPE_MOCK_DEVICES=N`
+//! gives N identical devices.
 
 use super::{Backend, DeviceInfo, DeviceLimits, HostBuf, HostOutputs, KernelAttrs, Launch};
 use crate::error::{Error, Result};
@@ -36,11 +37,17 @@ pub struct MockBackend {
     conditions: Option<crate::record::Conditions>,
 }
 
+/// Mock devices: 1, or `WARPSCOPE_MOCK_DEVICES` (to test multi-GPU sweeps).
+pub fn device_count() -> u32 {
+    std::env::var("WARPSCOPE_MOCK_DEVICES").ok().and_then(|v| v.parse().ok()).filter(|&n| n >= 1).unwrap_or(1)
+}
+
 impl MockBackend {
     /// The mock device `ordinal` (only 0 exists).
     pub fn new(ordinal: u32) -> Result<Self> {
-        if ordinal != 0 {
-            return Err(Error::usage(format!("no CUDA device {ordinal}: the mock backend has 1 (0..0)")));
+        let n = device_count();
+        if ordinal >= n {
+            return Err(Error::usage(format!("no CUDA device {ordinal}: the mock backend has {n} (0..{})", n - 1)));
         }
         let a = arch::arch((9, 0)).expect("sm_90 is in the database");
         let info = DeviceInfo {

@@ -230,7 +230,15 @@ pub enum BackendKind {
     Mock,
 }
 
-/// Opens the backend for device `ordinal`.
+/// How many devices `kind` has.
+pub fn device_count(kind: BackendKind) -> Result<u32> {
+    match kind {
+        BackendKind::Cuda => cuda::device_count(),
+        BackendKind::Mock => Ok(mock::device_count()),
+    }
+}
+
+/// Opens device `ordinal` of `kind`.
 pub fn open(kind: BackendKind, ordinal: u32) -> Result<Box<dyn Backend>> {
     Ok(match kind {
         BackendKind::Cuda => Box::new(CudaBackend::open(ordinal)?),
