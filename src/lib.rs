@@ -11,6 +11,7 @@ pub mod blur;
 pub mod compare;
 pub mod error;
 pub mod estimate;
+pub mod fuzzing;
 pub mod gpu;
 pub mod image_io;
 pub mod import;
