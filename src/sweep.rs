@@ -249,6 +249,47 @@ impl Spent {
     }
 }
 
+/// Memory available to new allocations on this host (Linux: MemAvailable), bytes.
+fn host_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
+}
+
+/// Fails before anything is allocated when the problem cannot fit: on the device (its buffers) or on
+/// the host (the inputs, the CPU reference and the host copy of the outputs).
+fn check_memory(backend: &dyn Backend, kernel: &dyn Kernel) -> Result<()> {
+    let buffers = kernel.buffers();
+    let bytes = |role: Option<kernels::Role>| -> u64 {
+        buffers.iter().filter(|b| role.is_none_or(|r| b.role == r)).map(|b| b.len as u64 * 4).sum()
+    };
+    let (device, host) = (bytes(None), bytes(None) + bytes(Some(kernels::Role::Output)));
+    let gb = |b: u64| match b {
+        b if b >= 1_000_000_000 => format!("{:.2} GB", b as f64 / 1e9),
+        b => format!("{:.1} MB", b as f64 / 1e6),
+    };
+    let fix = "choose a smaller problem (--nx/--ny/--frames)";
+    if let Some(free) = backend.free_memory().filter(|&f| device > f) {
+        return Err(Error::usage(format!(
+            "{} {} needs {} of device memory, {} free: {fix}",
+            kernel.entry(),
+            kernel.problem(),
+            gb(device),
+            gb(free)
+        )));
+    }
+    if let Some(avail) = host_available().filter(|&a| host > a) {
+        return Err(Error::usage(format!(
+            "{} {} needs {} of host memory (inputs, CPU reference, outputs), {} available: {fix}",
+            kernel.entry(),
+            kernel.problem(),
+            gb(host),
+            gb(avail)
+        )));
+    }
+    Ok(())
+}
+
 /// The reference and the host output buffers of one problem, plus the copy baseline.
 struct Problem {
     reference: Vec<Vec<f32>>,
@@ -265,6 +306,7 @@ impl Problem {
         opts: &Options,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<Self> {
+        check_memory(backend, kernel)?;
         let start = Instant::now();
         let ((inputs, reference, cpu_secs), outputs) = std::thread::scope(|s| {
             let cpu = s.spawn(|| {

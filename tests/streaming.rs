@@ -138,3 +138,27 @@ fn the_progress_bar_shows_on_a_terminal_only() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&quiet.stdout).contains(" configs, "));
 }
+
+#[test]
+fn timeouts_and_memory_are_checked_before_harm_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.jsonl");
+    // Each timing takes 300 ms; the limit is 150 ms: the first configuration is given up on.
+    mock(&[SWEEP, &["--format", "jsonl", "-o", f.to_str().unwrap(), "--timeout", "0.15"]].concat())
+        .env("WARPSCOPE_MOCK_SLEEP_MS", "300")
+        .assert()
+        .code(124)
+        .stderr(predicate::str::contains("a configuration ran past --timeout 0.15 s; the 0 finished ones are kept in"));
+    // A limit the configurations keep: they all finish.
+    mock(&[SWEEP, &["--timeout", "5"]].concat()).env("WARPSCOPE_MOCK_SLEEP_MS", "10").assert().success();
+    mock(&[SWEEP, &["--timeout", "0"]].concat())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--timeout 0: seconds"));
+    // A problem larger than the device's memory is refused before anything is allocated.
+    mock(SWEEP)
+        .env("WARPSCOPE_MOCK_MEMORY", "1000000")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("sumMatrixOnGPU2D 512x256 needs 1.6 MB of device memory, 1.0 MB free"));
+}

@@ -123,6 +123,10 @@ pub struct SweepArgs {
     /// runs; `warpscope merge` joins the slices' result files.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
+    /// Give up when one configuration takes longer than SECS (a hung kernel cannot be stopped any other
+    /// way): exit 124, the finished configurations kept in the `--format jsonl` output.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -215,6 +219,10 @@ struct Printer<'a> {
     bar: indicatif::ProgressBar,
     /// Several devices: lines name theirs.
     multi: bool,
+    /// When the last configuration finished (or the set-up ended), for `--timeout`.
+    progress: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
+    /// Configurations finished.
+    done: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Printer<'_> {
@@ -222,6 +230,12 @@ impl Printer<'_> {
         let (out, opts, kernel, multi) = (self.out, self.opts, self.kernel, self.multi);
         if let Event::Record(_) = e {
             self.bar.inc(1);
+            self.done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        if let Event::Record(_) | Event::Baseline(_) = e
+            && let Ok(mut t) = self.progress.lock()
+        {
+            *t = Some(std::time::Instant::now());
         }
         let stream = &mut self.stream;
         self.bar.suspend(|| match e {
@@ -333,6 +347,29 @@ impl Owned {
     }
 }
 
+/// `--timeout`: a thread that ends the process (exit 124) when no configuration has finished for
+/// `secs` since the set-up ended or the last one did.
+fn watchdog(secs: f64, printer: &Printer<'_>, jsonl: Option<String>) {
+    let (progress, done) = (printer.progress.clone(), printer.done.clone());
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            let since = progress.lock().ok().and_then(|t| *t).map(|t| t.elapsed().as_secs_f64());
+            if since.is_some_and(|s| s > secs) {
+                let kept = match &jsonl {
+                    Some(w) => format!("kept in {w}"),
+                    None => "lost: use --format jsonl to keep them".into(),
+                };
+                eprintln!(
+                    "error: a configuration ran past --timeout {secs} s; the {} finished ones are {kept}",
+                    done.load(std::sync::atomic::Ordering::SeqCst)
+                );
+                std::process::exit(124);
+            }
+        }
+    });
+}
+
 /// Runs `todo` spread round-robin over `devices`, a thread and a context each, and merges the slices.
 fn on_devices(
     kind: BackendKind,
@@ -377,6 +414,9 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
     }
     let opts = options(a)?;
+    if let Some(secs) = a.timeout.filter(|s| !(s.is_finite() && *s > 0.0)) {
+        return Err(usage(format!("--timeout {secs}: seconds, more than 0")));
+    }
     let devices = devices(ctx, a)?;
     let shard = a.shard.as_deref().map(shard).transpose()?;
     let resumed = match &a.resume {
@@ -427,7 +467,15 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         stream,
         bar: a.out.progress(todo.len()),
         multi: devices.len() > 1,
+        progress: Default::default(),
+        done: Default::default(),
     };
+    if let Some(secs) = a.timeout {
+        let jsonl = printer.stream.is_some().then(|| {
+            a.out.output.as_ref().map_or("the JSON Lines on standard output".to_string(), |p| p.display().to_string())
+        });
+        watchdog(secs, &printer, jsonl);
+    }
     let report = if devices.len() == 1 {
         let mut backend = gpu::open(ctx.backend, devices[0])?;
         let name = backend.info().name.clone();

@@ -495,6 +495,10 @@ impl Backend for CudaBackend {
         self.conditions.clone()
     }
 
+    fn free_memory(&self) -> Option<u64> {
+        self.ctx.mem_get_info().ok().map(|(free, _)| free as u64)
+    }
+
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
         let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         let bytes = (4 * self.info.l2_bytes as usize).max(256 << 20).min(free / 4) & !255;

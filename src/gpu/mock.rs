@@ -6,7 +6,8 @@
 //! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path;
 //! `WARPSCOPE_MOCK_SIGINT_AFTER=N` sends the process SIGINT while timing the Nth configuration, to test
 //! Ctrl-C; `WARPSCOPE_MOCK_THROTTLE=N` reports the Nth timing power-capped; `WARPSCOPE_MOCK_DEVICES=N`
-//! gives N identical devices.
+//! gives N identical devices; `WARPSCOPE_MOCK_MEMORY=BYTES` sets its memory; `WARPSCOPE_MOCK_SLEEP_MS=N`
+//! makes every timing take N ms.
 
 use super::{Backend, DeviceInfo, DeviceLimits, HostBuf, HostOutputs, KernelAttrs, Launch};
 use crate::error::{Error, Result};
@@ -59,7 +60,7 @@ impl MockBackend {
             sm_clock_mhz: Some(1980),
             mem_clock_mhz: Some(2619),
             mem_bus_width_bits: Some(5120),
-            memory_bytes: 80 << 30,
+            memory_bytes: std::env::var("WARPSCOPE_MOCK_MEMORY").ok().and_then(|v| v.parse().ok()).unwrap_or(80 << 30),
             l2_bytes: 50 << 20,
             peak_bandwidth_gbs: Some(3352.3),
             driver: Some("mock".into()),
@@ -221,6 +222,10 @@ impl Backend for MockBackend {
             power_w: Some(if capped { 700.0 } else { 310.0 }),
             throttle: if capped { vec!["sw_power_cap".into()] } else { Vec::new() },
         });
+        // `WARPSCOPE_MOCK_SLEEP_MS=N`: each timing takes N ms of wall time (a slow or hung kernel).
+        if let Some(ms) = std::env::var("WARPSCOPE_MOCK_SLEEP_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
         // A cold L2 costs the mock a fixed 5 %.
         let ms = self.model_ms(kernel, launch)? * if cold { 1.05 } else { 1.0 };
         Ok((0..iters).map(|i| ms * (1.0 + 0.01 * (i % 3) as f64)).collect())
@@ -228,6 +233,10 @@ impl Backend for MockBackend {
 
     fn last_conditions(&self) -> Option<crate::record::Conditions> {
         self.conditions.clone()
+    }
+
+    fn free_memory(&self) -> Option<u64> {
+        Some(self.info.memory_bytes)
     }
 
     fn apply(&mut self, kernel: &dyn Kernel, _launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>> {

@@ -201,6 +201,10 @@ pub trait Backend {
     /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each);
     /// `cold` flushes L2 before each timed launch (outside the events).
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>>;
+    /// Device memory free now, bytes; `None` where unknown.
+    fn free_memory(&self) -> Option<u64> {
+        None
+    }
     /// Clocks, temperature, power and throttling seen during the last [`Backend::time`] (NVML);
     /// `None` where they cannot be read.
     fn last_conditions(&self) -> Option<crate::record::Conditions> {
