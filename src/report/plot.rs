@@ -35,14 +35,22 @@ impl Labels {
     }
 }
 
-const COLORS: [RGBColor; 6] = [
+/// Matplotlib's tab10: ten colours told apart easily.
+const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
+
+/// Width kept right of the plot for the legend when there are many curves.
+const LEGEND_WIDTH: u32 = 230;
 
 /// One chart of curves.
 pub struct Panel {
@@ -134,9 +142,12 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
         return Ok(());
     }
     let pad = if panel.x_names.is_some() { 0.5 } else { ((x1 - x0) * 0.02).max(0.5) };
+    // Many curves: the legend goes in a column of its own, right of the plot, instead of over the data.
+    let side = panel.series.len() > 3;
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.labels.title, ("sans-serif", 22))
         .margin(16)
+        .margin_right(if side { LEGEND_WIDTH } else { 16 })
         .x_label_area_size(if panel.x_names.as_ref().is_some_and(|n| n.len() > 16) { 90 } else { 44 })
         .y_label_area_size(80)
         .build_cartesian_2d((x0 - pad)..(x1 + pad), 0f64..(y1 * 1.1).max(1e-9))
@@ -169,13 +180,24 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()
-        .map_err(|e| e.to_string())
+    if !side {
+        return chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()
+            .map_err(|e| e.to_string());
+    }
+    // The legend column, drawn on the panel itself (the chart clips to its plotting area).
+    let x0 = area.dim_in_pixel().0 as i32 - LEGEND_WIDTH as i32 + 12;
+    for (i, s) in panel.series.iter().enumerate() {
+        let (color, y) = (COLORS[i % COLORS.len()], 56 + 22 * i as i32);
+        area.draw(&PathElement::new(vec![(x0, y), (x0 + 22, y)], color.stroke_width(3))).map_err(|e| e.to_string())?;
+        area.draw(&Text::new(s.label.clone(), (x0 + 30, y - 7), ("sans-serif", 13).into_font().color(&BLACK)))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// Blue (low) to red (high).
