@@ -66,6 +66,16 @@ done
 for k in aos soa; do
   step "$k" "$bin" sweep "$k" --bx 128,256 --metrics gld_efficiency,gld_throughput --model -o "$out/$k.json" --format json
 done
+# The timing options on the seed kernel: warm against cold L2, timing until the spread is under 0.5 %,
+# round-robin, and the baseline comparison of two warm runs (which should find nothing).
+shapes=(sweep sum-matrix --block 32x16,16x16,256x1 --seed 3 --format json -q)
+step timing-warm  "$bin" "${shapes[@]}" -o "$out/warm.json"
+step timing-warm2 "$bin" "${shapes[@]}" -o "$out/warm2.json"
+step timing-cold  "$bin" "${shapes[@]}" --cold -o "$out/cold.json"
+step timing-noise "$bin" "${shapes[@]}" --until-noise 0.5 -o "$out/noise.json"
+step timing-inter "$bin" "${shapes[@]}" --interleave -o "$out/inter.json"
+step baseline     "$bin" compare --baseline "$out/warm.json" "$out/warm2.json"
+step baseline-cold "$bin" compare --baseline "$out/warm.json" "$out/cold.json"
 if command -v compute-sanitizer >/dev/null 2>&1; then
   step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 "$bin" selftest
 fi
@@ -117,6 +127,22 @@ for name in ["matmul-coalesced", "matmul-strided", "diverge-odd-even", "diverge-
         print(f"{name} {tuple(rec['block'][:2])} {rec['time_ms']['median']:.4f} ms " + " ".join(parts))
 PY
 [ -f "$out/sanitizer.log" ] && tail -n 1 "$out/sanitizer.log"
+python3 - "$out" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+def recs(name):
+    p = os.path.join(d, name + ".json")
+    return json.load(open(p))["records"] if os.path.exists(p) else []
+for name in ["warm", "cold", "noise", "inter"]:
+    parts = []
+    for r in recs(name):
+        t = r["time_ms"]
+        c = r.get("conditions") or {}
+        iqr = 100 * (t["q3"] - t["q1"]) / t["median"]
+        parts.append(f"{r['block'][0]}x{r['block'][1]} {t['median']:.4f} ms (IQR {iqr:.2f}%, {t['iters']} it, SM {c.get('sm_clock_mhz')}, {c.get('temperature_c')} C, throttle {c.get('throttle')})")
+    print(f"{name:6}: " + "; ".join(parts))
+PY
+tail -n 1 "$out/baseline.log" "$out/baseline-cold.log" 2>/dev/null
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
 [ -f "$out/bench.txt" ] && cat "$out/bench.txt"
 tail -n 3 "$out/occupancy.log"
