@@ -142,7 +142,7 @@ for name in ["warm", "cold", "noise", "inter"]:
         parts.append(f"{r['block'][0]}x{r['block'][1]} {t['median']:.4f} ms (IQR {iqr:.2f}%, {t['iters']} it, SM {c.get('sm_clock_mhz')}, {c.get('temperature_c')} C, throttle {c.get('throttle')})")
     print(f"{name:6}: " + "; ".join(parts))
 PY
-tail -n 1 "$out/baseline.log" "$out/baseline-cold.log" 2>/dev/null
+grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
 [ -f "$out/bench.txt" ] && cat "$out/bench.txt"
 tail -n 3 "$out/occupancy.log"
