@@ -124,7 +124,7 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
     }
     let summary = summary(&spec, &a.file, &dir, &outcomes, started)?;
     let path = dir.join("summary.md");
-    fs::write(&path, summary).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    report::write_bytes(&path, summary.as_bytes())?;
     for o in &outcomes {
         println!("{:<24} exit {:<3} {:>8.1} s", o.step.name, o.code, o.secs);
     }

@@ -60,12 +60,22 @@ pub fn write(report: &Report, format: Format, w: &mut dyn Write) -> Result<()> {
     w.flush().map_err(io)
 }
 
-fn temp_name(path: &Path) -> std::path::PathBuf {
-    path.with_file_name(format!(
-        ".{}.tmp{}",
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        std::process::id()
-    ))
+/// `.NAME.tmpPID.EXT` beside `path` (the extension kept, for writers that choose a format by it).
+pub(crate) fn temp_name(path: &Path) -> std::path::PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp{}{ext}", std::process::id()))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory.
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_name(path);
+    let io_err = |source| Error::Io { path: path.display().to_string(), source };
+    if let Err(e) = fs::write(&tmp, bytes) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(e));
+    }
+    fs::rename(&tmp, path).map_err(io_err)
 }
 
 /// Fails now, before any measuring, if `path` could not be written later.

@@ -107,11 +107,18 @@ pub fn figure(path: &Path, charts: Vec<Chart>) -> Result<()> {
     let size = (1000, 520 * charts.len() as u32);
     let err = |e: String| Error::Output(format!("{}: {e}", path.display()));
     register_font();
-    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-        Some("svg") => draw_all(SVGBackend::new(path, size).into_drawing_area(), &charts).map_err(err),
-        Some("png") => draw_all(BitMapBackend::new(path, size).into_drawing_area(), &charts).map_err(err),
-        _ => Err(Error::usage(format!("cannot plot to {}: use a .svg or .png file name", path.display()))),
+    // Drawn to a temporary name and renamed: a reader never sees half a figure.
+    let tmp = super::temp_name(path);
+    let drawn = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("svg") => draw_all(SVGBackend::new(&tmp, size).into_drawing_area(), &charts).map_err(err),
+        Some("png") => draw_all(BitMapBackend::new(&tmp, size).into_drawing_area(), &charts).map_err(err),
+        _ => return Err(Error::usage(format!("cannot plot to {}: use a .svg or .png file name", path.display()))),
+    };
+    if let Err(e) = drawn {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
+    std::fs::rename(&tmp, path).map_err(|source| Error::Io { path: path.display().to_string(), source })
 }
 
 fn register_font() {
@@ -282,6 +289,12 @@ mod tests {
         assert_eq!(img.dimensions(), (1000, 1040));
         // Not blank: the heatmap's red (highest) cell is there.
         assert!(img.pixels().any(|p| p.0[0] > 200 && p.0[1] < 80 && p.0[2] < 80));
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["p.png", "p.svg"], "no temporary file is left behind");
         assert!(lines(&dir.path().join("p.gif"), Labels::new("t", "x", "y"), vec![s()]).is_err());
         assert!(lines(&path, Labels::new("t", "x", "y"), vec![]).is_err());
     }
