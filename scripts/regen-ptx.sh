@@ -32,17 +32,18 @@ fi
 mkdir -p "$dest"
 
 ptxas_log=$(mktemp)
+cubin=$(mktemp --suffix=.cubin)   # a scratch file: never -o /dev/null, which a tool may replace
 for src in kernels/*.cu; do
   name=$(basename "$src" .cu)
   "$NVCC" -ptx -O3 -arch="$ARCH" -o "$dest/$name.ptx" "$src"
   grep -q '^\.version 9\.0$' "$dest/$name.ptx" || { echo "error: $dest/$name.ptx is not PTX ISA 9.0" >&2; exit 1; }
   for sm in "${SM_TARGETS[@]}"; do
     echo "== $name sm_$sm" >>"$ptxas_log"
-    "$NVCC" -cubin -O3 -arch="sm_$sm" -Xptxas -v -o /dev/null "$src" >>"$ptxas_log" 2>&1
+    "$NVCC" -cubin -O3 -arch="sm_$sm" -Xptxas -v -o "$cubin" "$src" >>"$ptxas_log" 2>&1
   done
 done
 "$VENV/bin/python" scripts/ptxas-to-json.py "$ptxas_log" >"$dest/resources.json"
-rm -f "$ptxas_log"
+rm -f "$ptxas_log" "$cubin"
 
 if [ "$mode" = check ]; then
   for f in "$dest"/*; do

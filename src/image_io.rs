@@ -50,7 +50,11 @@ pub fn write(path: &Path, img: &Planes) -> Result<()> {
         ),
         _ => return Err(Error::usage("an image has 1 or 3 planes")),
     };
-    dynamic.save(path).map_err(|e| Error::usage(format!("{}: cannot write image: {e}", path.display())))
+    // Written whole or not at all; the temporary name keeps the extension that picks the format.
+    let out = crate::outfile::OutFile::new(path);
+    let saved =
+        dynamic.save(out.target()).map_err(|e| Error::usage(format!("{}: cannot write image: {e}", path.display())));
+    out.finish(saved)
 }
 
 #[cfg(test)]

@@ -121,7 +121,9 @@ fn the_progress_bar_shows_on_a_terminal_only() {
     assert!(!String::from_utf8_lossy(&plain.stderr).contains(" configs, "));
     // On a pseudo-terminal (util-linux `script`, where installed) the bar is drawn on stderr.
     let bin = assert_cmd::cargo::cargo_bin("warpscope");
-    let cmd = format!("{} {} -o /dev/null --format json", bin.display(), SWEEP.join(" "));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let cmd = format!("{} {} -o {} --format json", bin.display(), SWEEP.join(" "), out.display());
     let Ok(out) = std::process::Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .env("WARPSCOPE_BACKEND", "mock")

@@ -1,5 +1,5 @@
 //! Output formats: every one reads the same [`Report`]; each lives in its own file and writes to any
-//! `io::Write`. Files are written to a temporary name and renamed, so a reader never sees half a file.
+//! `io::Write`. Files are written whole or not at all ([`crate::outfile`]).
 
 mod csv;
 pub mod figures;
@@ -13,8 +13,10 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::outfile::OutFile;
 use crate::record::Report;
 
+pub use crate::outfile::{check_writable, write_bytes};
 pub use table::{format_value, seed_header};
 
 /// Output formats of `sweep`, `run`, `estimate`.
@@ -60,44 +62,17 @@ pub fn write(report: &Report, format: Format, w: &mut dyn Write) -> Result<()> {
     w.flush().map_err(io)
 }
 
-/// `.NAME.tmpPID.EXT` beside `path` (the extension kept, for writers that choose a format by it).
-pub(crate) fn temp_name(path: &Path) -> std::path::PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp{}{ext}", std::process::id()))
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory.
-pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = temp_name(path);
-    let io_err = |source| Error::Io { path: path.display().to_string(), source };
-    if let Err(e) = fs::write(&tmp, bytes) {
-        let _ = fs::remove_file(&tmp);
-        return Err(io_err(e));
-    }
-    fs::rename(&tmp, path).map_err(io_err)
-}
-
-/// Fails now, before any measuring, if `path` could not be written later.
-pub fn check_writable(path: &Path) -> Result<()> {
-    let tmp = temp_name(path);
-    fs::File::create(&tmp).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let _ = fs::remove_file(&tmp);
-    Ok(())
-}
-
-/// Writes `report` to `path` through a temporary file in the same directory.
+/// Writes `report` to `path`, whole or not at all (see [`crate::outfile`]).
 pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
-    let tmp = temp_name(path);
-    let io_err = |source| Error::Io { path: path.display().to_string(), source };
-    let mut f = io::BufWriter::new(fs::File::create(&tmp).map_err(io_err)?);
-    let result =
-        write(report, format, &mut f).and_then(|_| f.into_inner().map_err(|e| Error::Output(e.to_string())).map(drop));
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    fs::rename(&tmp, path).map_err(io_err)
+    let out = OutFile::new(path);
+    let written = fs::File::create(out.target())
+        .map_err(|source| Error::Io { path: path.display().to_string(), source })
+        .and_then(|f| {
+            let mut f = io::BufWriter::new(f);
+            write(report, format, &mut f)?;
+            f.into_inner().map_err(|e| Error::Output(e.to_string())).map(drop)
+        });
+    out.finish(written)
 }
 
 /// A warpscope report read back: a JSON report, or JSON Lines records (then the device is unknown).

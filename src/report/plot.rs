@@ -107,18 +107,15 @@ pub fn figure(path: &Path, charts: Vec<Chart>) -> Result<()> {
     let size = (1000, 520 * charts.len() as u32);
     let err = |e: String| Error::Output(format!("{}: {e}", path.display()));
     register_font();
-    // Drawn to a temporary name and renamed: a reader never sees half a figure.
-    let tmp = super::temp_name(path);
+    // Drawn whole or not at all: a reader never sees half a figure.
+    let out = crate::outfile::OutFile::new(path);
+    let tmp = out.target().to_path_buf();
     let drawn = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("svg") => draw_all(SVGBackend::new(&tmp, size).into_drawing_area(), &charts).map_err(err),
         Some("png") => draw_all(BitMapBackend::new(&tmp, size).into_drawing_area(), &charts).map_err(err),
         _ => return Err(Error::usage(format!("cannot plot to {}: use a .svg or .png file name", path.display()))),
     };
-    if let Err(e) = drawn {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, path).map_err(|source| Error::Io { path: path.display().to_string(), source })
+    out.finish(drawn)
 }
 
 fn register_font() {
