@@ -482,6 +482,8 @@ fn complete(
         Some(t) => derive(backend, kernel, launch, t.median, active_blocks, memcpy, opts),
         None => (Vec::new(), None),
     });
+    // A name from both with one source (on the mock, where all are `mock`): the counters' value stays.
+    metrics.retain(|d| !record.metrics.iter().any(|c| c.name == d.name && c.source == d.source));
     metrics.append(&mut record.metrics);
     record.metrics = metrics;
     record.bound = bound;
@@ -502,9 +504,9 @@ fn derive(
     let (with_model, requested) = (opts.model, &opts.metrics);
     let info = backend.info();
     let measured = backend.source();
-    // The models' values are estimates whatever the backend; on the mock, what stands in for a
-    // measurement is marked `mock`.
-    let estimated = Source::Estimated;
+    // The models' values are estimates; on the mock backend every value is marked `mock`, so that no
+    // figure of a mock run can pass for a real one.
+    let estimated = if measured == Source::Mock { Source::Mock } else { Source::Estimated };
     let target = device_target(info, memcpy.value);
     let ev = model::evaluate(&target, kernel, launch, active_blocks, Some(median_ms));
     let work = kernel.work();
@@ -580,8 +582,10 @@ mod tests {
                 m::PREDICTED_TIME,
                 m::MODEL_ERROR,
             ];
-            let want = if model.contains(&m.name.as_str()) { Source::Estimated } else { Source::Mock };
-            assert_eq!(m.source, want, "{}", m.name);
+            assert!(
+                model.contains(&m.name.as_str()) || [m::EFF_BANDWIDTH, m::PCT_OF_MEMCPY].contains(&m.name.as_str())
+            );
+            assert_eq!(m.source, Source::Mock, "{}: every value of a mock run is marked mock", m.name);
         }
         assert_eq!(ok.time_ms.as_ref().unwrap().iters, 3);
         assert!(r.baselines.memcpy_dtod_gbs.is_some());
@@ -589,6 +593,29 @@ mod tests {
             r.records[2].reason.as_deref(),
             Some("invalid configuration: 2048 threads per block > 1024 (device limit)")
         );
+    }
+
+    #[test]
+    fn measured_counters_stand_beside_the_models_estimates() {
+        // What a real GPU's run looks like (the mock posing as one): each metric measured by counters
+        // comes with the model's value for it, one `measured` and one `estimated`, in every format.
+        let mut b = MockBackend::new(0).unwrap().posing_as_real();
+        let k = SumMatrix::new(256, 256).unwrap();
+        let blocks = crate::spec::blocks_from(Some("32x16,16x16"), None, None, None).unwrap();
+        let metrics = m::parse_requested("achieved_occupancy,gld_efficiency,dram_read_throughput").unwrap();
+        let opts = Options { warmup: 1, iters: 3, seed: 1, metrics, ..Default::default() };
+        let r = run(&mut b, &k, &blocks, &opts, &mut |_| {}).unwrap();
+        for rec in &r.records {
+            let sources =
+                |name: &str| rec.metrics.iter().filter(|x| x.name == name).map(|x| x.source).collect::<Vec<_>>();
+            assert_eq!(sources(m::ACHIEVED_OCCUPANCY), [Source::Estimated, Source::Measured]);
+            assert_eq!(sources(m::GLD_EFFICIENCY), [Source::Estimated, Source::Measured]);
+            assert_eq!(sources(m::EFF_BANDWIDTH), [Source::Measured]);
+        }
+        let mut table = Vec::new();
+        crate::report::write(&r, crate::report::Format::Table, &mut table).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        assert!(table.contains("(%, measured)") && table.contains("(%, est)"), "{table}");
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub struct MockBackend {
     timed: u32,
     /// What the last timing "saw".
     conditions: Option<crate::record::Conditions>,
+    /// How its values are marked: `mock`, except in unit tests of what a real GPU's run looks like.
+    source: Source,
 }
 
 /// Mock devices: 1, or `WARPSCOPE_MOCK_DEVICES` (to test multi-GPU sweeps).
@@ -77,7 +79,16 @@ impl MockBackend {
             counters: Vec::new(),
             timed: 0,
             conditions: None,
+            source: Source::Mock,
         })
+    }
+
+    /// The same fake device posing as a real one (values marked `measured`): for unit tests of how a
+    /// GPU run's measured and estimated values sit side by side. Never reachable from the CLI.
+    #[cfg(test)]
+    pub(crate) fn posing_as_real(mut self) -> Self {
+        self.source = Source::Measured;
+        self
     }
 
     fn attrs(&self) -> Result<&KernelAttrs> {
@@ -110,7 +121,7 @@ impl Backend for MockBackend {
     }
 
     fn source(&self) -> Source {
-        Source::Mock
+        self.source
     }
 
     fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs> {
