@@ -150,7 +150,32 @@ fn timeouts_and_memory_are_checked_before_harm_is_done() {
         .env("WARPSCOPE_MOCK_SLEEP_MS", "300")
         .assert()
         .code(124)
-        .stderr(predicate::str::contains("a configuration ran past --timeout 0.15 s; the 0 finished ones are kept in"));
+        .stderr(predicate::str::contains(
+            "a configuration ran past --timeout 0.15 s; the 0 finished configurations are kept in",
+        ));
+    // The third configuration hangs: the two finished before it are written, in the chosen format,
+    // with the device and the copy baseline, and the process ends with 124.
+    let json = dir.path().join("t.json");
+    mock(&[SWEEP, &["--format", "json", "-o", json.to_str().unwrap(), "--timeout", "0.3"]].concat())
+        .env("WARPSCOPE_MOCK_HANG_AT", "3")
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(124)
+        .stderr(predicate::str::contains(format!(
+            "a configuration ran past --timeout 0.3 s; the 2 finished configurations are written to {}",
+            json.display()
+        )));
+    let kept = warpscope::report::read(&json).unwrap();
+    assert_eq!(kept.records.len(), 2);
+    assert!(kept.records.iter().all(|r| r.status == warpscope::record::Status::Ok));
+    assert!(kept.device.name.contains("mock") && kept.baselines.memcpy_dtod_gbs.is_some());
+    mock(&[SWEEP, &["--timeout", "0.3", "-q"]].concat())
+        .env("WARPSCOPE_MOCK_HANG_AT", "2")
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(124)
+        .stdout(predicate::str::contains("| ok (verified)").count(1))
+        .stderr(predicate::str::contains("the 1 finished configuration is printed above"));
     // A limit the configurations keep: they all finish.
     mock(&[SWEEP, &["--timeout", "5"]].concat()).env("WARPSCOPE_MOCK_SLEEP_MS", "10").assert().success();
     mock(&[SWEEP, &["--timeout", "0"]].concat())

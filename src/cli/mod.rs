@@ -182,6 +182,11 @@ impl OutputArgs {
         bar
     }
 
+    /// The file the report goes to (`None`: standard output).
+    fn output(&self) -> Option<&std::path::Path> {
+        self.output.as_deref()
+    }
+
     /// Checks, before any work, that the report can be written where asked.
     fn check(&self) -> Result<()> {
         self.output.as_deref().map(warpscope::report::check_writable).unwrap_or(Ok(()))

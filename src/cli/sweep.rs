@@ -223,14 +223,24 @@ struct Printer<'a> {
     progress: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
     /// Configurations finished.
     done: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// The report so far (resumed and finished records), for `--timeout` to write.
+    partial: std::sync::Arc<std::sync::Mutex<Report>>,
 }
 
 impl Printer<'_> {
     fn event(&mut self, device: u32, name: &str, e: Event<'_>) {
         let (out, opts, kernel, multi) = (self.out, self.opts, self.kernel, self.multi);
-        if let Event::Record(_) = e {
+        if let Event::Record(r) = e {
             self.bar.inc(1);
             self.done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if let Ok(mut p) = self.partial.lock() {
+                p.records.push(r.clone());
+            }
+        }
+        if let (Event::Baseline(m), Ok(mut p)) = (&e, self.partial.lock())
+            && p.baselines.memcpy_dtod_gbs.is_none()
+        {
+            p.baselines.memcpy_dtod_gbs = Some((*m).clone());
         }
         if let Event::Record(_) | Event::Baseline(_) = e
             && let Ok(mut t) = self.progress.lock()
@@ -348,25 +358,30 @@ impl Owned {
 }
 
 /// `--timeout`: a thread that ends the process (exit 124) when no configuration has finished for
-/// `secs` since the set-up ended or the last one did.
-fn watchdog(secs: f64, printer: &Printer<'_>, jsonl: Option<String>) {
-    let (progress, done) = (printer.progress.clone(), printer.done.clone());
+/// `secs` since the set-up ended or the last one did. The finished configurations are kept: streamed
+/// already (`--format jsonl`), or written now in the chosen format.
+fn watchdog(secs: f64, printer: &Printer<'_>, out: &OutputArgs, jsonl: Option<String>) {
+    let (progress, done, partial, out) =
+        (printer.progress.clone(), printer.done.clone(), printer.partial.clone(), out.clone());
     std::thread::spawn(move || {
         loop {
             std::thread::sleep(std::time::Duration::from_millis(20));
             let since = progress.lock().ok().and_then(|t| *t).map(|t| t.elapsed().as_secs_f64());
             if since.is_some_and(|s| s > secs) {
-                let kept = match &jsonl {
-                    Some(w) => format!("kept in {w}"),
-                    None => "lost: use --format jsonl to keep them".into(),
-                };
-                eprintln!(
-                    "error: a configuration ran past --timeout {secs} s; the {} finished ones are {kept}",
-                    done.load(std::sync::atomic::Ordering::SeqCst)
-                );
-                std::process::exit(124);
+                break;
             }
         }
+        let n = done.load(std::sync::atomic::Ordering::SeqCst);
+        let kept = match (&jsonl, out.output()) {
+            (Some(w), _) => format!("kept in {w}"),
+            (None, target) => match partial.lock().map_err(|_| ()).and_then(|r| out.emit(&r).map_err(|_| ())) {
+                Ok(()) => target.map_or("printed above".to_string(), |p| format!("written to {}", p.display())),
+                Err(()) => "lost: they could not be written".to_string(),
+            },
+        };
+        let (s, are) = if n == 1 { ("", "is") } else { ("s", "are") };
+        eprintln!("error: a configuration ran past --timeout {secs} s; the {n} finished configuration{s} {are} {kept}");
+        std::process::exit(124);
     });
 }
 
@@ -469,16 +484,24 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         multi: devices.len() > 1,
         progress: Default::default(),
         done: Default::default(),
+        partial: std::sync::Arc::new(std::sync::Mutex::new(Report {
+            records: resumed.clone(),
+            timing: Some(opts.timing()),
+            ..Report::new(warpscope::gpu::DeviceInfo::unknown())
+        })),
     };
     if let Some(secs) = a.timeout {
         let jsonl = printer.stream.is_some().then(|| {
             a.out.output.as_ref().map_or("the JSON Lines on standard output".to_string(), |p| p.display().to_string())
         });
-        watchdog(secs, &printer, jsonl);
+        watchdog(secs, &printer, &a.out, jsonl);
     }
     let report = if devices.len() == 1 {
         let mut backend = gpu::open(ctx.backend, devices[0])?;
         let name = backend.info().name.clone();
+        if let Ok(mut p) = printer.partial.lock() {
+            p.device = backend.info().clone();
+        }
         sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &todo, &opts, &mut |e| {
             printer.event(devices[0], &name, e)
         })
@@ -486,6 +509,10 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         on_devices(ctx.backend, &devices, kernel.as_ref(), &todo, &opts, &mut printer)
     };
     printer.bar.finish_and_clear();
+    // The sweep is over: --timeout no longer applies (writing and plotting may take their time).
+    if let Ok(mut t) = printer.progress.lock() {
+        *t = None;
+    }
     let mut report = report?;
     let ran = report.records.len();
     report.records.splice(0..0, resumed);

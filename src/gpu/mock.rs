@@ -1,13 +1,12 @@
 //! A deterministic stand-in for a GPU (sm_90 limits, 132 SMs): it "runs" a kernel by walking the grid
 //! through the kernel's own address function and writing the CPU reference at every element a thread
 //! stores to, so grid arithmetic, poisoning, verification and every output path are exercised in CI.
-//! Its times and counter values come from the models; every value it stands in for a measurement with
-//! is marked `mock`.
+//! Its times and counter values come from the models; every value of its runs is marked `mock`.
 //! `WARPSCOPE_MOCK_FAULT=N` corrupts output element N, to test the FAILED path;
 //! `WARPSCOPE_MOCK_SIGINT_AFTER=N` sends the process SIGINT while timing the Nth configuration, to test
 //! Ctrl-C; `WARPSCOPE_MOCK_THROTTLE=N` reports the Nth timing power-capped; `WARPSCOPE_MOCK_DEVICES=N`
 //! gives N identical devices; `WARPSCOPE_MOCK_MEMORY=BYTES` sets its memory; `WARPSCOPE_MOCK_SLEEP_MS=N`
-//! makes every timing take N ms.
+//! makes every timing take N ms; `WARPSCOPE_MOCK_HANG_AT=N` makes the Nth timing hang (to test `--timeout`).
 
 use super::{Backend, DeviceInfo, DeviceLimits, HostBuf, HostOutputs, KernelAttrs, Launch};
 use crate::error::{Error, Result};
@@ -233,9 +232,16 @@ impl Backend for MockBackend {
             power_w: Some(if capped { 700.0 } else { 310.0 }),
             throttle: if capped { vec!["sw_power_cap".into()] } else { Vec::new() },
         });
-        // `WARPSCOPE_MOCK_SLEEP_MS=N`: each timing takes N ms of wall time (a slow or hung kernel).
-        if let Some(ms) = std::env::var("WARPSCOPE_MOCK_SLEEP_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+        // `WARPSCOPE_MOCK_SLEEP_MS=N`: each timing takes N ms of wall time (a slow kernel);
+        // `WARPSCOPE_MOCK_HANG_AT=N`: the Nth timing never returns (a hung kernel).
+        let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+        if let Some(ms) = env("WARPSCOPE_MOCK_SLEEP_MS") {
             std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+        if env("WARPSCOPE_MOCK_HANG_AT") == Some(u64::from(self.timed)) {
+            loop {
+                std::thread::park();
+            }
         }
         // A cold L2 costs the mock a fixed 5 %.
         let ms = self.model_ms(kernel, launch)? * if cold { 1.05 } else { 1.0 };
