@@ -27,6 +27,24 @@ pub struct Summary {
     pub compute_bound_from: Option<u32>,
 }
 
+/// The kernels `peak` runs, in order: the three copies, then MAD-N for each N of [`MAD_COUNTS`].
+fn kernels(nx: u32, ny: u32) -> Result<Vec<Box<dyn Kernel>>> {
+    let mut kernels: Vec<Box<dyn Kernel>> = vec![
+        Box::new(Copy::new(CopyKind::Float, nx, ny)?),
+        Box::new(Copy::new(CopyKind::Float4, nx, ny)?),
+        Box::new(Copy::new(CopyKind::Float4x4, nx, ny)?),
+    ];
+    for &n in MAD_COUNTS {
+        kernels.push(Box::new(Mad::new(n, nx, ny)?));
+    }
+    Ok(kernels)
+}
+
+/// How many configurations [`run`] measures (one record each), for a progress bar.
+pub fn count(nx: u32, ny: u32) -> Result<usize> {
+    Ok(kernels(nx, ny)?.len())
+}
+
 /// Runs the copies and the MAD curve on an `nx` x `ny` problem with 1D blocks of `block` threads.
 pub fn run(
     backend: &mut dyn Backend,
@@ -36,14 +54,7 @@ pub fn run(
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<(Report, Summary)> {
-    let mut kernels: Vec<Box<dyn Kernel>> = vec![
-        Box::new(Copy::new(CopyKind::Float, nx, ny)?),
-        Box::new(Copy::new(CopyKind::Float4, nx, ny)?),
-        Box::new(Copy::new(CopyKind::Float4x4, nx, ny)?),
-    ];
-    for &n in MAD_COUNTS {
-        kernels.push(Box::new(Mad::new(n, nx, ny)?));
-    }
+    let kernels = kernels(nx, ny)?;
     let blocks = [Dim3::new(block, 1, 1)];
     let mut report: Option<Report> = None;
     for k in &kernels {

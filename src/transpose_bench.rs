@@ -30,6 +30,23 @@ fn eff(r: &crate::record::Record) -> Option<f64> {
     r.metrics.iter().find(|m| m.name == EFF_BANDWIDTH).map(|m| m.value)
 }
 
+/// The kernels measured at one size: the two copies, then every transpose that takes this shape.
+fn kernels(w: u32, h: u32) -> Result<Vec<Box<dyn Kernel>>> {
+    let mut kernels: Vec<Box<dyn Kernel>> =
+        vec![Box::new(Copy::new(CopyKind::Float4, w, h)?), Box::new(Copy::new(CopyKind::Float4x4, w, h)?)];
+    for &v in TRANSPOSES {
+        if let Ok(t) = Transpose::new(v, w, h) {
+            kernels.push(Box::new(t));
+        }
+    }
+    Ok(kernels)
+}
+
+/// How many configurations [`run`] measures (one record each), for a progress bar.
+pub fn count(width: Option<u32>, sizes: &[u32]) -> Result<usize> {
+    sizes.iter().map(|&n| Ok(kernels(width.unwrap_or(n), n)?.len())).sum()
+}
+
 /// Runs the copy and every variant at each size — `width` x size when a width is given, else size x
 /// size — and returns all records and the best variant per size.
 pub fn run(
@@ -43,13 +60,7 @@ pub fn run(
     let mut best = Vec::new();
     for &n in sizes {
         let (w, h) = (width.unwrap_or(n), n);
-        let mut kernels: Vec<Box<dyn Kernel>> =
-            vec![Box::new(Copy::new(CopyKind::Float4, w, h)?), Box::new(Copy::new(CopyKind::Float4x4, w, h)?)];
-        for &v in TRANSPOSES {
-            if let Ok(t) = Transpose::new(v, w, h) {
-                kernels.push(Box::new(t));
-            }
-        }
+        let kernels = kernels(w, h)?;
         let mut records = Vec::new();
         for k in &kernels {
             let natural = TRANSPOSES.iter().find(|v| v.name() == k.name()).map(|v| v.natural_block());

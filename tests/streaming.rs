@@ -139,6 +139,21 @@ fn the_progress_bar_shows_on_a_terminal_only() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&quiet.stdout).contains(" configs, "));
+    // The benchmarks' bars count every configuration they measure: the total is the records' count.
+    for (name, args) in
+        [("peak", "peak --nx 256 --ny 64 --iters 2"), ("transpose", "transpose --bench --sizes 64,128 --iters 2")]
+    {
+        let file = dir.path().join(format!("{name}.json"));
+        let cmd = format!("{} {args} -o {} --format json", bin.display(), file.display());
+        let out = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("WARPSCOPE_BACKEND", "mock")
+            .output()
+            .unwrap();
+        let records = warpscope::report::read(&file).unwrap().records.len();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(records > 2 && text.contains(&format!("/{records} configs, ")), "{name}: {records} records\n{text}");
+    }
 }
 
 #[test]

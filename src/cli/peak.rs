@@ -46,11 +46,15 @@ pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let out = &a.out;
-    let (report, summary) = peak::run(backend.as_mut(), a.nx, a.ny, a.block, &opts, &mut |e| {
+    let bar = out.progress(peak::count(a.nx, a.ny)?);
+    let measured = peak::run(backend.as_mut(), a.nx, a.ny, a.block, &opts, &mut |e| {
         if let Event::Record(r) = e {
-            out.line(&r.seed_line());
+            bar.inc(1);
+            bar.suspend(|| out.line(&r.seed_line()));
         }
-    })?;
+    });
+    bar.finish_and_clear();
+    let (report, summary) = measured?;
     out.emit(&report)?;
     if !out.quiet {
         eprintln!("device-to-device memcpy: {:.1} GB/s", summary.memcpy_gbs);

@@ -50,11 +50,15 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
     let out = &a.out;
-    let (report, best) = transpose_bench::run(backend.as_mut(), a.width, &sizes, &opts, &mut |e| {
+    let bar = out.progress(transpose_bench::count(a.width, &sizes)?);
+    let measured = transpose_bench::run(backend.as_mut(), a.width, &sizes, &opts, &mut |e| {
         if let Event::Record(r) = e {
-            out.line(&format!("{} {}", r.seed_line(), r.problem));
+            bar.inc(1);
+            bar.suspend(|| out.line(&format!("{} {}", r.seed_line(), r.problem)));
         }
-    })?;
+    });
+    bar.finish_and_clear();
+    let (report, best) = measured?;
     out.emit(&report)?;
     if !out.quiet {
         for b in &best {
