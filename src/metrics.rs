@@ -137,7 +137,7 @@ pub static CATALOGUE: &[MetricDef] = &[
         &["smsp__cycles_active.avg.pct_of_peak_sustained_elapsed"],
         Scale(1.0),
         PCT,
-        "Multiprocessor Activity: % of time at least one warp is active on an SM",
+        "Multiprocessor Activity: % of time at least one warp is active on an SM (ncu's definition reads up to ~1 % over 100)",
     ),
     def(
         GLD_THROUGHPUT,
@@ -228,7 +228,7 @@ pub static CATALOGUE: &[MetricDef] = &[
         &["smsp__sass_average_branch_targets_threads_uniform.pct"],
         Scale(1.0),
         PCT,
-        "Branch Efficiency: uniform branches over all (100 when no branch ran)",
+        "Branch Efficiency: uniform branches over all, loop and bounds branches included (100 when none ran; divergence shows better in warp_execution_efficiency)",
     ),
     def(
         "warp_execution_efficiency",
