@@ -223,6 +223,12 @@ pub fn cpu(algo: Algo, img: &[f32], w: u32, h: u32, g: Gaussian) -> Result<Vec<f
     Ok(data)
 }
 
+/// How many configurations [`bench`] measures (the copy and every algorithm's stages), for a
+/// progress bar.
+pub fn count(w: u32, h: u32, g: Gaussian) -> Result<usize> {
+    ALGOS.iter().try_fold(1, |n, algo| Ok(n + algo.kernels(w, h, g)?.len()))
+}
+
 /// The benchmark: the copy (float4), then every algorithm, each stage swept (verified and timed) at its
 /// block; MP/s from the sum of the stage medians; errors from one run of the pipeline on a random image
 /// against the float64 Gaussian. Returns the table rows and every stage's record.

@@ -140,20 +140,29 @@ fn the_progress_bar_shows_on_a_terminal_only() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&quiet.stdout).contains(" configs, "));
     // The benchmarks' bars count every configuration they measure: the total is the records' count.
+    let on_terminal = |cmd: &str| {
+        let out = std::process::Command::new("script")
+            .args(["-qec", cmd, "/dev/null"])
+            .env("WARPSCOPE_BACKEND", "mock")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
     for (name, args) in
         [("peak", "peak --nx 256 --ny 64 --iters 2"), ("transpose", "transpose --bench --sizes 64,128 --iters 2")]
     {
         let file = dir.path().join(format!("{name}.json"));
-        let cmd = format!("{} {args} -o {} --format json", bin.display(), file.display());
-        let out = std::process::Command::new("script")
-            .args(["-qec", &cmd, "/dev/null"])
-            .env("WARPSCOPE_BACKEND", "mock")
-            .output()
-            .unwrap();
+        let text = on_terminal(&format!("{} {args} -o {} --format json", bin.display(), file.display()));
         let records = warpscope::report::read(&file).unwrap().records.len();
-        let text = String::from_utf8_lossy(&out.stdout);
         assert!(records > 2 && text.contains(&format!("/{records} configs, ")), "{name}: {records} records\n{text}");
     }
+    // blur --bench: the copy and every stage of every algorithm, each a configuration line.
+    let blur = format!("{} blur --bench --width 128 --height 96 --iters 2", bin.display());
+    let text = on_terminal(&blur);
+    let stages = text.lines().filter(|l| l.contains(">>> elapsed")).count();
+    assert!(stages > 7 && text.contains(&format!("/{stages} configs, ")), "{stages} stages\n{text}");
+    let quiet = on_terminal(&format!("{blur} -q"));
+    assert!(!quiet.contains(" configs, ") && !quiet.contains(">>> elapsed") && quiet.contains("MP/s"), "{quiet}");
 }
 
 #[test]

@@ -57,6 +57,9 @@ pub struct BlurArgs {
     /// FILE (.svg or .png).
     #[arg(long, value_name = "FILE", requires = "bench")]
     plot: Option<std::path::PathBuf>,
+    /// Print nothing but the tables (no progress or per-stage lines).
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -87,11 +90,17 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: 2, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, ctx.device)?;
-    let (rows, report) = blur::bench(backend.as_mut(), a.width, a.height, g, &opts, &mut |e| {
+    let bar = super::progress_bar(a.quiet, blur::count(a.width, a.height, g)?);
+    let measured = blur::bench(backend.as_mut(), a.width, a.height, g, &opts, &mut |e| {
         if let Event::Record(r) = e {
-            eprintln!("{} {}", r.seed_line(), r.problem);
+            bar.inc(1);
+            if !a.quiet {
+                bar.suspend(|| eprintln!("{} {}", r.seed_line(), r.problem));
+            }
         }
-    })?;
+    });
+    bar.finish_and_clear();
+    let (rows, report) = measured?;
     print_rows(&rows, a.format)?;
     if let Some(path) = &a.plot {
         // The rows are the copy, then every algorithm in ALGOS order: their command-line names fit an axis.
@@ -117,7 +126,9 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
                 },
             ],
         )?;
-        eprintln!("wrote {}", path.display());
+        if !a.quiet {
+            eprintln!("wrote {}", path.display());
+        }
     }
     Ok(super::exit_for(&report))
 }
@@ -144,27 +155,32 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
     }
     let bound = algo.bound();
     let within = worst <= bound.0 && worst_rel <= bound.1;
-    eprintln!(
-        "{}: {}x{} {}, {} on {}, sigma {}: {} of {} pixel values match the CPU implementation; against the float64 Gaussian: max |error| {:.2e} ({:.3} of 255), relative L2 {:.2e} (bound {:.0e} / {:.0e}: {})",
-        path.display(),
-        img.w,
-        img.h,
-        if img.planes.len() == 3 { "RGB" } else { "gray" },
-        algo.label(&g),
-        backend.info().name,
-        g.sigma,
-        blurred.iter().map(Vec::len).sum::<usize>() - mismatches,
-        blurred.iter().map(Vec::len).sum::<usize>(),
-        worst,
-        worst * 255.0,
-        worst_rel,
-        bound.0,
-        bound.1,
-        if within { "within" } else { "EXCEEDED" }
-    );
+    // The verdict line shows even with -q when the bound is exceeded.
+    if !a.quiet || !within {
+        eprintln!(
+            "{}: {}x{} {}, {} on {}, sigma {}: {} of {} pixel values match the CPU implementation; against the float64 Gaussian: max |error| {:.2e} ({:.3} of 255), relative L2 {:.2e} (bound {:.0e} / {:.0e}: {})",
+            path.display(),
+            img.w,
+            img.h,
+            if img.planes.len() == 3 { "RGB" } else { "gray" },
+            algo.label(&g),
+            backend.info().name,
+            g.sigma,
+            blurred.iter().map(Vec::len).sum::<usize>() - mismatches,
+            blurred.iter().map(Vec::len).sum::<usize>(),
+            worst,
+            worst * 255.0,
+            worst_rel,
+            bound.0,
+            bound.1,
+            if within { "within" } else { "EXCEEDED" }
+        );
+    }
     if let Some(out) = &a.output {
         image_io::write(out, &image_io::Planes { w: img.w, h: img.h, planes: blurred })?;
-        eprintln!("wrote {}", out.display());
+        if !a.quiet {
+            eprintln!("wrote {}", out.display());
+        }
     }
     if mismatches > 0 {
         eprintln!("FAILED: {mismatches} values differ from the CPU implementation");

@@ -166,20 +166,9 @@ impl OutputArgs {
         }
     }
 
-    /// A progress bar on standard error (configurations done, elapsed, ETA); hidden when quiet or
-    /// when standard error is not a terminal.
+    /// A progress bar on standard error for `total` configurations (see [`progress_bar`]).
     fn progress(&self, total: usize) -> indicatif::ProgressBar {
-        use std::io::IsTerminal;
-        if self.quiet || !std::io::stderr().is_terminal() {
-            return indicatif::ProgressBar::hidden();
-        }
-        let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), indicatif::ProgressDrawTarget::stderr());
-        if let Ok(style) =
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} configs, {elapsed} elapsed, ETA {eta}")
-        {
-            bar.set_style(style);
-        }
-        bar
+        progress_bar(self.quiet, total)
     }
 
     /// The file the report goes to (`None`: standard output).
@@ -270,6 +259,22 @@ pub fn run() -> Result<ExitCode> {
         }
     }?;
     Ok(if warpscope::sweep::interrupted() { ExitCode::from(130) } else { code })
+}
+
+/// A progress bar on standard error (configurations done, elapsed, ETA); hidden when quiet or when
+/// standard error is not a terminal.
+fn progress_bar(quiet: bool, total: usize) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} configs, {elapsed} elapsed, ETA {eta}")
+    {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// Exit code of a finished report: 1 when anything failed verification.
