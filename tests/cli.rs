@@ -167,6 +167,10 @@ fn bad_input_is_one_line_and_exit_2() {
             "error: invalid matrix 65536x65536",
         ),
         (&["sweep", "sum-matrix", "--block", "32x16", "--device", "3"], "error: no CUDA device 3"),
+        (
+            &["sweep", "sum-matrix", "--block", "32x16", "-q", "-o", "/no/such/dir/r.json"],
+            "error: /no/such/dir/r.json: No such file or directory",
+        ),
     ];
     for (args, msg) in cases {
         let out = mock(args).output().unwrap();
@@ -174,6 +178,14 @@ fn bad_input_is_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.starts_with(msg), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    // A device is written in place, and a failed write names it (where the system has /dev/full).
+    use std::os::unix::fs::FileTypeExt;
+    if std::fs::metadata("/dev/full").is_ok_and(|m| m.file_type().is_char_device()) {
+        mock(&["sweep", "sum-matrix", "--block", "32x16", "--nx", "256", "--ny", "256", "-q", "-o", "/dev/full"])
+            .assert()
+            .code(2)
+            .stderr("error: cannot write output: /dev/full: No space left on device (os error 28)\n");
     }
 }
 

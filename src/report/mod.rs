@@ -71,6 +71,10 @@ pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
             let mut f = io::BufWriter::new(f);
             write(report, format, &mut f)?;
             f.into_inner().map_err(|e| Error::Output(e.to_string())).map(drop)
+        })
+        .map_err(|e| match e {
+            Error::Output(why) => Error::Output(format!("{}: {why}", path.display())),
+            e => e,
         });
     out.finish(written)
 }
