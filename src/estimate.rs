@@ -1,7 +1,7 @@
 //! Offline estimates: every metric of the sweep table from the models alone, for an arch or a named
 //! card, as the same records `sweep` produces (every value marked `estimated`).
 
-use crate::gpu::{DeviceInfo, DeviceLimits, KernelAttrs};
+use crate::gpu::{DeviceInfo, KernelAttrs};
 use crate::kernels::Kernel;
 use crate::metrics::{self as m, GBPS};
 use crate::model::occupancy::{self, Request};
@@ -15,21 +15,10 @@ use crate::spec::Dim3;
 pub fn device(target: &Target) -> DeviceInfo {
     let a = target.arch;
     DeviceInfo {
-        ordinal: 0,
-        name: format!("{} (model)", target.name),
-        compute_capability: format!("{}.{}", a.cc.0, a.cc.1),
-        backend: "model".into(),
         sms: target.sms,
         sm_clock_mhz: Some(target.clock_mhz),
-        mem_clock_mhz: None,
-        mem_bus_width_bits: None,
-        memory_bytes: 0,
-        l2_bytes: 0,
         peak_bandwidth_gbs: Some(target.bandwidth_gbs),
-        driver: None,
-        pci_bus_id: None,
-        power_limit_w: None,
-        limits: DeviceLimits::from_arch(a),
+        ..DeviceInfo::offline(format!("{} (model)", target.name), format!("{}.{}", a.cc.0, a.cc.1), "model", a)
     }
 }
 
@@ -84,19 +73,10 @@ pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
             Metric { name: m::EFF_BANDWIDTH.into(), value: eff, unit: GBPS.into(), source: Source::Estimated },
         );
         report.records.push(Record {
-            kernel: kernel.entry().to_string(),
-            problem: kernel.problem(),
-            grid,
-            block,
-            status: Status::Ok,
-            reason: None,
-            time_ms: None,
             metrics,
-            verification: None,
-            device: None,
             bound: Some(ev.prediction.bound.as_str().to_string()),
-            conditions: None,
             index: Some(index as u32),
+            ..Record::new(kernel.entry(), &kernel.problem(), grid, block, Status::Ok)
         });
     }
     report

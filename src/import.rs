@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceInfo, DeviceLimits};
+use crate::gpu::DeviceInfo;
 use crate::metrics::{self, Formula};
 use crate::model::arch;
 use crate::record::{Metric, Record, Report, Source, Status};
@@ -131,42 +131,13 @@ fn ncu_metrics(values: &Values) -> Vec<Metric> {
 }
 
 fn record(kernel: &str, grid: Dim3, block: Dim3, metrics: Vec<Metric>) -> Record {
-    Record {
-        kernel: base_name(kernel),
-        problem: String::new(),
-        grid,
-        block,
-        status: Status::Ok,
-        reason: None,
-        time_ms: None,
-        metrics,
-        verification: None,
-        device: None,
-        bound: None,
-        conditions: None,
-        index: None,
-    }
+    Record { metrics, ..Record::new(&base_name(kernel), "", grid, block, Status::Ok) }
 }
 
 fn device(tool: &str, name: &str, cc: Option<&str>) -> DeviceInfo {
-    let a = cc.and_then(|c| arch::parse_arch(c).ok());
-    DeviceInfo {
-        ordinal: 0,
-        name: if name.is_empty() { format!("{tool} import") } else { name.to_string() },
-        compute_capability: cc.unwrap_or("0.0").to_string(),
-        backend: tool.to_string(),
-        sms: 0,
-        sm_clock_mhz: None,
-        mem_clock_mhz: None,
-        mem_bus_width_bits: None,
-        memory_bytes: 0,
-        l2_bytes: 0,
-        peak_bandwidth_gbs: None,
-        driver: None,
-        pci_bus_id: None,
-        power_limit_w: None,
-        limits: a.map(DeviceLimits::from_arch).unwrap_or_else(|| DeviceLimits::from_arch(&arch::ARCHS[0])),
-    }
+    let a = cc.and_then(|c| arch::parse_arch(c).ok()).unwrap_or(&arch::ARCHS[0]);
+    let name = if name.is_empty() { format!("{tool} import") } else { name.to_string() };
+    DeviceInfo::offline(name, cc.unwrap_or("0.0").to_string(), tool, a)
 }
 
 type Rows = Vec<BTreeMap<String, String>>;

@@ -271,15 +271,16 @@ pub struct Record {
 }
 
 impl Record {
-    /// A config rejected before launch.
-    pub fn invalid(kernel: &str, problem: &str, grid: Dim3, block: Dim3, reason: String) -> Self {
+    /// A configuration with nothing measured, estimated or checked yet; callers fill in the rest with
+    /// struct-update syntax.
+    pub fn new(kernel: &str, problem: &str, grid: Dim3, block: Dim3, status: Status) -> Self {
         Record {
             kernel: kernel.to_string(),
             problem: problem.to_string(),
             grid,
             block,
-            status: Status::Invalid,
-            reason: Some(reason),
+            status,
+            reason: None,
             time_ms: None,
             metrics: Vec::new(),
             verification: None,
@@ -288,6 +289,11 @@ impl Record {
             conditions: None,
             index: None,
         }
+    }
+
+    /// A config rejected before launch.
+    pub fn invalid(kernel: &str, problem: &str, grid: Dim3, block: Dim3, reason: String) -> Self {
+        Record { reason: Some(reason), ..Record::new(kernel, problem, grid, block, Status::Invalid) }
     }
 
     /// The metric of that name, if present.

@@ -387,20 +387,14 @@ fn measure(
         Some(Err(why)) => lost = Some(why),
         _ => {}
     }
+    let status = if passed { Status::Ok } else { Status::Failed };
     let mut record = Record {
-        kernel: kernel.entry().to_string(),
-        problem: kernel.problem(),
-        grid: launch.grid,
-        block: launch.block,
-        status: if passed { Status::Ok } else { Status::Failed },
         reason: (!passed).then(|| format!("verification failed: {}", verification.summary())),
-        time_ms: None,
         metrics: measured,
         verification: Some(verification),
         device: Some(backend.info().ordinal),
-        bound: None,
         conditions,
-        index: None,
+        ..Record::new(kernel.entry(), &kernel.problem(), launch.grid, launch.block, status)
     };
     if !opts.interleave {
         complete(backend, kernel, &prob.memcpy, &launch, &mut record, &times, opts, spent)?;

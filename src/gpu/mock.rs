@@ -8,7 +8,7 @@
 //! gives N identical devices; `WARPSCOPE_MOCK_MEMORY=BYTES` sets its memory; `WARPSCOPE_MOCK_SLEEP_MS=N`
 //! makes every timing take N ms; `WARPSCOPE_MOCK_HANG_AT=N` makes the Nth timing hang (to test `--timeout`).
 
-use super::{Backend, DeviceInfo, DeviceLimits, HostBuf, HostOutputs, KernelAttrs, Launch};
+use super::{Backend, DeviceInfo, HostBuf, HostOutputs, KernelAttrs, Launch};
 use crate::error::{Error, Result};
 use crate::kernels::{AccessKind, Kernel, Role, Thread};
 use crate::model::{arch, memory, occupancy};
@@ -54,9 +54,6 @@ impl MockBackend {
         let a = arch::arch((9, 0)).expect("sm_90 is in the database");
         let info = DeviceInfo {
             ordinal,
-            name: "warpscope mock GPU (sm_90 limits)".into(),
-            compute_capability: "9.0".into(),
-            backend: "mock".into(),
             sms: 132,
             sm_clock_mhz: Some(1980),
             mem_clock_mhz: Some(2619),
@@ -65,9 +62,7 @@ impl MockBackend {
             l2_bytes: 50 << 20,
             peak_bandwidth_gbs: Some(3352.3),
             driver: Some("mock".into()),
-            pci_bus_id: None,
-            power_limit_w: None,
-            limits: DeviceLimits::from_arch(a),
+            ..DeviceInfo::offline("warpscope mock GPU (sm_90 limits)".into(), "9.0".into(), "mock", a)
         };
         Ok(MockBackend {
             info,

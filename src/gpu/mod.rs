@@ -105,14 +105,15 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
-    /// The device of records read from JSON Lines, which do not say (sm_90 limits as placeholders).
-    pub fn unknown() -> Self {
-        let a = crate::model::arch::arch((9, 0)).expect("sm_90 is in the database");
+    /// A device known only by name, compute capability and the backend that describes it (no clocks,
+    /// memory or driver: the model, the mock, imports); `limits` from `arch`. Callers fill in what
+    /// they know with struct-update syntax.
+    pub fn offline(name: String, compute_capability: String, backend: &str, arch: &crate::model::arch::Arch) -> Self {
         DeviceInfo {
             ordinal: 0,
-            name: "unknown (JSON Lines records)".into(),
-            compute_capability: "?".into(),
-            backend: "jsonl".into(),
+            name,
+            compute_capability,
+            backend: backend.to_string(),
             sms: 0,
             sm_clock_mhz: None,
             mem_clock_mhz: None,
@@ -123,8 +124,14 @@ impl DeviceInfo {
             driver: None,
             pci_bus_id: None,
             power_limit_w: None,
-            limits: DeviceLimits::from_arch(a),
+            limits: DeviceLimits::from_arch(arch),
         }
+    }
+
+    /// The device of records read from JSON Lines, which do not say (sm_90 limits as placeholders).
+    pub fn unknown() -> Self {
+        let a = crate::model::arch::arch((9, 0)).expect("sm_90 is in the database");
+        DeviceInfo::offline("unknown (JSON Lines records)".into(), "?".into(), "jsonl", a)
     }
 
     /// Compute capability as numbers.
