@@ -144,7 +144,7 @@ pub fn run_indexed(
     }
     let attrs = backend.load(kernel)?;
     let mut report = Report::new(backend.info().clone());
-    let planned = plan::plan(kernel, blocks, &report.device.limits, &attrs);
+    let planned = plan::plan(kernel, blocks, report.device.checked_limits()?, &attrs);
     let invalid = planned.iter().filter(|p| p.invalid.is_some()).count();
     on_event(Event::Planned { total: planned.len(), invalid });
 
@@ -533,7 +533,7 @@ pub fn device_target(info: &DeviceInfo, memcpy_gbs: f64) -> Target {
     Target {
         name: info.name.clone(),
         arch,
-        sms: info.sms,
+        sms: info.sms.unwrap_or(0),
         clock_mhz: info.sm_clock_mhz.unwrap_or(1500),
         bandwidth_gbs: memcpy_gbs,
     }
@@ -565,7 +565,7 @@ mod tests {
         .unwrap();
         assert_eq!(seen, vec![Status::Ok, Status::Ok, Status::Invalid]);
         let ok = &r.records[0];
-        assert_eq!(ok.grid, Dim3::new(10, 13, 1));
+        assert_eq!(ok.grid, Some(Dim3::new(10, 13, 1)));
         assert_eq!(ok.verification.as_ref().unwrap().checked, 60_000);
         for m in &ok.metrics {
             let model = [

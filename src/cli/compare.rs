@@ -1,6 +1,7 @@
-//! `warpscope compare` and `warpscope import`: other profilers' CSV beside warpscope's records.
+//! `warpscope compare` and `warpscope import`: any two result files side by side, and any profiler's
+//! output read into warpscope's records.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -8,19 +9,24 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use warpscope::baseline::{self, Verdict};
-use warpscope::compare::{self, Comparison, Pick};
-use warpscope::record::Report;
-use warpscope::{Error, Result, import, report};
+use warpscope::compare::{self, Comparison, Pick, Row};
+use warpscope::import::{self, Format};
+use warpscope::record::{Report, paren};
+use warpscope::{Error, Result, report};
 
-use super::{OutputArgs, usage};
+use super::{FormatArg, OutputArgs, usage};
+
+fn format_arg(s: &str) -> std::result::Result<Format, String> {
+    s.parse::<Format>().map_err(|e| e.to_string())
+}
 
 /// Arguments of `compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// warpscope's results (`sweep ... --format json -o FILE`; JSON Lines too).
+    /// The first file: warpscope's results (JSON, JSON Lines, CSV) or any profiler output `import` reads.
     results: PathBuf,
-    /// The other tool's output: `ncu --csv` (default or `--page raw`), `nvprof --csv --metrics`, or
-    /// another warpscope JSON.
+    /// The second file, of any of those formats: `ncu --csv` (details or `--page raw`), ncu's text
+    /// output, nvprof's (text or `--csv`), another warpscope run.
     #[arg(required_unless_present = "baseline", conflicts_with = "baseline")]
     other: Option<PathBuf>,
     /// Compare times with an earlier warpscope run of the same configurations instead: each change is
@@ -35,6 +41,13 @@ pub struct CompareArgs {
     /// model's estimates.
     #[arg(long, value_enum, default_value = "measured")]
     source: PickArg,
+    /// Read the second file as this format instead of detecting it (nvprof-csv, nvprof-text, ncu-csv,
+    /// ncu-raw, ncu-text, json, jsonl, warpscope-csv).
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg)]
+    from: Option<Format>,
+    /// Show kernels' full signatures instead of their short names.
+    #[arg(long)]
+    full_names: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: CompareFormat,
@@ -56,25 +69,23 @@ enum CompareFormat {
 /// Arguments of `import`.
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// `ncu --csv` (default or `--page raw`) or `nvprof --csv --metrics` output.
+    /// Any profiler output: nvprof's text or `--csv` output (summary, `--metrics`, `--events`,
+    /// `--print-gpu-trace`), `ncu --csv` (details page or `--page raw`), ncu's text output, or a
+    /// warpscope JSON, JSON Lines or CSV report.
     file: PathBuf,
+    /// Read the file as this format instead of detecting it (nvprof-csv, nvprof-text, ncu-csv,
+    /// ncu-raw, ncu-text, json, jsonl, warpscope-csv).
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg)]
+    from: Option<Format>,
+    /// Show kernels' full signatures instead of their short names (table and markdown).
+    #[arg(long)]
+    full_names: bool,
     #[command(flatten)]
     out: OutputArgs,
 }
 
-/// A warpscope report (JSON or JSON Lines) or another tool's CSV.
-fn read_any(path: &PathBuf) -> Result<Report> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let text = String::from_utf8_lossy(&bytes);
-    if text.trim_start().starts_with('{') {
-        report::read(path)
-    } else {
-        import::parse(&text).map(|(_, r)| r).map_err(|e| usage(format!("{}: {e}", path.display())))
-    }
-}
-
 /// `compare --baseline OLD NEW`.
-fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) -> Result<ExitCode> {
+fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<ExitCode> {
     let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
     for u in &unmatched {
         eprintln!("unmatched: {u} (not timed in {})", old.display());
@@ -106,7 +117,7 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 w.write_record([
                     c.kernel.clone(),
                     c.problem.clone(),
-                    c.block.to_string(),
+                    warpscope::record::dims(c.block),
                     c.baseline_ms.to_string(),
                     c.new_ms.to_string(),
                     c.change_pct.to_string(),
@@ -124,7 +135,7 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 t.push_record([
                     c.kernel.clone(),
                     c.problem.clone(),
-                    c.block.paren(),
+                    paren(c.block),
                     format!("{:.4}", c.baseline_ms),
                     format!("{:.4}", c.new_ms),
                     format!("{:+.2}%", c.change_pct),
@@ -153,6 +164,14 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
     })
 }
 
+/// The name a file's values go by in the table header.
+fn tool(report: &Report) -> String {
+    match report.device.backend.as_str() {
+        "cuda" | "mock" | "model" | "jsonl" | "warpscope-csv" => "warpscope".into(),
+        other => other.into(),
+    }
+}
+
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     if let Some(limit) = a.fail_above
         && !(limit.is_finite() && limit >= 0.0)
@@ -164,8 +183,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         (None, Some(other)) => other,
         (None, None) => return Err(usage("compare needs the other tool's file, or --baseline OLD")),
     };
-    let ours = read_any(&a.results)?;
-    let theirs = read_any(other)?;
+    let (_, ours) = import::read_file(&a.results, None)?;
+    let (_, theirs) = import::read_file(other, a.from)?;
     let pick = match a.source {
         PickArg::Measured => Pick::Measured,
         PickArg::Estimated => Pick::Estimated,
@@ -174,14 +193,21 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     for u in &cmp.unmatched {
         eprintln!("unmatched: {u}");
     }
+    if let Some(h) = &cmp.hint {
+        eprintln!("hint: {h}");
+    }
     if cmp.rows.is_empty() {
         return Err(usage(format!(
-            "nothing to compare: no configuration of {} matches a record of {} with a common metric",
+            "nothing to compare: no configuration of {} pairs with one of {} with a common metric",
             other.display(),
             a.results.display()
         )));
     }
-    print(&cmp, a.format, &theirs.device.backend)?;
+    let (mut ta, mut tb) = (tool(&ours), tool(&theirs));
+    if ta == tb {
+        (ta, tb) = (format!("{ta} (1)"), format!("{tb} (2)"));
+    }
+    print(&cmp, a, [&ta, &tb])?;
     Ok(match a.fail_above {
         Some(limit) => {
             let bad = cmp.above(limit);
@@ -197,9 +223,22 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     })
 }
 
-fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
+fn kernel(r: &Row, full: bool) -> String {
+    if full { r.signature.clone().unwrap_or_else(|| r.kernel.clone()) } else { r.kernel.clone() }
+}
+
+/// A dim of the first file, and the second's where it differs: `(64,64) / (128,64)`.
+fn both(a: Option<warpscope::spec::Dim3>, b: Option<warpscope::spec::Dim3>) -> String {
+    match b {
+        Some(b) => format!("{} / {}", paren(a), b.paren()),
+        None => paren(a),
+    }
+}
+
+fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
     let err = |e: String| Error::Output(e);
-    match format {
+    let dim = |d: Option<warpscope::spec::Dim3>| d.map(|d| d.to_string()).unwrap_or_default();
+    match a.format {
         CompareFormat::Json => println!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?),
         CompareFormat::Csv => {
             let mut w = csv::Writer::from_writer(std::io::stdout().lock());
@@ -215,13 +254,18 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                 "launches",
                 "abs_delta",
                 "rel_delta_pct",
+                "other_grid",
+                "other_block",
+                "matched_by",
+                "warpscope_launches",
+                "signature",
             ])
             .map_err(|e| err(e.to_string()))?;
             for r in &cmp.rows {
                 w.write_record([
                     r.kernel.clone(),
-                    r.grid.to_string(),
-                    r.block.to_string(),
+                    dim(r.grid),
+                    dim(r.block),
                     r.metric.clone(),
                     r.unit.clone(),
                     r.ours.to_string(),
@@ -230,6 +274,14 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                     r.launches.to_string(),
                     r.abs_delta.to_string(),
                     r.rel_delta_pct.map(|v| v.to_string()).unwrap_or_default(),
+                    dim(r.other_grid),
+                    dim(r.other_block),
+                    serde_json::to_value(r.matched_by)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default(),
+                    r.ours_launches.to_string(),
+                    r.signature.clone().unwrap_or_default(),
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
@@ -237,13 +289,14 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
-            t.push_record(["Kernel", "Grid", "Block", "Metric", "warpscope", "source", other, "delta", "delta %"]);
+            let [la, lb] = labels;
+            t.push_record(["Kernel", "Grid", "Block", "Metric", la, "source", lb, "delta", "delta %"]);
             let fmt = |v: f64| if v.abs() >= 1e5 { format!("{v:.0}") } else { format!("{v:.4}") };
             for r in &cmp.rows {
                 t.push_record([
-                    r.kernel.clone(),
-                    r.grid.paren(),
-                    r.block.paren(),
+                    kernel(r, a.full_names),
+                    both(r.grid, r.other_grid),
+                    both(r.block, r.other_block),
                     format!("{} ({})", r.metric, r.unit),
                     fmt(r.ours),
                     r.ours_source.clone(),
@@ -253,7 +306,9 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                 ]);
             }
             println!("{}", t.build().with(Style::psql()));
-            println!("delta = warpscope - {other}; percentages and occupancy in percentage points");
+            println!(
+                "delta = {la} - {lb}; percentages and occupancy in percentage points; A / B: the shapes differ (paired in launch order)"
+            );
         }
     }
     Ok(())
@@ -261,9 +316,18 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
 
 pub fn import(a: &ImportArgs) -> Result<ExitCode> {
     a.out.check()?;
-    let (kind, report) = import::read_file(&a.file)?;
+    let (format, mut report) = import::read_file(&a.file, a.from)?;
     if !a.out.quiet {
-        eprintln!("{}: {kind:?}, {} records", a.file.display(), report.records.len());
+        let summaries = report.records.iter().filter(|r| r.summary_of.is_some()).count();
+        let what = if summaries > 0 { format!(", {summaries} of them summary rows") } else { String::new() };
+        eprintln!("{}: {format}, {} records{what}", a.file.display(), report.records.len());
+    }
+    if a.full_names && matches!(a.out.format, FormatArg::Table | FormatArg::Markdown) {
+        for r in &mut report.records {
+            if let Some(s) = r.signature.take() {
+                r.kernel = s;
+            }
+        }
     }
     a.out.emit(&report)?;
     Ok(ExitCode::SUCCESS)

@@ -133,7 +133,7 @@ pub struct SweepArgs {
 
 /// The same configuration: kernel entry, problem and block.
 fn same_config(r: &Record, kernel: &dyn Kernel, block: Dim3) -> bool {
-    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == block && r.status != Status::Failed
+    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == Some(block) && r.status != Status::Failed
 }
 
 fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
@@ -275,7 +275,7 @@ impl Printer<'_> {
                     eprintln!(
                         "warning: {} {} was timed while the GPU throttled ({}){clock}: its time is not comparable",
                         r.kernel,
-                        r.block,
+                        warpscope::record::dims(r.block),
                         c.throttle.join(", ")
                     );
                 }
@@ -286,7 +286,7 @@ impl Printer<'_> {
                     eprintln!(
                         "note: {} {}: spread {:.2}% still above {}% after {} timed launches (a cap was reached)",
                         r.kernel,
-                        r.block,
+                        warpscope::record::dims(r.block),
                         t.iqr_pct(),
                         n.pct,
                         t.iters

@@ -1,7 +1,7 @@
 //! Output formats: every one reads the same [`Report`]; each lives in its own file and writes to any
 //! `io::Write`. Files are written whole or not at all ([`crate::outfile`]).
 
-mod csv;
+pub mod csv;
 pub mod figures;
 mod json;
 pub mod jsonl;
@@ -82,13 +82,22 @@ pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
 /// A warpscope report read back: a JSON report, or JSON Lines records (then the device is unknown).
 pub fn read(path: &Path) -> Result<Report> {
     let text = fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let bad = |e: String| Error::usage(format!("{}: {e}", path.display()));
+    parse(&text).map_err(|e| Error::usage(format!("{}: {e}", path.display())))
+}
+
+/// Whether `text` is a whole JSON report (one pretty-printed object) rather than JSON Lines (a whole
+/// record on each line).
+pub fn is_json_report(text: &str) -> bool {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    // A report is one pretty-printed object; a JSON Lines file has a whole record on its first line.
-    if first.trim() == "{" || first.contains("\"schema_version\"") {
-        return serde_json::from_str(&text).map_err(|e| bad(format!("not a warpscope JSON report: {e}")));
+    first.trim() == "{" || first.contains("\"schema_version\"")
+}
+
+/// A JSON report or JSON Lines records from their text.
+pub fn parse(text: &str) -> Result<Report> {
+    if is_json_report(text) {
+        return serde_json::from_str(text).map_err(|e| Error::usage(format!("not a warpscope JSON report: {e}")));
     }
-    let records = jsonl::parse(&text).map_err(|e| bad(e.to_string()))?;
+    let records = jsonl::parse(text)?;
     let mut report = Report::new(crate::gpu::DeviceInfo::unknown());
     report.records = records;
     Ok(report)

@@ -10,7 +10,7 @@ use tabled::settings::{Alignment, Style};
 
 use crate::error::{Error, Result};
 use crate::metrics::{self, COUNT, GBPS, MS, PCT, RATIO};
-use crate::record::{Metric, Report, Source, Status};
+use crate::record::{Metric, Report, Source, Status, paren};
 
 /// Text or Markdown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,12 +100,15 @@ fn source_tag(s: Source) -> &'static str {
 /// The line above the table: device, problem and the copy baseline.
 pub fn seed_header(report: &Report) -> String {
     let d = &report.device;
-    let mut s =
-        format!("==warpscope== Device \"{} ({})\" sm_{}", d.name, d.ordinal, d.compute_capability.replace('.', ""));
-    if d.sms > 0 {
-        s.push_str(&format!(" {} SMs", d.sms));
+    let name = if d.name.is_empty() { format!("{} device", d.backend) } else { d.name.clone() };
+    let mut s = format!("==warpscope== Device \"{name} ({})\"", d.ordinal);
+    if let Some(cc) = &d.compute_capability {
+        s.push_str(&format!(" sm_{}", cc.replace('.', "")));
     }
-    if let Some(r) = report.records.first() {
+    if let Some(sms) = d.sms.filter(|&n| n > 0) {
+        s.push_str(&format!(" {sms} SMs"));
+    }
+    if let Some(r) = report.records.first().filter(|r| report.records.iter().all(|x| x.kernel == r.kernel)) {
         s.push_str(format!(", kernel {} {}", r.kernel, r.problem).trim_end());
     }
     if let Some(m) = &report.baselines.memcpy_dtod_gbs {
@@ -141,7 +144,7 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         let t = r.time_ms.as_ref();
         let time =
             |f: fn(&crate::record::TimeStats) -> f64| t.map(|t| format!("{:.3}", f(t))).unwrap_or_else(|| "-".into());
-        let mut row = vec![r.kernel.clone(), r.grid.paren(), r.block.paren()];
+        let mut row = vec![r.kernel.clone(), paren(r.grid), paren(r.block)];
         if timed {
             row.extend([time(|t| t.median), time(|t| t.min), time(|t| t.max)]);
         }

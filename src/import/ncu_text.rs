@@ -1,0 +1,194 @@
+//! Nsight Compute's text output: the default details page and `--metrics`, old layout (`name, date,
+//! Context 1, Stream 7`, tables without a header) and new (`name (g)x(b), Context 1, Stream 7, Device
+//! 0, CC 8.9`, tables with `Metric Name Metric Unit Metric Value`). Tables are read by the columns
+//! their dashed rules mark out; rule advice, `==PROF==` lines and program output are skipped;
+//! `==ERROR==` lines before a launch mark it failed.
+
+use crate::error::Result;
+use crate::record::Report;
+use crate::spec::Dim3;
+
+use super::build::{Builder, Launch, parse_dim};
+use super::ncu_map::{self, Value};
+
+/// A launch's first line.
+#[derive(Debug, PartialEq)]
+struct Header {
+    name: String,
+    grid: Option<Dim3>,
+    block: Option<Dim3>,
+    device: Option<u32>,
+    cc: Option<String>,
+}
+
+/// The launch line of either layout, if `line` is one.
+fn header(line: &str) -> Option<Header> {
+    let t = line.trim();
+    let at = t.rfind(", Context ")?;
+    let (head, tail) = t.split_at(at);
+    if !tail.contains(", Stream ") {
+        return None;
+    }
+    let field = |key: &str| tail.split(", ").find_map(|p| p.strip_prefix(key)).map(str::trim);
+    let device = field("Device ").and_then(|d| d.parse().ok());
+    let cc = field("CC ").map(String::from);
+    let head = head.trim_end();
+    // New layout: `name (gx, gy, gz)x(bx, by, bz)`.
+    if head.ends_with(')')
+        && let Some(x) = head.rfind(")x(")
+        && let Some(open) = head[..x].rfind('(')
+    {
+        let name = head[..open].trim_end().to_string();
+        return Some(Header { name, grid: parse_dim(&head[open..=x]), block: parse_dim(&head[x + 2..]), device, cc });
+    }
+    // Old layout: `name, 2022-Jun-02 19:23:13`.
+    let name = match head.rsplit_once(", ") {
+        Some((n, date))
+            if date.len() >= 10 && date[..4].chars().all(|c| c.is_ascii_digit()) && date[4..].starts_with('-') =>
+        {
+            n
+        }
+        _ => head,
+    };
+    Some(Header { name: name.trim().to_string(), grid: None, block: None, device, cc })
+}
+
+/// Whether `line` starts an ncu text page (a launch line).
+pub fn is_start(line: &str) -> bool {
+    header(line).is_some()
+}
+
+/// The runs of dashes of a table rule, as byte ranges; `None` if `line` is not a rule.
+fn rule(line: &str) -> Option<Vec<(usize, usize)>> {
+    let t = line.trim();
+    if t.len() < 3 || !t.chars().all(|c| c == '-' || c == ' ') {
+        return None;
+    }
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices().chain(std::iter::once((line.len(), ' '))) {
+        match (c, start) {
+            ('-', None) => start = Some(i),
+            (' ', Some(s)) => {
+                runs.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    Some(runs)
+}
+
+enum State {
+    Idle,
+    /// After `Section:`, before its table's first rule.
+    Section(String),
+    /// In a table: its section, where its unit column starts, rows read so far.
+    Table {
+        section: String,
+        unit_at: usize,
+        value_at: usize,
+        rows: usize,
+    },
+}
+
+/// Reads ncu's text output.
+pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
+    let mut b = Builder::new("ncu");
+    let mut cur: Option<(Launch, Vec<Value>)> = None;
+    let mut errors: Vec<String> = Vec::new();
+    let mut state = State::Idle;
+    let flush = |cur: Option<(Launch, Vec<Value>)>, b: &mut Builder| {
+        if let Some((mut l, values)) = cur {
+            ncu_map::add_metrics(&values, &mut l);
+            b.push(l);
+        }
+    };
+    for line in lines {
+        let line = line?;
+        let t = line.trim();
+        if let Some(e) = t.strip_prefix("==ERROR==") {
+            errors.push(e.trim().to_string());
+            continue;
+        }
+        if matches!(state, State::Idle | State::Section(_))
+            && let Some(h) = header(&line)
+        {
+            flush(cur.take(), &mut b);
+            if let Some(d) = h.device {
+                b.device(d, "", h.cc.clone());
+            }
+            let failed = (!errors.is_empty()).then(|| format!("ncu reported: {}", errors.join("; ")));
+            errors.clear();
+            cur = Some((
+                Launch { name: h.name, grid: h.grid, block: h.block, device: h.device, failed, ..Default::default() },
+                Vec::new(),
+            ));
+            state = State::Idle;
+            continue;
+        }
+        if let Some(s) = t.strip_prefix("Section: ") {
+            state = State::Section(s.trim().to_string());
+            continue;
+        }
+        state = match (state, rule(&line)) {
+            (State::Section(section), Some(runs)) if runs.len() == 3 => {
+                State::Table { section, unit_at: runs[1].0, value_at: runs[2].0, rows: 0 }
+            }
+            // A two-column rule under rule advice, or a section without a table.
+            (State::Section(_), _) => State::Idle,
+            (State::Table { rows, section, unit_at, value_at }, Some(_)) => {
+                if rows == 0 {
+                    State::Table { section, unit_at, value_at, rows }
+                } else {
+                    State::Idle
+                }
+            }
+            (State::Table { section, unit_at, value_at, rows }, None) => {
+                let cell = |a: usize, b: usize| line.get(a.min(line.len())..b.min(line.len())).unwrap_or("").trim();
+                let name = cell(0, unit_at);
+                // The column titles of the new layout, between the two rules that open a table.
+                if rows == 0 && name == "Metric Name" {
+                    State::Table { section, unit_at, value_at, rows }
+                } else {
+                    if let (Some(v), Some((_, values))) = (
+                        Value::parse(name, Some(&section), cell(unit_at, value_at), cell(value_at, line.len())),
+                        cur.as_mut(),
+                    ) {
+                        values.push(v);
+                    }
+                    State::Table { section, unit_at, value_at, rows: rows + 1 }
+                }
+            }
+            (s, _) => s,
+        };
+    }
+    flush(cur, &mut b);
+    b.finish("ncu text output")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_lines_of_both_layouts() {
+        let h = header(
+            "  sgemm(int, int, int, float, float, const float *, const float *, float *) (32, 32, 1)x(32, 32, 1), Context 1, Stream 7, Device 0, CC 7.5",
+        )
+        .unwrap();
+        assert_eq!(h.name, "sgemm(int, int, int, float, float, const float *, const float *, float *)");
+        assert_eq!((h.grid, h.block), (Some(Dim3::new(32, 32, 1)), Some(Dim3::new(32, 32, 1))));
+        assert_eq!((h.device, h.cc.as_deref()), (Some(0), Some("7.5")));
+        let h = header("  vadd(float const *,float const *,float*,int), 2022-Jun-02 19:23:13, Context 1, Stream 7")
+            .unwrap();
+        assert_eq!(h.name, "vadd(float const *,float const *,float*,int)");
+        assert_eq!((h.grid, h.device), (None, None));
+        let h =
+            header("  fused_gate_up_kernel (16, 76, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.6").unwrap();
+        assert_eq!(h.name, "fused_gate_up_kernel");
+        assert!(header("    Section: GPU Speed Of Light Throughput").is_none());
+        assert_eq!(rule("    ---- ----- --").map(|r| r.len()), Some(3));
+        assert!(rule("    Metric Name").is_none());
+    }
+}
