@@ -29,7 +29,7 @@ pub fn experiment_file(data: &[u8]) {
     }
 }
 
-/// ncu (default and raw pages) and nvprof (summary and trace) CSV.
+/// Every importer: nvprof and ncu output in each format, detected from the content.
 pub fn importer(data: &[u8]) {
     let _ = import::parse(&text(data));
 }

@@ -67,12 +67,14 @@ pub struct Builder {
     devices: Vec<DeviceInfo>,
     records: Vec<Record>,
     invocations: HashMap<String, u32>,
+    /// Metric names in order of first appearance in the file.
+    names: HashMap<String, usize>,
 }
 
 impl Builder {
     /// For a file written by `tool` (`ncu`, `nvprof`).
     pub fn new(tool: &'static str) -> Self {
-        Builder { tool, devices: Vec::new(), records: Vec::new(), invocations: HashMap::new() }
+        Builder { tool, devices: Vec::new(), records: Vec::new(), invocations: HashMap::new(), names: HashMap::new() }
     }
 
     /// A device the file names: its ordinal, and what else it says (`name` empty when it gives none).
@@ -95,8 +97,15 @@ impl Builder {
         d
     }
 
-    /// Adds one launch or summary row.
-    pub fn push(&mut self, l: Launch) {
+    /// Adds one launch or summary row. Its metrics are put in the order of their first appearance in
+    /// the file, which every record then agrees with (CSV columns follow it: a written file reads
+    /// back the same).
+    pub fn push(&mut self, mut l: Launch) {
+        for m in &l.metrics {
+            let n = self.names.len();
+            self.names.entry(m.name.clone()).or_insert(n);
+        }
+        l.metrics.sort_by_key(|m| self.names[&m.name]);
         let (short, signature) = names::split(&l.name);
         let invocation = l.summary_of.is_none().then(|| {
             let n = self.invocations.entry(signature.clone().unwrap_or_else(|| short.clone())).or_insert(0);

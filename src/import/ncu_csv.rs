@@ -59,6 +59,9 @@ struct Current {
 
 fn flush(cur: Option<Current>, b: &mut Builder) {
     if let Some(mut c) = cur {
+        if let (Some(n), Some(d)) = (ncu_map::sms(&c.values), c.launch.device) {
+            b.device(d, "", None).sms.get_or_insert(n);
+        }
         ncu_map::add_metrics(&c.values, &mut c.launch);
         b.push(c.launch);
     }

@@ -80,6 +80,11 @@ pub const GRID_SIZE: &str = "grid_size";
 /// Registers per thread.
 pub const REGISTERS: &str = "registers_per_thread";
 
+/// The SM count Launch Statistics states (`# SMs`), a fact about the device.
+pub fn sms(values: &[Value]) -> Option<u32> {
+    values.iter().find(|v| v.name == "# SMs").map(|v| v.value as u32)
+}
+
 /// Adds the metrics of `values` to `launch`.
 pub fn add_metrics(values: &[Value], launch: &mut Launch) {
     // Names printed in more than one section are qualified by it.

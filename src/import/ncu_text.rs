@@ -100,6 +100,9 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut state = State::Idle;
     let flush = |cur: Option<(Launch, Vec<Value>)>, b: &mut Builder| {
         if let Some((mut l, values)) = cur {
+            if let (Some(n), Some(d)) = (ncu_map::sms(&values), l.device) {
+                b.device(d, "", None).sms.get_or_insert(n);
+            }
             ncu_map::add_metrics(&values, &mut l);
             b.push(l);
         }

@@ -1,6 +1,6 @@
-//! CSV: one row per configuration; grid and block split per axis; for every metric a value column
-//! (in the JSON's unit), a `_unit` and a `_source` column, so a spreadsheet never loses where a value
-//! came from. A metric both measured and estimated gets two groups, `name_measured` and `name_estimated`.
+//! CSV: one row per configuration; grid and block split per axis; for every metric, in the order the
+//! records name them, a value column (in the JSON's unit), a `_unit` and a `_source` column, so a
+//! spreadsheet never loses where a value came from. A metric both measured and estimated gets two groups, `name_measured` and `name_estimated`.
 //! Columns the records have no value for (NVML conditions, imports' signatures ...) are left out; every
 //! other part of a record has a column, so [`parse`] reads a written file back to the same records.
 
@@ -100,7 +100,7 @@ fn axes(d: Option<Dim3>) -> [String; 3] {
 }
 
 pub(super) fn write(report: &Report, w: &mut dyn Write) -> Result<()> {
-    let columns = super::table::metric_columns(report);
+    let columns = super::table::columns_as_found(report);
     let optional: Vec<&Optional> =
         OPTIONAL.iter().filter(|c| report.records.iter().any(|r| (c.get)(r).is_some())).collect();
     let mut out = csv::Writer::from_writer(w);
@@ -134,8 +134,10 @@ pub(super) fn write(report: &Report, w: &mut dyn Write) -> Result<()> {
             opt(v.map(|v| v.mismatches.to_string())),
         ]);
         row.extend(optional.iter().map(|c| opt((c.get)(r))));
+        let by_column: HashMap<(&str, Source), &Metric> =
+            r.metrics.iter().map(|m| ((m.name.as_str(), m.source), m)).collect();
         for c in &columns {
-            match c.of(r) {
+            match by_column.get(&(c.name.as_str(), c.source)) {
                 Some(m) => row.extend([m.value.to_string(), m.unit.clone(), m.source.as_str().to_string()]),
                 None => row.extend([String::new(), String::new(), String::new()]),
             }

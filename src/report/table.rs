@@ -50,17 +50,27 @@ fn source_rank(s: Source) -> u8 {
 /// The report's metric columns: catalogue order (unknown names after, in order of appearance), measured
 /// before estimated.
 pub(super) fn metric_columns(report: &Report) -> Vec<Column> {
+    let mut cols = columns_as_found(report);
+    let rank = |n: &str| metrics::CATALOGUE.iter().position(|d| d.name == n).unwrap_or(usize::MAX);
+    cols.sort_by_key(|c| (rank(&c.name), source_rank(c.source))); // stable: unknown names keep their order
+    cols
+}
+
+/// The report's metric columns in the order the records first name them (the order CSV keeps, so a
+/// record reads back with its metrics in its own order).
+pub(super) fn columns_as_found(report: &Report) -> Vec<Column> {
     let mut cols: Vec<(String, Source)> = Vec::new();
+    let mut seen: std::collections::HashSet<(&str, Source)> = std::collections::HashSet::new();
+    let mut sources: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for r in &report.records {
         for m in &r.metrics {
-            if !cols.iter().any(|(n, s)| *n == m.name && *s == m.source) {
+            if seen.insert((&m.name, m.source)) {
                 cols.push((m.name.clone(), m.source));
+                *sources.entry(&m.name).or_default() += 1;
             }
         }
     }
-    let rank = |n: &str| metrics::CATALOGUE.iter().position(|d| d.name == n).unwrap_or(usize::MAX);
-    cols.sort_by_key(|(n, s)| (rank(n), source_rank(*s))); // stable: unknown names keep their order
-    let shared = |n: &str| cols.iter().filter(|(m, _)| m == n).count() > 1;
+    let shared = |n: &str| sources.get(n).is_some_and(|&k| k > 1);
     cols.iter().map(|(n, s)| Column { name: n.clone(), source: *s, shared: shared(n) }).collect()
 }
 
