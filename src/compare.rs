@@ -359,12 +359,12 @@ pub fn compare(ours: &Report, theirs: &Report, pick: Pick) -> Comparison {
 }
 
 /// ncu locks the clocks to base by default; warpscope times at whatever the GPU boosts to. When one
-/// file is ncu's and every kernel is slower there by more than timing noise, say so.
+/// file is ncu's, the other warpscope's measurements, and every kernel is slower under ncu by more
+/// than timing noise, say so.
 fn clock_hint(ours: &Report, theirs: &Report, rows: &[Row]) -> Option<String> {
     let ncu_first = match (ours.device.backend.as_str(), theirs.device.backend.as_str()) {
-        ("ncu", "ncu") => return None,
-        ("ncu", _) => true,
-        (_, "ncu") => false,
+        ("ncu", "cuda") => true,
+        ("cuda", "ncu") => false,
         _ => return None,
     };
     // Relative difference of ncu's time against the other's, percent.
@@ -378,9 +378,79 @@ fn clock_hint(ours: &Report, theirs: &Report, rows: &[Row]) -> Option<String> {
         return None;
     }
     let med = median(&slower)?;
-    let other = label(if ncu_first { theirs } else { ours });
     Some(format!(
-        "every kernel duration ({}) is longer under ncu than in the {other} file, by a median {med:.0}%: ncu locks the GPU to its base clocks unless told otherwise, while warpscope times at boost clocks; profile with `ncu --clock-control none` to compare like with like",
+        "every kernel duration ({}) is longer under ncu than warpscope measured, by a median {med:.0}%: ncu locks the GPU to its base clocks unless told otherwise, while warpscope times at the clocks the GPU boosts to; profile with `ncu --clock-control none` to compare like with like",
         slower.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::DeviceInfo;
+    use crate::record::{Metric, TimeStats};
+
+    fn report(backend: &str, times: &[(u32, f64)], as_metric: bool) -> Report {
+        let mut rep = Report::new(DeviceInfo::described(String::new(), backend));
+        for &(bx, ms) in times {
+            let mut r = Record::new("k", "", Dim3::new(64, 1, 1), Dim3::new(bx, 1, 1), Status::Ok);
+            if as_metric {
+                r.metrics.push(Metric {
+                    name: "duration".into(),
+                    value: ms,
+                    unit: "ms".into(),
+                    source: Source::Imported,
+                });
+            } else {
+                r.time_ms = TimeStats::from_samples(&[ms]);
+            }
+            rep.records.push(r);
+        }
+        rep
+    }
+
+    #[test]
+    fn ncu_at_base_clocks_gets_the_clock_control_hint() {
+        let ws = report("cuda", &[(32, 1.0), (64, 2.0), (128, 4.0)], false);
+        let slow = report("ncu", &[(32, 1.25), (64, 2.4), (128, 5.0)], true);
+        let cmp = compare(&ws, &slow, Pick::Measured);
+        assert_eq!(cmp.rows.len(), 3);
+        let hint = cmp.hint.expect("systematically slower under ncu");
+        assert!(hint.contains("--clock-control none") && hint.contains("median 25%"), "{hint}");
+        // Either order, the same advice.
+        assert!(compare(&slow, &ws, Pick::Measured).hint.is_some());
+        // Within the noise, or not every kernel slower: no advice.
+        let close = report("ncu", &[(32, 1.02), (64, 2.0), (128, 4.1)], true);
+        assert_eq!(compare(&ws, &close, Pick::Measured).hint, None);
+        let mixed = report("ncu", &[(32, 1.5), (64, 1.5), (128, 6.0)], true);
+        assert_eq!(compare(&ws, &mixed, Pick::Measured).hint, None);
+        // Two nvprof files: ncu's clocks are not the question.
+        let nv = report("nvprof", &[(32, 1.25), (64, 2.4), (128, 5.0)], true);
+        assert_eq!(compare(&ws, &nv, Pick::Measured).hint, None);
+    }
+
+    #[test]
+    fn unpaired_groups_say_why() {
+        let a = report("cuda", &[(32, 1.0), (64, 2.0)], false);
+        let mut b = report("ncu", &[(32, 1.0)], true);
+        let mut other = Record::new("other", "", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), Status::Ok);
+        other.metrics.push(Metric { name: "duration".into(), value: 1.0, unit: "ms".into(), source: Source::Imported });
+        b.records.push(other);
+        let cmp = compare(&a, &b, Pick::Measured);
+        assert_eq!(cmp.rows.len(), 1);
+        assert!(
+            cmp.unmatched.iter().any(|u| u.starts_with("other") && u.contains("warpscope has no kernel of that name"))
+        );
+        assert!(
+            cmp.unmatched.iter().any(|u| u.starts_with("k (grid 64x1 block 64x1) in warpscope")),
+            "{:?}",
+            cmp.unmatched
+        );
+        // A pair with nothing in common is not silently dropped.
+        let mut c = report("ncu", &[(32, 1.0)], true);
+        c.records[0].metrics[0].name = "SM Frequency".into();
+        let cmp = compare(&a, &c, Pick::Measured);
+        assert!(cmp.rows.is_empty());
+        assert!(cmp.unmatched.iter().any(|u| u.contains("no metric in common")), "{:?}", cmp.unmatched);
+    }
 }

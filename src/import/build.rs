@@ -31,10 +31,10 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// Adds a metric unless one of that name is already there (a value reached by two routes, e.g. a
-    /// section's `Duration` and `gpu__time_duration.sum`, is one value).
+    /// Adds a metric (NaN and infinities are no value). Of two of one name (a value reached by two
+    /// routes, e.g. a section's `Duration` and `gpu__time_duration.sum`), the first stands.
     pub fn add(&mut self, name: &str, value: f64, unit: &str) {
-        if value.is_finite() && !self.metrics.iter().any(|m| m.name == name) {
+        if value.is_finite() {
             self.metrics.push(Metric {
                 name: name.to_string(),
                 value,
@@ -101,11 +101,29 @@ impl Builder {
     /// the file, which every record then agrees with (CSV columns follow it: a written file reads
     /// back the same).
     pub fn push(&mut self, mut l: Launch) {
-        for m in &l.metrics {
-            let n = self.names.len();
-            self.names.entry(m.name.clone()).or_insert(n);
+        // Each metric's first appearance in the file, found with one lookup.
+        let order: Vec<usize> = l
+            .metrics
+            .iter()
+            .map(|m| match self.names.get(&m.name) {
+                Some(&i) => i,
+                None => {
+                    self.names.insert(m.name.clone(), self.names.len());
+                    self.names.len() - 1
+                }
+            })
+            .collect();
+        // Of two values of one name, the first stands.
+        let mut seen = vec![false; self.names.len()];
+        let mut keyed: Vec<(usize, crate::record::Metric)> = order
+            .into_iter()
+            .zip(std::mem::take(&mut l.metrics))
+            .filter(|(i, _)| !std::mem::replace(&mut seen[*i], true))
+            .collect();
+        if !keyed.is_sorted_by_key(|(i, _)| *i) {
+            keyed.sort_by_key(|(i, _)| *i);
         }
-        l.metrics.sort_by_key(|m| self.names[&m.name]);
+        l.metrics = keyed.into_iter().map(|(_, m)| m).collect();
         let (short, signature) = names::split(&l.name);
         let invocation = l.summary_of.is_none().then(|| {
             let n = self.invocations.entry(signature.clone().unwrap_or_else(|| short.clone())).or_insert(0);

@@ -5,53 +5,79 @@
 //! Throughput` is a % in Speed Of Light and a byte/second rate in Memory Workload Analysis).
 
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 use crate::metrics::{self, Formula};
 
 use super::build::Launch;
 use super::units;
 
+/// A unit in base form (see [`units::base`]): the power of ten from the printed unit, and its name.
+pub type Unit = (i32, Rc<str>);
+
+/// A printed unit in base form.
+pub fn unit(printed: &str) -> Unit {
+    let (e, base) = units::base(printed);
+    (e, base.into())
+}
+
 /// One value of a launch as ncu printed it.
 #[derive(Clone, Debug)]
 pub struct Value {
     /// Metric name (a section's display name, or a counter such as `dram__bytes.sum`).
-    pub name: String,
+    pub name: Rc<str>,
     /// The section it was printed in, where there is one.
-    pub section: Option<String>,
+    pub section: Option<Rc<str>>,
     /// The value in `unit`.
     pub value: f64,
-    /// Its unit in base form (see [`units::base`]).
-    pub unit: String,
-    /// The value as printed, and the power of ten from its printed unit to `unit`: conversions to
-    /// other units scale the printed decimal (one rounding).
-    printed: (units::Decimal, i32),
+    /// Its unit in base form.
+    pub unit: Rc<str>,
+    /// Where the value is printed in another unit than its base, or will be converted (a mapped
+    /// name): the printed decimal and the power of ten to `unit`, so conversions round once.
+    exact: Option<(units::Decimal, i32)>,
 }
 
 impl Value {
     /// The value scaled by 10^`e` from its base unit.
     fn scaled(&self, e: i32) -> f64 {
-        self.printed.0.scaled(self.printed.1 + e)
+        match &self.exact {
+            Some((d, pe)) => d.scaled(pe + e),
+            None if e == 0 => self.value,
+            None => self.value * 10f64.powi(e),
+        }
     }
-}
 
-impl Value {
     /// A value from its printed form; `None` when the text is not a number (`n/a`, `(!) nan`, text).
     pub fn parse(name: &str, section: Option<&str>, unit: &str, text: &str) -> Option<Value> {
+        let section = section.map(str::trim).filter(|s| !s.is_empty()).map(Rc::from);
+        Value::parse_in(&Rc::from(name.trim()), section, &self::unit(unit), text)
+    }
+
+    /// [`Value::parse`] with the column's name and unit already made (pages with one of each per
+    /// column).
+    pub fn parse_in(name: &Rc<str>, section: Option<Rc<str>>, unit: &Unit, text: &str) -> Option<Value> {
         // Instanced metrics print one value per instance (`32.00; 32.00; 4.00`): not one number.
         if text.contains(';') {
             return None;
         }
-        let (v, glued) = units::decimal(text)?;
-        let printed = if glued.is_empty() { unit } else { glued.as_str() };
-        let (e, base) = units::base(printed);
-        Some(Value {
-            name: name.trim().to_string(),
-            section: section.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
-            value: v.scaled(e),
-            unit: base,
-            printed: (v, e),
-        })
+        let (v, digits, glued) = units::split(text)?;
+        let (e, base) = if glued.is_empty() { unit.clone() } else { self::unit(glued) };
+        let exact = (e != 0 || rescaled(name)).then(|| (units::Decimal::new(digits), e));
+        let value = match &exact {
+            Some((d, e)) => d.scaled(*e),
+            None => v,
+        };
+        Some(Value { name: name.clone(), section, value, unit: base, exact })
     }
+}
+
+/// Whether `name` is converted to another unit when mapped (its printed decimal is kept).
+fn rescaled(name: &str) -> bool {
+    SECTION_NAMES.iter().any(|s| s.0 == name && s.3 != 0)
+        || COUNTER_NAMES.iter().any(|c| c.0 == name && c.2 != 0)
+        || metrics::CATALOGUE
+            .iter()
+            .any(|d| matches!(d.formula, Formula::Scale(f) if f != 1.0) && d.counters.contains(&name))
 }
 
 /// Section metrics with an nvprof name: (display name, base unit, nvprof name, power of ten, unit).
@@ -82,26 +108,27 @@ pub const REGISTERS: &str = "registers_per_thread";
 
 /// The SM count Launch Statistics states (`# SMs`), a fact about the device.
 pub fn sms(values: &[Value]) -> Option<u32> {
-    values.iter().find(|v| v.name == "# SMs").map(|v| v.value as u32)
+    values.iter().find(|v| &*v.name == "# SMs").map(|v| v.value as u32)
 }
 
 /// Adds the metrics of `values` to `launch`.
 pub fn add_metrics(values: &[Value], launch: &mut Launch) {
     // Names printed in more than one section are qualified by it.
     let mut sections: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    for v in values {
-        sections.entry(&v.name).or_default().insert(v.section.as_deref().unwrap_or(""));
+    if values.iter().any(|v| v.section.is_some()) {
+        for v in values {
+            sections.entry(&v.name).or_default().insert(v.section.as_deref().unwrap_or(""));
+        }
     }
-    let counters: HashMap<&str, f64> = values.iter().map(|v| (v.name.as_str(), v.value)).collect();
     let mut used: BTreeSet<&str> = BTreeSet::new();
-    let by_name: HashMap<&str, &Value> = values.iter().map(|v| (v.name.as_str(), v)).collect();
+    let find = |c: &str| values.iter().find(|v| &*v.name == c);
     for d in metrics::CATALOGUE.iter().filter(|d| d.formula != Formula::None) {
-        let got: Option<Vec<f64>> = d.counters.iter().map(|c| counters.get(c).copied()).collect();
+        let got: Option<Vec<f64>> = d.counters.iter().map(|c| find(c).map(|v| v.value)).collect();
         let Some(got) = got else { continue };
         // A power-of-ten scale is applied to the printed value in one rounding.
         let value = match (d.formula, d.counters) {
             (Formula::Scale(f), [c]) if f > 0.0 && format!("1e{}", f.log10().round()).parse() == Ok(f) => {
-                by_name[c].scaled(f.log10().round() as i32)
+                find(c).map_or(f64::NAN, |v| v.scaled(f.log10().round() as i32))
             }
             _ => {
                 let req = metrics::Requested {
@@ -116,11 +143,13 @@ pub fn add_metrics(values: &[Value], launch: &mut Launch) {
         launch.add(d.name, value, d.unit);
         used.extend(d.counters.iter().copied());
     }
-    for v in values.iter().filter(|v| !used.contains(v.name.as_str())) {
-        let shared = sections.get(v.name.as_str()).is_some_and(|s| s.len() > 1);
-        if !shared && let Some(&(_, _, name, e, unit)) = SECTION_NAMES.iter().find(|s| s.0 == v.name && s.1 == v.unit) {
+    for v in values.iter().filter(|v| !used.contains(&*v.name)) {
+        let shared = sections.get(&*v.name).is_some_and(|s| s.len() > 1);
+        if !shared
+            && let Some(&(_, _, name, e, unit)) = SECTION_NAMES.iter().find(|s| s.0 == &*v.name && s.1 == &*v.unit)
+        {
             launch.add(name, v.scaled(e), unit);
-        } else if let Some(&(_, name, e, unit)) = COUNTER_NAMES.iter().find(|c| c.0 == v.name) {
+        } else if let Some(&(_, name, e, unit)) = COUNTER_NAMES.iter().find(|c| c.0 == &*v.name) {
             launch.add(name, v.scaled(e), unit);
         } else if shared {
             let section = v.section.as_deref().unwrap_or("no section");

@@ -40,7 +40,8 @@ pub fn is_header(fields: &[String]) -> bool {
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut b = Builder::new("ncu");
     let mut header: Option<Vec<String>> = None;
-    let mut units: Vec<String> = Vec::new();
+    let mut units: Vec<ncu_map::Unit> = Vec::new();
+    let mut names: Vec<std::rc::Rc<str>> = Vec::new();
     for line in lines {
         let line = line?;
         if !csvline::is_quoted(&line) {
@@ -48,6 +49,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         }
         let f = csvline::fields(&line);
         if is_header(&f) {
+            names = f.iter().map(|n| std::rc::Rc::from(n.trim())).collect();
             header = Some(f);
             units.clear();
             continue;
@@ -57,7 +59,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         // The units row: no ID, and the first row under the header.
         if at("ID").is_empty() {
             if units.is_empty() {
-                units = f.clone();
+                units = f.iter().map(|u| ncu_map::unit(u)).collect();
             }
             continue;
         }
@@ -89,14 +91,13 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             device,
             ..Default::default()
         };
-        let values: Vec<Value> = h
+        let none: ncu_map::Unit = (0, "".into());
+        let values: Vec<Value> = names
             .iter()
             .zip(&f)
             .enumerate()
-            .filter(|(_, (name, _))| {
-                !IDENTITY.contains(&name.as_str()) && !NOT_METRICS.iter().any(|p| name.starts_with(p))
-            })
-            .filter_map(|(i, (name, v))| Value::parse(name, None, units.get(i).map_or("", |u| u.as_str()), v))
+            .filter(|(_, (name, _))| !IDENTITY.contains(&&***name) && !NOT_METRICS.iter().any(|p| name.starts_with(p)))
+            .filter_map(|(i, (name, v))| Value::parse_in(name, None, units.get(i).unwrap_or(&none), v))
             .collect();
         ncu_map::add_metrics(&values, &mut launch);
         b.push(launch);

@@ -10,6 +10,11 @@
 pub struct Decimal(String);
 
 impl Decimal {
+    /// A decimal from its digits (thousands separators are dropped).
+    pub fn new(digits: &str) -> Decimal {
+        Decimal(digits.replace(',', ""))
+    }
+
     /// The value.
     pub fn value(&self) -> f64 {
         self.0.parse().unwrap_or(f64::NAN)
@@ -17,6 +22,9 @@ impl Decimal {
 
     /// The value times 10^`e`, exactly rounded.
     pub fn scaled(&self, e: i32) -> f64 {
+        if e == 0 {
+            return self.value();
+        }
         let (m, x) = match self.0.split_once(['e', 'E']) {
             Some((m, x)) => (m, x.parse::<i32>().unwrap_or(0)),
             None => (self.0.as_str(), 0),
@@ -29,6 +37,12 @@ impl Decimal {
 /// unit glued on (`35.908GB/s`, `100.00%`), ncu's `(!)` warning mark. `None` for `n/a`, `nan`, `-`,
 /// empty, text, and for a comma that is not a thousands separator (`3,14` is not guessed at).
 pub fn decimal(s: &str) -> Option<(Decimal, String)> {
+    let (_, digits, unit) = split(s)?;
+    Some((Decimal(digits.replace(',', "")), unit.to_string()))
+}
+
+/// [`decimal`]'s value, the number's text and the unit, without allocating.
+pub fn split(s: &str) -> Option<(f64, &str, &str)> {
     let t = s.trim();
     let t = t.strip_prefix("(!)").map(str::trim).unwrap_or(t);
     let run = t.find(|c: char| !(c.is_ascii_digit() || "+-.,eE".contains(c))).unwrap_or(t.len());
@@ -37,7 +51,7 @@ pub fn decimal(s: &str) -> Option<(Decimal, String)> {
     while end > 0 {
         let cand = &t[..end];
         if let Some(v) = parse_plain(cand) {
-            return v.is_finite().then(|| (Decimal(cand.replace(',', "")), t[end..].trim().to_string()));
+            return v.is_finite().then(|| (v, cand, t[end..].trim()));
         }
         if cand.contains(',') && !cand.ends_with(',') && !thousands(cand) {
             return None;
@@ -52,7 +66,7 @@ pub fn decimal(s: &str) -> Option<(Decimal, String)> {
 
 /// [`decimal`] as a value.
 pub fn number(s: &str) -> Option<(f64, String)> {
-    decimal(s).map(|(d, u)| (d.value(), u))
+    split(s).map(|(v, _, u)| (v, u.to_string()))
 }
 
 /// `1,234,567.5` style: digit groups of three after the first.

@@ -291,3 +291,33 @@ pub fn parse(text: &str) -> Result<Vec<Record>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::DeviceInfo;
+
+    #[test]
+    fn a_metric_with_two_sources_reads_back_under_its_name() {
+        let mut rep = Report::new(DeviceInfo::unknown());
+        let mut r = Record::new("k", "p", Dim3::new(2, 1, 1), Dim3::new(32, 4, 1), Status::Ok);
+        for (name, source) in [
+            ("achieved_occupancy", Source::Measured),
+            ("achieved_occupancy", Source::Estimated),
+            ("x_mock", Source::Mock),
+        ] {
+            r.metrics.push(Metric { name: name.into(), value: 0.5, unit: "ratio".into(), source });
+        }
+        r.signature = Some("void k<1>(int)".into());
+        r.summary_of = Some(7);
+        rep.records.push(r);
+        rep.records.push(Record::unshaped("k", "p", Status::Failed));
+        let mut out = Vec::new();
+        write(&rep, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("kernel,problem,grid_x"));
+        assert!(text.lines().next().unwrap().contains(",achieved_occupancy_measured,"));
+        assert_eq!(parse(&text).unwrap(), rep.records);
+        assert!(parse("kernel,problem\n").is_err());
+    }
+}

@@ -81,7 +81,7 @@ pub fn format_value(m: &Metric) -> String {
         PCT => format!("{:.2}%", m.value),
         GBPS => format!("{:.1}", m.value),
         MS => format!("{:.3}", m.value),
-        COUNT => format!("{:.0}", m.value),
+        COUNT | "level" => format!("{:.0}", m.value),
         _ => format!("{:.3}", m.value),
     }
 }
@@ -171,6 +171,9 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         row.push(match (r.status, &r.reason) {
             (Status::Ok, _) if r.verification.is_some() => format!("ok (verified){bound}{throttled}"),
             (Status::Ok, _) if report.device.backend == "model" => format!("estimated{bound}"),
+            (Status::Ok, _) if r.summary_of.is_some() => {
+                format!("summary of {} launches ({})", r.summary_of.unwrap_or(0), report.device.backend)
+            }
             (Status::Ok, _) => format!("imported from {}", report.device.backend),
             (Status::Failed, Some(why)) => format!("FAILED: {why}"),
             (_, Some(why)) => why.clone(),
