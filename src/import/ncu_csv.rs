@@ -12,8 +12,8 @@ use super::csvline;
 use super::ncu_map::{self, Value};
 
 /// Whether `fields` is a details-page header.
-pub fn is_header(fields: &[String]) -> bool {
-    fields.first().is_some_and(|f| f == "ID") && fields.iter().any(|f| f == "Metric Name")
+pub fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
+    fields.first().is_some_and(|f| f.as_ref() == "ID") && fields.iter().any(|f| f.as_ref() == "Metric Name")
 }
 
 /// Where the columns are.
@@ -32,8 +32,8 @@ struct Cols {
 }
 
 impl Cols {
-    fn of(h: &[String]) -> Option<Cols> {
-        let at = |n: &str| h.iter().position(|f| f == n);
+    fn of<S: AsRef<str>>(h: &[S]) -> Option<Cols> {
+        let at = |n: &str| h.iter().position(|f| f.as_ref() == n);
         Some(Cols {
             id: at("ID")?,
             pid: at("Process ID"),
@@ -77,7 +77,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         if !csvline::is_quoted(&line) {
             continue;
         }
-        let f = csvline::fields(&line);
+        let f = csvline::split(&line);
         if is_header(&f) {
             // Files concatenated from several runs repeat the header.
             flush(cur.take(), &mut b);
@@ -85,7 +85,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             continue;
         }
         let Some(c) = &cols else { continue };
-        let get = |i: Option<usize>| i.and_then(|i| f.get(i)).map(|s| s.as_str()).unwrap_or("");
+        let get = |i: Option<usize>| i.and_then(|i| f.get(i)).map(|s| &**s).unwrap_or("");
         if f.len() <= c.kernel || get(Some(c.id)).is_empty() {
             continue;
         }

@@ -30,10 +30,9 @@ const IDENTITY: &[&str] = &[
 const NOT_METRICS: &[&str] = &["device__", "profiler__", "nvlink__", "numa__", "c2clink__", "pmsampling:"];
 
 /// Whether `fields` is a raw-page header.
-pub fn is_header(fields: &[String]) -> bool {
-    fields.first().is_some_and(|f| f == "ID")
-        && fields.iter().any(|f| f == "Kernel Name")
-        && !fields.iter().any(|f| f == "Metric Name")
+pub fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
+    let has = |n: &str| fields.iter().any(|f| f.as_ref() == n);
+    fields.first().is_some_and(|f| f.as_ref() == "ID") && has("Kernel Name") && !has("Metric Name")
 }
 
 /// Reads the raw page.
@@ -47,10 +46,10 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         if !csvline::is_quoted(&line) {
             continue;
         }
-        let f = csvline::fields(&line);
+        let f = csvline::split(&line);
         if is_header(&f) {
             names = f.iter().map(|n| std::rc::Rc::from(n.trim())).collect();
-            header = Some(f);
+            header = Some(f.iter().map(|c| c.to_string()).collect());
             units.clear();
             continue;
         }

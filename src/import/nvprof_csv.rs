@@ -20,8 +20,8 @@ enum Kind {
     MetricTrace,
 }
 
-fn kind(h: &[String]) -> Option<Kind> {
-    let h: Vec<&str> = h.iter().map(|s| s.as_str()).collect();
+fn kind<S: AsRef<str>>(h: &[S]) -> Option<Kind> {
+    let h: Vec<&str> = h.iter().map(|s| s.as_ref()).collect();
     let tail = |p: &[&str]| h.ends_with(p) || h.starts_with(p);
     match h.as_slice() {
         ["Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name"]
@@ -39,7 +39,7 @@ fn kind(h: &[String]) -> Option<Kind> {
 }
 
 /// Whether `fields` is one of nvprof's CSV headers.
-pub fn is_header(fields: &[String]) -> bool {
+pub fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
     kind(fields).is_some()
 }
 

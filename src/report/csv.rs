@@ -148,8 +148,8 @@ pub(super) fn write(report: &Report, w: &mut dyn Write) -> Result<()> {
 }
 
 /// Whether `header` is the first line of a file [`write`] produced.
-pub fn is_header(fields: &[String]) -> bool {
-    fields.len() >= FIXED.len() && fields.iter().zip(FIXED).all(|(a, b)| a == b)
+pub fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
+    fields.len() >= FIXED.len() && fields.iter().zip(FIXED).all(|(a, b)| a.as_ref() == b)
 }
 
 /// One row of a warpscope CSV, its cells by column name.
