@@ -235,51 +235,40 @@ pub fn compare(ours: &Report, theirs: &Report, pick: Pick) -> Comparison {
         }
     }
     // One side gives only counts (ncu's old Launch Statistics): same kernel and counts, if unambiguous.
-    for j in 0..b.len() {
-        if b[j].paired {
-            continue;
-        }
+    for (j, gb) in b.iter_mut().enumerate().filter(|(_, g)| !g.paired) {
         let cand: Vec<usize> = (0..a.len())
-            .filter(|&i| !a[i].paired && a[i].kernel == b[j].kernel && a[i].grid.is_none() != b[j].grid.is_none())
+            .filter(|&i| !a[i].paired && a[i].kernel == gb.kernel && a[i].grid.is_none() != gb.grid.is_none())
             .filter(|&i| {
-                let same = |w: &str| matches!((a[i].volume(w), b[j].volume(w)), (Some(x), Some(y)) if x == y);
+                let same = |w: &str| matches!((a[i].volume(w), gb.volume(w)), (Some(x), Some(y)) if x == y);
                 same(GRID_SIZE) && same(BLOCK_SIZE)
             })
             .collect();
         if let [i] = cand[..] {
             a[i].paired = true;
-            b[j].paired = true;
+            gb.paired = true;
             pairs.push((i, j, Matched::Volume));
         }
     }
     // The rest in file order, per kernel; a summary without a shape pairs only with a lone group.
     let mut unmatched = Vec::new();
-    for j in 0..b.len() {
-        if b[j].paired {
-            continue;
-        }
-        let left: Vec<usize> = (0..a.len()).filter(|&i| !a[i].paired && a[i].kernel == b[j].kernel).collect();
-        let of_name = a.iter().filter(|g| g.kernel == b[j].kernel).count();
-        let shapeless = b[j].grid.is_none() || left.first().is_some_and(|&i| a[i].grid.is_none());
+    for (j, gb) in b.iter_mut().enumerate().filter(|(_, g)| !g.paired) {
+        let left: Vec<usize> = (0..a.len()).filter(|&i| !a[i].paired && a[i].kernel == gb.kernel).collect();
+        let of_name = a.iter().filter(|g| g.kernel == gb.kernel).count();
+        let shapeless = gb.grid.is_none() || left.first().is_some_and(|&i| a[i].grid.is_none());
+        let (kernel, shape) = (gb.kernel, gb.shape());
         match left.first() {
             Some(&i) if !shapeless || left.len() == 1 => {
                 a[i].paired = true;
-                b[j].paired = true;
+                gb.paired = true;
                 pairs.push((i, j, Matched::Order));
             }
             Some(_) => unmatched.push(format!(
-                "{} ({}) in {lb}: no launch shape to tell which of {la}'s {} configurations of it to compare with",
-                b[j].kernel,
-                b[j].shape(),
+                "{kernel} ({shape}) in {lb}: no launch shape to tell which of {la}'s {} configurations of it to compare with",
                 left.len()
             )),
-            None if of_name == 0 => {
-                unmatched.push(format!("{} ({}) in {lb}: {la} has no kernel of that name", b[j].kernel, b[j].shape()))
-            }
+            None if of_name == 0 => unmatched.push(format!("{kernel} ({shape}) in {lb}: {la} has no kernel of that name")),
             None => unmatched.push(format!(
-                "{} ({}) in {lb}: each of {la}'s {of_name} configuration(s) of it is already paired",
-                b[j].kernel,
-                b[j].shape()
+                "{kernel} ({shape}) in {lb}: each of {la}'s {of_name} configuration(s) of it is already paired"
             )),
         }
     }

@@ -165,7 +165,7 @@ impl<R: BufRead> Iterator for Lines<R> {
 struct Seen {
     lines: usize,
     first: Option<String>,
-    errors: Vec<String>,
+    first_error: Option<String>,
     error_lines: usize,
     binary: bool,
 }
@@ -182,9 +182,7 @@ impl Seen {
             || (t.starts_with("==") && t.contains("== Error:"));
         if is_error {
             self.error_lines += 1;
-            if self.errors.len() < 1 {
-                self.errors.push(t.to_string());
-            }
+            self.first_error.get_or_insert_with(|| t.to_string());
         } else if self.first.is_none() && !t.is_empty() {
             self.first = Some(t.chars().take(80).collect());
         }
@@ -196,7 +194,7 @@ impl Seen {
             "empty file".to_string()
         } else if self.binary {
             "a binary file (an .ncu-rep or .nvvp report?): export it as text first, e.g. `ncu --import FILE --csv --page details > out.csv` or `nvprof -i FILE --csv --log-file out.csv`".to_string()
-        } else if let Some(first) = self.errors.first() {
+        } else if let Some(first) = &self.first_error {
             format!(
                 "no results, only the profiler's error lines ({}; the first: \"{first}\"): the profiled run failed; fix it, then {HOW}",
                 self.error_lines
