@@ -94,6 +94,14 @@ pub fn is_quoted(line: &str) -> bool {
     line.trim_start().starts_with('"')
 }
 
+/// The lines that could be quoted CSV rows: the tool's banners and the program's output between them
+/// dropped (read errors kept).
+pub fn quoted<'a>(
+    lines: &'a mut dyn Iterator<Item = crate::error::Result<String>>,
+) -> impl Iterator<Item = crate::error::Result<String>> + 'a {
+    lines.filter(|l| l.as_ref().map_or(true, |l| is_quoted(l)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

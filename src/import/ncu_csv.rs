@@ -72,11 +72,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut b = Builder::new("ncu");
     let mut cols: Option<Cols> = None;
     let mut cur: Option<Current> = None;
-    for line in lines {
+    for line in csvline::quoted(lines) {
         let line = line?;
-        if !csvline::is_quoted(&line) {
-            continue;
-        }
         let f = csvline::split(&line);
         if is_header(&f) {
             // Files concatenated from several runs repeat the header.

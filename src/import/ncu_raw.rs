@@ -41,11 +41,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut header: Option<Vec<String>> = None;
     let mut units: Vec<ncu_map::Unit> = Vec::new();
     let mut names: Vec<std::rc::Rc<str>> = Vec::new();
-    for line in lines {
+    for line in csvline::quoted(lines) {
         let line = line?;
-        if !csvline::is_quoted(&line) {
-            continue;
-        }
         let f = csvline::split(&line);
         if is_header(&f) {
             names = f.iter().map(|n| std::rc::Rc::from(n.trim())).collect();
