@@ -282,3 +282,34 @@ pub fn read_file(path: &Path, from: Option<Format>) -> Result<(Format, Report)> 
         e => e,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_text_is_an_error_or_a_report_never_a_panic() {
+        let cases = [
+            "  k(int), 2022-Jün-02 19:23:13, Context 1, Stream 7\n    Section: S\n    -- -- --\n    ä   b   1\n",
+            "   Start  Duration  Grid Size  Block Size  Name\nüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüü\n",
+            "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n GPU activities:   1.0%  1ms  1  1ms  1ms  1ms  ké(int)\n",
+            "\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n\"0\",\"1\",\"k\",\"x\",\"1,2,3\"\n",
+            "==ERROR== a\n==ERROR== b\n",
+            "\u{0}\u{1}binary",
+        ];
+        for text in cases {
+            let _ = parse(text);
+        }
+        assert!(parse("").unwrap_err().to_string().contains("empty file"));
+        let (format, rep) = parse(cases[2]).unwrap();
+        assert_eq!((format, rep.records[0].kernel.as_str()), (Format::NvprofText, "ké"));
+    }
+
+    #[test]
+    fn formats_by_name() {
+        for f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+        }
+        assert!("xml".parse::<Format>().unwrap_err().to_string().contains("nvprof-csv"));
+    }
+}

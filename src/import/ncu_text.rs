@@ -44,7 +44,9 @@ fn header(line: &str) -> Option<Header> {
     // Old layout: `name, 2022-Jun-02 19:23:13`.
     let name = match head.rsplit_once(", ") {
         Some((n, date))
-            if date.len() >= 10 && date[..4].chars().all(|c| c.is_ascii_digit()) && date[4..].starts_with('-') =>
+            if date.len() >= 10
+                && date.get(..4).is_some_and(|y| y.chars().all(|c| c.is_ascii_digit()))
+                && date.get(4..).is_some_and(|r| r.starts_with('-')) =>
         {
             n
         }

@@ -165,7 +165,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                 let name_at = line.find(tok[0]).unwrap_or(0);
                 let mut after = &line[name_at..];
                 for v in &tok[..6] {
-                    after = after[after.find(v).unwrap_or(0) + v.len()..].trim_start();
+                    after = after.find(v).and_then(|at| after.get(at + v.len()..)).unwrap_or("").trim_start();
                 }
                 let name = after.trim();
                 let u = unit.as_deref().unwrap_or("");
@@ -229,7 +229,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                     b.device(ord.unwrap_or(0), &name, None);
                 }
                 let mut l = Launch {
-                    name: nv::kernel_name(&line[name_at..]).to_string(),
+                    name: nv::kernel_name(line.get(name_at..).unwrap_or("")).to_string(),
                     grid: Some(grid),
                     block: Some(block),
                     ..Default::default()
