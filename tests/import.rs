@@ -227,6 +227,35 @@ fn ncu_text_failed_launch_is_a_failed_record() {
 }
 
 #[test]
+fn ncu_per_kernel_summary_is_a_summary_record_of_averages() {
+    // `--print-summary per-kernel` on CC 8.9 (excerpt of an unlicensed file): one line per kernel
+    // and shape with its invocations, tables of Minimum / Maximum / Average.
+    let (format, rep) = read(&real("ncu-summary-per-kernel-cc89-heat.txt"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 1);
+    let r = &rep.records[0];
+    // add_heat_kernel_1d(float *, int) (1, 1, 1)x(256, 1, 1), Device 0, CC 8.9, Invocations 14
+    assert_eq!(r.kernel, "add_heat_kernel_1d");
+    assert_eq!(r.signature.as_deref(), Some("add_heat_kernel_1d(float *, int)"));
+    assert_eq!((r.grid, r.block), (d(1, 1, 1), d(256, 1, 1)));
+    assert_eq!((r.summary_of, r.invocation), (Some(14), None));
+    assert_eq!(r.status, Status::Ok);
+    // Duration    us    1.70    1.98    1.75
+    assert_value(r, "duration", 0.00175, "ms");
+    assert_value(r, "duration_min", 0.0017, "ms");
+    assert_value(r, "duration_max", 0.00198, "ms");
+    // Achieved Occupancy    %    10.25    11.61    10.80
+    assert_value(r, "achieved_occupancy", 0.108, "ratio");
+    // Elapsed Cycles    cycle    3,805.00 4,478.00 3,939.50
+    assert_value(r, "Elapsed Cycles", 3_939.5, "cycle");
+    // Shared Memory Configuration Size    Kbyte    16.38    16.38    16.38
+    assert_value(r, "Shared Memory Configuration Size", 16_380.0, "byte");
+    // # SMs    SM    34.00    34.00    34.00
+    assert_eq!(rep.device.sms, Some(34));
+    assert_eq!(rep.device.compute_capability.as_deref(), Some("8.9"));
+}
+
+#[test]
 fn a_file_of_only_error_lines_says_the_run_failed() {
     let err = import::read_file(&real("ncu-error-only.log"), None).unwrap_err().to_string();
     assert!(err.contains("only the profiler's error lines"), "{err}");
@@ -256,6 +285,40 @@ fn nvprof_summary_text_with_a_units_row() {
     assert_value(r, "time_pct", 9.41, "%");
     // 2.75  0.011106  8  1.39e-03  1.28e-03  1.47e-03  Kernel2(bool*, bool*, bool*, bool*, int)
     assert_value(&rep.records[1], "duration", 1.39e-3, "ms");
+}
+
+#[test]
+fn nvprof_csv_summary_units_row_gives_each_column_its_unit() {
+    // TITAN Xp, 2019 (an unlicensed file, whole: 1.3 KB): `--csv` summary whose units row differs per
+    // column (`,%,ms,,us,us,ms,`), memcpy and memset rows, the Unified Memory table naming the device.
+    let (format, rep) = read(&real("nvprof-csv-summary-titanxp-cfd.csv"));
+    assert_eq!(format, Format::NvprofCsv);
+    assert_eq!(rep.records.len(), 4, "memcpy and memset rows are not kernels");
+    // "TITAN Xp (0)",158,40.860352KB,...
+    assert_eq!((rep.device.name.as_str(), rep.device.ordinal), ("TITAN Xp", 0));
+    let r = &rep.records[0];
+    // "GPU activities",68.739052,268.352834,6000,44.725000,43.106000,1.791976,"cuda_compute_flux(...)"
+    assert_eq!(r.kernel, "cuda_compute_flux");
+    assert_eq!(r.summary_of, Some(6000));
+    assert_value(r, "duration", 0.044725, "ms");
+    assert_value(r, "duration_min", 0.043106, "ms");
+    assert_value(r, "duration_max", 1.791976, "ms");
+    assert_value(r, "total_time", 268.352834, "ms");
+    assert_value(r, "time_pct", 68.739052, "%");
+    assert_eq!(rep.records[3].kernel, "cuda_initialize_variables");
+}
+
+#[test]
+fn nvprof_run_that_profiled_no_kernel_says_so() {
+    // TITAN Xp (an unlicensed file, whole: 908 bytes): `No kernels were profiled.`, Unified Memory only.
+    let err = import::read_file(&real("nvprof-no-kernels-titanxp-bfs.txt"), None).unwrap_err().to_string();
+    assert!(err.contains("nvprof profiled no kernel"), "{err}");
+    // The same after an API-call table, which nvprof prints with its summary header.
+    let text = "==1== Profiling result:\nNo kernels were profiled.\n            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n      API calls:   99.74%  1.07404s         7  153.43ms  7.1850us  1.07392s  cudaMallocManaged\n";
+    let err = import::parse(text).unwrap_err().to_string();
+    assert!(err.contains("nvprof profiled no kernel"), "{err}");
+    let err = import::parse("======== CPU profiling result (bottom up):\nTime(%)      Time  Name\n").unwrap_err();
+    assert!(err.to_string().contains("--cpu-profiling"), "{err}");
 }
 
 #[test]
@@ -567,7 +630,10 @@ fn compare_against_nvprof_and_strangers() {
 fn every_file_compared_with_itself_is_all_zero() {
     for f in std::fs::read_dir(fixture("profilers")).unwrap() {
         let path = f.unwrap().path();
-        if path.extension().is_some_and(|e| e == "md") || path.file_name().is_some_and(|n| n == "ncu-error-only.log") {
+        let no_results = ["ncu-error-only.log", "nvprof-no-kernels-titanxp-bfs.txt"];
+        if path.extension().is_some_and(|e| e == "md")
+            || path.file_name().is_some_and(|n| no_results.iter().any(|x| n == *x))
+        {
             continue;
         }
         let (_, rep) = read(&path);
@@ -703,12 +769,18 @@ fn import_reports_what_it_read_and_full_names_on_request() {
     common::cuda(&["import", f])
         .assert()
         .success()
-        .stderr(predicate::str::contains("nvprof-csv, 1 records"))
+        .stderr(predicate::str::ends_with("nvprof-csv, 1 record\n"))
         .stdout(predicate::str::contains(" vecAdd ").and(predicate::str::contains("Tesla").not()));
     common::cuda(&["import", f, "--full-names"])
         .assert()
         .success()
         .stdout(predicate::str::contains("void vecAdd<float>(float*, float*, float*, int)"));
+    let summary = real("ncu-summary-per-kernel-cc89-heat.txt");
+    common::cuda(&["import", summary.to_str().unwrap()])
+        .assert()
+        .success()
+        .stderr(predicate::str::ends_with("ncu-text, 1 record (1 summary row)\n"))
+        .stdout(predicate::str::contains("summary of 14 launches"));
 }
 
 #[test]

@@ -318,9 +318,10 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
     a.out.check()?;
     let (format, mut report) = import::read_file(&a.file, a.from)?;
     if !a.out.quiet {
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         let summaries = report.records.iter().filter(|r| r.summary_of.is_some()).count();
-        let what = if summaries > 0 { format!(", {summaries} of them summary rows") } else { String::new() };
-        eprintln!("{}: {format}, {} records{what}", a.file.display(), report.records.len());
+        let of = if summaries > 0 { format!(" ({})", count(summaries, "summary row")) } else { String::new() };
+        eprintln!("{}: {format}, {}{of}", a.file.display(), count(report.records.len(), "record"));
     }
     if a.full_names && matches!(a.out.format, FormatArg::Table | FormatArg::Markdown) {
         for r in &mut report.records {

@@ -65,9 +65,9 @@ enum Command {
     Kernels,
     /// The metric catalogue: nvprof name, Nsight Compute metric, unit, description.
     Metrics(metrics::MetricsArgs),
-    /// warpscope's results beside Nsight Compute's or nvprof's CSV (or another warpscope run).
+    /// Two result files side by side: warpscope, Nsight Compute or nvprof output (text or CSV), any pair.
     Compare(compare::CompareArgs),
-    /// Read ncu or nvprof CSV output into warpscope's records (`--format json`).
+    /// Read nvprof or Nsight Compute output (text or CSV, any page) into warpscope's records.
     Import(compare::ImportArgs),
     /// Peak benchmarks: memcpy, copy kernels and the MAD curve (memory against compute bound).
     Peak(peak::PeakArgs),

@@ -168,6 +168,10 @@ struct Seen {
     first_error: Option<String>,
     error_lines: usize,
     binary: bool,
+    /// nvprof said `No kernels were profiled.`
+    no_kernels: bool,
+    /// nvprof's `--cpu-profiling` result, which holds no GPU work.
+    cpu_profile: bool,
 }
 
 impl Seen {
@@ -177,6 +181,8 @@ impl Seen {
         if t.contains('\0') {
             self.binary = true;
         }
+        self.no_kernels |= t == "No kernels were profiled.";
+        self.cpu_profile |= t.starts_with("======== CPU profiling result");
         let is_error = t.starts_with("==ERROR==")
             || t.starts_with("======== Error")
             || (t.starts_with("==") && t.contains("== Error:"));
@@ -199,6 +205,8 @@ impl Seen {
                 "no results, only the profiler's error lines ({}; the first: \"{first}\"): the profiled run failed; fix it, then {HOW}",
                 self.error_lines
             )
+        } else if let Some(why) = self.empty_run() {
+            why
         } else if let Some(f) = from {
             format!("no {f} table found (first line: \"{}\"); {HOW}", self.first.as_deref().unwrap_or(""))
         } else {
@@ -208,6 +216,19 @@ impl Seen {
             )
         };
         Error::usage(msg)
+    }
+}
+
+impl Seen {
+    /// Why a run that nvprof did profile has no kernel in it, where the file says.
+    fn empty_run(&self) -> Option<String> {
+        if self.no_kernels {
+            Some("nvprof profiled no kernel (the file says \"No kernels were profiled.\"): profile a run that launches one".into())
+        } else if self.cpu_profile {
+            Some("nvprof's CPU profiling result (--cpu-profiling) has no GPU kernels; profile without it, e.g. `nvprof --csv --log-file out.csv ...`".into())
+        } else {
+            None
+        }
     }
 }
 
@@ -243,12 +264,20 @@ pub fn read<R: BufRead>(input: R, from: Option<Format>) -> Result<(Format, Repor
     };
     let before = before.into_iter().chain(std::iter::once(first)).map(Ok);
     let mut rest = before.chain(lines);
+    let profiler = |read: fn(&mut dyn Iterator<Item = Result<String>>) -> Result<Report>,
+                    rest: &mut dyn Iterator<Item = Result<String>>| {
+        // A table of API calls alone, after nvprof said it profiled no kernel.
+        read(rest).map_err(|e| match (e, seen.empty_run()) {
+            (Error::Usage(_), Some(why)) => Error::usage(why),
+            (e, _) => e,
+        })
+    };
     let report = match format {
-        Format::NvprofCsv => nvprof_csv::read(&mut rest)?,
-        Format::NvprofText => nvprof_text::read(&mut rest)?,
-        Format::NcuCsv => ncu_csv::read(&mut rest)?,
-        Format::NcuRaw => ncu_raw::read(&mut rest)?,
-        Format::NcuText => ncu_text::read(&mut rest)?,
+        Format::NvprofCsv => profiler(nvprof_csv::read, &mut rest)?,
+        Format::NvprofText => profiler(nvprof_text::read, &mut rest)?,
+        Format::NcuCsv => profiler(ncu_csv::read, &mut rest)?,
+        Format::NcuRaw => profiler(ncu_raw::read, &mut rest)?,
+        Format::NcuText => profiler(ncu_text::read, &mut rest)?,
         Format::WarpscopeJson | Format::WarpscopeJsonl => report::parse(&whole(rest)?)?,
         Format::WarpscopeCsv => {
             let mut r = Report::new(crate::gpu::DeviceInfo::described(String::new(), "warpscope-csv"));

@@ -111,6 +111,11 @@ pub fn sms(values: &[Value]) -> Option<u32> {
     values.iter().find(|v| &*v.name == "# SMs").map(|v| v.value as u32)
 }
 
+/// A section's `Duration` in milliseconds.
+pub fn duration_ms(v: &Value) -> Option<f64> {
+    (&*v.name == "Duration" && &*v.unit == "ns").then(|| v.scaled(-6))
+}
+
 /// Adds the metrics of `values` to `launch`.
 pub fn add_metrics(values: &[Value], launch: &mut Launch) {
     // Names printed in more than one section are qualified by it.

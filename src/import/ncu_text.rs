@@ -1,8 +1,10 @@
 //! Nsight Compute's text output: the default details page and `--metrics`, old layout (`name, date,
 //! Context 1, Stream 7`, tables without a header) and new (`name (g)x(b), Context 1, Stream 7, Device
-//! 0, CC 8.9`, tables with `Metric Name Metric Unit Metric Value`). Tables are read by the columns
-//! their dashed rules mark out; rule advice, `==PROF==` lines and program output are skipped;
-//! `==ERROR==` lines before a launch mark it failed.
+//! 0, CC 8.9`, tables with `Metric Name Metric Unit Metric Value`), and `--print-summary per-kernel`
+//! (`name (g)x(b), Device 0, CC 8.9, Invocations 14`, tables of `Minimum Maximum Average`: one summary
+//! record per kernel and shape, its values the averages). Tables are read by the columns their dashed
+//! rules mark out; rule advice, `==PROF==` lines and program output are skipped; `==ERROR==` lines
+//! before a launch mark it failed.
 
 use crate::error::Result;
 use crate::record::Report;
@@ -19,17 +21,26 @@ struct Header {
     block: Option<Dim3>,
     device: Option<u32>,
     cc: Option<String>,
+    /// Launches a summary line aggregates.
+    invocations: Option<u64>,
 }
 
-/// The launch line of either layout, if `line` is one.
+/// The launch line of either layout, or a summary's kernel line, if `line` is one.
 fn header(line: &str) -> Option<Header> {
     let t = line.trim();
-    let at = t.rfind(", Context ")?;
-    let (head, tail) = t.split_at(at);
-    if !tail.contains(", Stream ") {
+    let (head, tail) = match t.rfind(", Context ") {
+        Some(at) => t.split_at(at),
+        // A summary's line has no context: its fields follow the block's `)`.
+        None => {
+            let x = t.rfind(")x(")?;
+            t.split_at(x + 3 + t[x + 3..].find(')')? + 1)
+        }
+    };
+    let field = |key: &str| tail.split(", ").find_map(|p| p.strip_prefix(key)).map(str::trim);
+    let invocations = field("Invocations ").and_then(|n| n.parse().ok());
+    if !tail.contains(", Stream ") && invocations.is_none() {
         return None;
     }
-    let field = |key: &str| tail.split(", ").find_map(|p| p.strip_prefix(key)).map(str::trim);
     let device = field("Device ").and_then(|d| d.parse().ok());
     let cc = field("CC ").map(String::from);
     let head = head.trim_end();
@@ -39,7 +50,8 @@ fn header(line: &str) -> Option<Header> {
         && let Some(open) = head[..x].rfind('(')
     {
         let name = head[..open].trim_end().to_string();
-        return Some(Header { name, grid: parse_dim(&head[open..=x]), block: parse_dim(&head[x + 2..]), device, cc });
+        let (grid, block) = (parse_dim(&head[open..=x]), parse_dim(&head[x + 2..]));
+        return Some(Header { name, grid, block, device, cc, invocations });
     }
     // Old layout: `name, 2022-Jun-02 19:23:13`.
     let name = match head.rsplit_once(", ") {
@@ -52,7 +64,7 @@ fn header(line: &str) -> Option<Header> {
         }
         _ => head,
     };
-    Some(Header { name: name.trim().to_string(), grid: None, block: None, device, cc })
+    Some(Header { name: name.trim().to_string(), grid: None, block: None, device, cc, invocations })
 }
 
 /// Whether `line` starts an ncu text page (a launch line).
@@ -85,11 +97,11 @@ enum State {
     Idle,
     /// After `Section:`, before its table's first rule.
     Section(String),
-    /// In a table: its section, where its unit column starts, rows read so far.
+    /// In a table: its section, where its columns start (name, unit, value; or name, unit, minimum,
+    /// maximum, average), rows read so far.
     Table {
         section: String,
-        unit_at: usize,
-        value_at: usize,
+        cols: Vec<usize>,
         rows: usize,
     },
 }
@@ -105,7 +117,10 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             if let (Some(n), Some(d)) = (ncu_map::sms(&values), l.device) {
                 b.device(d, "", None).sms.get_or_insert(n);
             }
+            // A summary's duration range, read with its rows, goes after the averages.
+            let ranges = l.metrics.len();
             ncu_map::add_metrics(&values, &mut l);
+            l.metrics.rotate_left(ranges);
             b.push(l);
         }
     };
@@ -125,10 +140,16 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             }
             let failed = (!errors.is_empty()).then(|| format!("ncu reported: {}", errors.join("; ")));
             errors.clear();
-            cur = Some((
-                Launch { name: h.name, grid: h.grid, block: h.block, device: h.device, failed, ..Default::default() },
-                Vec::new(),
-            ));
+            let l = Launch {
+                name: h.name,
+                grid: h.grid,
+                block: h.block,
+                device: h.device,
+                failed,
+                summary_of: h.invocations,
+                ..Default::default()
+            };
+            cur = Some((l, Vec::new()));
             state = State::Idle;
             continue;
         }
@@ -137,32 +158,43 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             continue;
         }
         state = match (state, rule(&line)) {
-            (State::Section(section), Some(runs)) if runs.len() == 3 => {
-                State::Table { section, unit_at: runs[1].0, value_at: runs[2].0, rows: 0 }
+            (State::Section(section), Some(runs)) if runs.len() == 3 || runs.len() == 5 => {
+                State::Table { section, cols: runs.iter().map(|r| r.0).collect(), rows: 0 }
             }
             // A two-column rule under rule advice, or a section without a table.
             (State::Section(_), _) => State::Idle,
-            (State::Table { rows, section, unit_at, value_at }, Some(_)) => {
+            (State::Table { rows, section, cols }, Some(_)) => {
                 if rows == 0 {
-                    State::Table { section, unit_at, value_at, rows }
+                    State::Table { section, cols, rows }
                 } else {
                     State::Idle
                 }
             }
-            (State::Table { section, unit_at, value_at, rows }, None) => {
-                let cell = |a: usize, b: usize| line.get(a.min(line.len())..b.min(line.len())).unwrap_or("").trim();
-                let name = cell(0, unit_at);
+            (State::Table { section, cols, rows }, None) => {
+                let cell = |i: usize| {
+                    let end = cols.get(i + 1).copied().unwrap_or(line.len()).min(line.len());
+                    line.get(cols[i].min(end)..end).unwrap_or("").trim()
+                };
+                let name = cell(0);
                 // The column titles of the new layout, between the two rules that open a table.
                 if rows == 0 && name == "Metric Name" {
-                    State::Table { section, unit_at, value_at, rows }
+                    State::Table { section, cols, rows }
                 } else {
-                    if let (Some(v), Some((_, values))) = (
-                        Value::parse(name, Some(&section), cell(unit_at, value_at), cell(value_at, line.len())),
-                        cur.as_mut(),
-                    ) {
-                        values.push(v);
+                    if let Some((l, values)) = cur.as_mut() {
+                        let value = |i: usize| Value::parse(name, Some(&section), cell(1), cell(i));
+                        // A summary's value is the average; its duration keeps its range, as nvprof's did.
+                        if let Some(v) = value(cols.len() - 1) {
+                            values.push(v);
+                        }
+                        if cols.len() == 5 {
+                            for (i, n) in [(2, "duration_min"), (3, "duration_max")] {
+                                if let Some(ms) = value(i).as_ref().and_then(ncu_map::duration_ms) {
+                                    l.add(n, ms, crate::metrics::MS);
+                                }
+                            }
+                        }
                     }
-                    State::Table { section, unit_at, value_at, rows: rows + 1 }
+                    State::Table { section, cols, rows: rows + 1 }
                 }
             }
             (s, _) => s,
@@ -192,6 +224,13 @@ mod tests {
         let h =
             header("  fused_gate_up_kernel (16, 76, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.6").unwrap();
         assert_eq!(h.name, "fused_gate_up_kernel");
+        let h = header("  heat_kernel_1d_sim(float *, float *, BoundaryCondition) (2, 1, 1)x(512, 1, 1), Device 0, CC 8.9, Invocations 250")
+            .unwrap();
+        assert_eq!(
+            (h.name.as_str(), h.block, h.invocations),
+            ("heat_kernel_1d_sim(float *, float *, BoundaryCondition)", Some(Dim3::new(512, 1, 1)), Some(250))
+        );
+        assert!(header("  k (2, 1, 1)x(512, 1, 1), Device 0").is_none(), "no context and no invocations");
         assert!(header("    Section: GPU Speed Of Light Throughput").is_none());
         assert_eq!(rule("    ---- ----- --").map(|r| r.len()), Some(3));
         assert!(rule("    Metric Name").is_none());

@@ -1,7 +1,8 @@
 //! `nvprof --csv`: the time summary, `--metrics` / `--events` tables (one row per kernel and value;
 //! an events block before a metrics block merges per kernel), `--print-gpu-trace` (one row per
-//! launch, a units row under the header), and the trace with metric columns. Headers are quoted,
-//! values may be bare (`3,"flop_count_sp",...,9889546240`).
+//! launch, a units row under the header), and the trace with metric columns; the Unified Memory
+//! summary for the device it names. Headers are quoted, values may be bare
+//! (`3,"flop_count_sp",...,9889546240`); a units row may give each column its own (`,%,ms,,us,us,ms,`).
 
 use crate::error::Result;
 use crate::metrics;
@@ -18,6 +19,8 @@ enum Kind {
     Events,
     Trace,
     MetricTrace,
+    /// The Unified Memory summary: read for the device it names.
+    UnifiedMemory,
 }
 
 fn kind<S: AsRef<str>>(h: &[S]) -> Option<Kind> {
@@ -34,6 +37,7 @@ fn kind<S: AsRef<str>>(h: &[S]) -> Option<Kind> {
         ["Device", "Context", "Stream", "Kernel", ..] if tail(&["Device", "Context", "Stream", "Kernel"]) => {
             Some(Kind::MetricTrace)
         }
+        ["Device", "Count", "Avg Size", "Min Size", "Max Size", ..] => Some(Kind::UnifiedMemory),
         _ => None,
     }
 }
@@ -83,6 +87,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         // The units row: the column naming the row is empty.
         let id_col = match k {
             Kind::Summary | Kind::Trace => "Name",
+            Kind::UnifiedMemory => "Device",
             _ => "Kernel",
         };
         if at(id_col).is_empty() {
@@ -141,6 +146,11 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                     }
                 }
                 b.push(l);
+            }
+            Kind::UnifiedMemory => {
+                if let (name, Some(ord)) = nv::device(at("Device")) {
+                    b.device(ord, &name, None);
+                }
             }
             Kind::MetricTrace => {
                 let (name, ord) = nv::device(at("Device"));

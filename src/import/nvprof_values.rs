@@ -50,11 +50,12 @@ pub fn add_times(l: &mut Launch, total: f64, avg: f64, min: f64, max: f64, pct: 
     }
 }
 
-/// `Tesla K20c (0)` -> (`Tesla K20c`, 0); a name without an ordinal is returned whole.
+/// `Tesla K20c (0)` -> (`Tesla K20c`, 0), also cut short to its column (`Quadro GP100 (0`); a name
+/// without an ordinal is returned whole.
 pub fn device(s: &str) -> (String, Option<u32>) {
     let s = s.trim();
     if let Some(open) = s.rfind(" (")
-        && let Some(ord) = s[open + 2..].strip_suffix(')').and_then(|o| o.parse().ok())
+        && let Some(ord) = s[open + 2..].strip_suffix(')').unwrap_or(&s[open + 2..]).parse().ok()
     {
         return (s[..open].trim().to_string(), Some(ord));
     }
@@ -128,6 +129,8 @@ mod tests {
         assert_eq!(device("Tesla K20c (0)"), ("Tesla K20c".to_string(), Some(0)));
         assert_eq!(device("NVIDIA GeForce GTX 1060 6GB (0)"), ("NVIDIA GeForce GTX 1060 6GB".to_string(), Some(0)));
         assert_eq!(device("Tesla V100-SXM2"), ("Tesla V100-SXM2".to_string(), None));
+        // A trace's Device column cut to its width.
+        assert_eq!(device("Quadro GP100 (0"), ("Quadro GP100".to_string(), Some(0)));
         let mut l = Launch::default();
         add(&mut l, "shared_utilization", "Low (2)", "", false);
         add(&mut l, "gld_throughput", "452.628083", "MB/s", false);
