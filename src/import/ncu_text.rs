@@ -2,7 +2,8 @@
 //! Context 1, Stream 7`, tables without a header) and new (`name (g)x(b), Context 1, Stream 7, Device
 //! 0, CC 8.9`, tables with `Metric Name Metric Unit Metric Value`), and `--print-summary per-kernel`
 //! (`name (g)x(b), Device 0, CC 8.9, Invocations 14`, tables of `Minimum Maximum Average`: one summary
-//! record per kernel and shape, its values the averages). Tables are read by the columns their dashed
+//! record per kernel and shape, its values the averages; newer versions list the kernels under a
+//! `Device 0, CC 9.0` line). Tables are read by the columns their dashed
 //! rules mark out; rule advice, `==PROF==` lines and program output are skipped; `==ERROR==` lines
 //! before a launch mark it failed.
 
@@ -112,6 +113,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut cur: Option<(Launch, Vec<Value>)> = None;
     let mut errors: Vec<String> = Vec::new();
     let mut state = State::Idle;
+    // A summary's `Device 0, CC 9.0` line, over the kernels listed under it.
+    let mut device_line: Option<(u32, String)> = None;
     let flush = |cur: Option<(Launch, Vec<Value>)>, b: &mut Builder| {
         if let Some((mut l, values)) = cur {
             if let (Some(n), Some(d)) = (ncu_map::sms(&values), l.device) {
@@ -132,9 +135,15 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             continue;
         }
         if matches!(state, State::Idle | State::Section(_))
-            && let Some(h) = header(&line)
+            && let Some(mut h) = header(&line)
         {
             flush(cur.take(), &mut b);
+            if h.device.is_none()
+                && let Some((d, cc)) = &device_line
+            {
+                h.device = Some(*d);
+                h.cc.get_or_insert_with(|| cc.clone());
+            }
             if let Some(d) = h.device {
                 b.device(d, "", h.cc.clone());
             }
@@ -151,6 +160,14 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             };
             cur = Some((l, Vec::new()));
             state = State::Idle;
+            continue;
+        }
+        if matches!(state, State::Idle)
+            && let Some((d, cc)) = t.strip_prefix("Device ").and_then(|r| r.split_once(", CC "))
+            && let Ok(d) = d.parse()
+        {
+            b.device(d, "", Some(cc.trim().to_string()));
+            device_line = Some((d, cc.trim().to_string()));
             continue;
         }
         if let Some(s) = t.strip_prefix("Section: ") {
@@ -207,6 +224,40 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summary_kernels_under_a_device_line() {
+        let row = |c: [&str; 5]| format!("      {:<64} {:>11} {:>7} {:>7} {:>7}\n", c[0], c[1], c[2], c[3], c[4]);
+        let dashes = row(["-".repeat(64).as_str(), "-----------", "-------", "-------", "-------"]);
+        let text = [
+            "[11139] a.out@127.0.0.1\n".to_string(),
+            "  Device 0, CC 9.0\n".into(),
+            "    bitonic_merge(int *, int, int, int) (16384, 1, 1)x(512, 1, 1), Invocations 300\n".into(),
+            "      Section: Command line profiler metrics\n".into(),
+            dashes.clone(),
+            row(["Metric Name", "Metric Unit", "Minimum", "Maximum", "Average"]),
+            dashes.clone(),
+            row(["sm__warps_active.avg.pct_of_peak_sustained_active", "%", "70.30", "78.18", "73.84"]),
+            row(["gpu__time_duration.sum", "usecond", "1.50", "2.50", "2.00"]),
+            dashes,
+            "\n    fill_padding(int *, int, int, int) (52947, 1, 1)x(128, 1, 1), Invocations 1\n".into(),
+        ]
+        .concat();
+        let mut lines = text.lines().map(|l| Ok(l.to_string()));
+        let rep = read(&mut lines).unwrap();
+        assert_eq!(rep.records.len(), 2);
+        assert_eq!(rep.device.compute_capability.as_deref(), Some("9.0"));
+        let r = &rep.records[0];
+        assert_eq!(
+            (r.kernel.as_str(), r.summary_of, r.block),
+            ("bitonic_merge", Some(300), Some(Dim3::new(512, 1, 1)))
+        );
+        let m = |n: &str| r.metrics.iter().find(|m| m.name == n).map(|m| m.value);
+        // The catalogue maps the counter to achieved_occupancy, a ratio.
+        assert_eq!(m("achieved_occupancy"), Some(0.7384));
+        assert_eq!(m("duration"), Some(0.002));
+        assert_eq!(rep.records[1].summary_of, Some(1));
+    }
 
     #[test]
     fn launch_lines_of_both_layouts() {
