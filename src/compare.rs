@@ -127,6 +127,8 @@ fn value_of<'a>(r: &'a Record, name: &str, pick: Pick) -> Option<(f64, &'a str, 
 /// Launches of one kernel with one shape in one file.
 struct Group<'a> {
     kernel: &'a str,
+    /// Kernels of one short name with different signatures (templates, overloads) are different.
+    signature: Option<&'a str>,
     grid: Option<Dim3>,
     block: Option<Dim3>,
     /// Blocks and threads per block where the file gives counts but no shape.
@@ -159,6 +161,12 @@ impl Group<'_> {
     fn volume(&self, which: &str) -> Option<u64> {
         let (d, c) = if which == GRID_SIZE { (self.grid, self.counts.0) } else { (self.block, self.counts.1) };
         d.map(|d| d.volume()).or(c)
+    }
+
+    /// Whether both give a signature and it is the same (spaces aside: tools space them differently).
+    fn same_signature(&self, other: &Group) -> bool {
+        let bare = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        matches!((self.signature, other.signature), (Some(a), Some(b)) if bare(a) == bare(b))
     }
 
     fn same_launch(&self, other: &Group) -> bool {
@@ -194,10 +202,15 @@ fn groups(report: &Report) -> Vec<Group<'_>> {
     let mut out: Vec<Group> = Vec::new();
     for r in report.records.iter().filter(|r| r.status != Status::Invalid) {
         let c = counts(r);
-        match out.iter_mut().find(|g| g.kernel == r.kernel && g.grid == r.grid && g.block == r.block && g.counts == c) {
+        let signature = r.signature.as_deref();
+        let same = |g: &&mut Group| {
+            g.kernel == r.kernel && g.signature == signature && g.grid == r.grid && g.block == r.block && g.counts == c
+        };
+        match out.iter_mut().find(same) {
             Some(g) => g.records.push(r),
             None => out.push(Group {
                 kernel: &r.kernel,
+                signature,
                 grid: r.grid,
                 block: r.block,
                 counts: c,
@@ -226,9 +239,12 @@ pub fn compare(ours: &Report, theirs: &Report, pick: Pick) -> Comparison {
     let mut a = groups(ours);
     let mut b = groups(theirs);
     let mut pairs: Vec<(usize, usize, Matched)> = Vec::new();
-    // Same kernel and shape.
+    // Same kernel and shape (and signature, where one of several is).
     for (j, gb) in b.iter_mut().enumerate() {
-        if let Some(i) = a.iter().position(|ga| !ga.paired && ga.same_launch(gb)) {
+        let free = |ga: &&Group| !ga.paired && ga.same_launch(gb);
+        let found =
+            a.iter().position(|ga| free(&ga) && ga.same_signature(gb)).or_else(|| a.iter().position(|ga| free(&ga)));
+        if let Some(i) = found {
             a[i].paired = true;
             gb.paired = true;
             pairs.push((i, j, Matched::Shape));
@@ -243,7 +259,9 @@ pub fn compare(ours: &Report, theirs: &Report, pick: Pick) -> Comparison {
                 same(GRID_SIZE) && same(BLOCK_SIZE)
             })
             .collect();
-        if let [i] = cand[..] {
+        let same_sig: Vec<usize> = cand.iter().copied().filter(|&i| a[i].same_signature(gb)).collect();
+        if let [i] = if cand.len() > 1 { &same_sig[..] } else { &cand[..] } {
+            let i = *i;
             a[i].paired = true;
             gb.paired = true;
             pairs.push((i, j, Matched::Volume));
@@ -256,6 +274,12 @@ pub fn compare(ours: &Report, theirs: &Report, pick: Pick) -> Comparison {
         let of_name = a.iter().filter(|g| g.kernel == gb.kernel).count();
         let shapeless = gb.grid.is_none() || left.first().is_some_and(|&i| a[i].grid.is_none());
         let (kernel, shape) = (gb.kernel, gb.shape());
+        if let Some(&i) = left.iter().find(|&&i| a[i].same_signature(gb)) {
+            a[i].paired = true;
+            gb.paired = true;
+            pairs.push((i, j, Matched::Order));
+            continue;
+        }
         match left.first() {
             Some(&i) if !shapeless || left.len() == 1 => {
                 a[i].paired = true;
@@ -396,6 +420,33 @@ mod tests {
             rep.records.push(r);
         }
         rep
+    }
+
+    #[test]
+    fn kernels_of_one_short_name_pair_by_signature() {
+        // nvprof summaries of two thrust kernels both shortened to `launch_by_value`, no shapes.
+        let file = |order: [(&str, f64); 2]| {
+            let mut rep = Report::new(DeviceInfo::described(String::new(), "nvprof"));
+            for (sig, ms) in order {
+                let mut r = Record::unshaped("launch_by_value", "", Status::Ok);
+                r.signature = Some(sig.into());
+                r.summary_of = Some(10);
+                r.metrics.push(Metric {
+                    name: "duration".into(),
+                    value: ms,
+                    unit: "ms".into(),
+                    source: Source::Imported,
+                });
+                rep.records.push(r);
+            }
+            rep
+        };
+        let a = file([("void launch_by_value<f>(int)", 1.0), ("void launch_by_value<g>(int)", 2.0)]);
+        let b = file([("void launch_by_value<g>(int )", 2.5), ("void launch_by_value<f>(int)", 1.5)]);
+        let cmp = compare(&a, &b, Pick::Measured);
+        assert!(cmp.unmatched.is_empty(), "{:?}", cmp.unmatched);
+        let got: Vec<(f64, f64)> = cmp.rows.iter().map(|r| (r.ours, r.theirs)).collect();
+        assert_eq!(got, [(1.0, 1.5), (2.0, 2.5)], "each with its own, not one group of both");
     }
 
     #[test]

@@ -317,6 +317,8 @@ fn nvprof_run_that_profiled_no_kernel_says_so() {
     let text = "==1== Profiling result:\nNo kernels were profiled.\n            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n      API calls:   99.74%  1.07404s         7  153.43ms  7.1850us  1.07392s  cudaMallocManaged\n";
     let err = import::parse(text).unwrap_err().to_string();
     assert!(err.contains("nvprof profiled no kernel"), "{err}");
+    let err = import::parse("======== Warning: No CUDA application was profiled, exiting\n").unwrap_err();
+    assert!(err.to_string().contains("nvprof profiled no kernel"), "{err}");
     let err = import::parse("======== CPU profiling result (bottom up):\nTime(%)      Time  Name\n").unwrap_err();
     assert!(err.to_string().contains("--cpu-profiling"), "{err}");
 }

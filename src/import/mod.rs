@@ -168,8 +168,9 @@ struct Seen {
     first_error: Option<String>,
     error_lines: usize,
     binary: bool,
-    /// nvprof said `No kernels were profiled.`
-    no_kernels: bool,
+    /// nvprof's line saying it profiled no kernel (`No kernels were profiled.`, `No CUDA application
+    /// was profiled, exiting`).
+    no_kernels: Option<String>,
     /// nvprof's `--cpu-profiling` result, which holds no GPU work.
     cpu_profile: bool,
 }
@@ -181,7 +182,9 @@ impl Seen {
         if t.contains('\0') {
             self.binary = true;
         }
-        self.no_kernels |= t == "No kernels were profiled.";
+        if t == "No kernels were profiled." || t.ends_with("No CUDA application was profiled, exiting") {
+            self.no_kernels.get_or_insert_with(|| t.to_string());
+        }
         self.cpu_profile |= t.starts_with("======== CPU profiling result");
         let is_error = t.starts_with("==ERROR==")
             || t.starts_with("======== Error")
@@ -222,8 +225,8 @@ impl Seen {
 impl Seen {
     /// Why a run that nvprof did profile has no kernel in it, where the file says.
     fn empty_run(&self) -> Option<String> {
-        if self.no_kernels {
-            Some("nvprof profiled no kernel (the file says \"No kernels were profiled.\"): profile a run that launches one".into())
+        if let Some(line) = &self.no_kernels {
+            Some(format!("nvprof profiled no kernel (the file says \"{line}\"): profile a run that launches one"))
         } else if self.cpu_profile {
             Some("nvprof's CPU profiling result (--cpu-profiling) has no GPU kernels; profile without it, e.g. `nvprof --csv --log-file out.csv ...`".into())
         } else {
