@@ -324,6 +324,21 @@ fn nvprof_run_that_profiled_no_kernel_says_so() {
 }
 
 #[test]
+fn nvprof_summary_without_type_column_skips_the_api_table() {
+    // thrust2D, 2017 (an unlicensed file, whole: 1.4 KB): an nvprof summary without the Type column,
+    // its API table under a `==29519== API calls:` line and a header of its own.
+    let (format, rep) = read(&real("nvprof-summary-untyped-gtx1070-convolve.txt"));
+    assert_eq!(format, Format::NvprofText);
+    let names: Vec<&str> = rep.records.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(names, ["conv_shared_Kernel"], "memcpy, memset and API rows are not kernels");
+    let r = &rep.records[0];
+    //  6.68%  26.050us         1  26.050us  26.050us  26.050us  conv_shared_Kernel(float const *, ...)
+    assert_eq!(r.summary_of, Some(1));
+    assert_value(r, "duration", 0.02605, "ms");
+    assert_value(r, "time_pct", 6.68, "%");
+}
+
+#[test]
 fn nvprof_gpu_trace_text_one_record_per_launch() {
     // XPlacer (LLNL), V100: `--print-gpu-trace`, columns by position, Unified Memory rows, program output.
     let (format, rep) = read(&real("nvprof-gpu-trace-v100-bfs.log"));

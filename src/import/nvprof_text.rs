@@ -107,6 +107,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut device: Option<u32> = None;
     let mut kernel: Option<String> = None;
     let mut sums = nv::Summaries::default();
+    let mut api_heading = false;
     for line in lines {
         let line = line?;
         let t = line.trim();
@@ -120,7 +121,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             if !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()) {
                 pid = id.to_string();
             }
-            // Old nvprof heads its API table with a line of its own.
+            // Old nvprof heads its API table with a line of its own, before its header or in place of it.
+            api_heading = msg.contains("API calls");
             table = match table {
                 Table::Summary { typed, unit, rows, .. } if msg.contains("API calls") => {
                     Table::Summary { typed, api: true, unit, rows }
@@ -130,7 +132,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             continue;
         }
         if let Some(typed) = summary_header(&line) {
-            table = Table::Summary { typed, api: false, unit: None, rows: 0 };
+            table = Table::Summary { typed, api: std::mem::take(&mut api_heading), unit: None, rows: 0 };
             continue;
         }
         if let Some((events, total)) = results_header(&line) {
