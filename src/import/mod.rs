@@ -1,6 +1,7 @@
 //! Readers for the profiler output people keep — nvprof (text and `--csv`: summary, `--metrics`,
 //! `--events`, `--print-gpu-trace`) and Nsight Compute (`--csv` details page of every layout since 2019,
-//! `--page raw`, text details and `--metrics`) — and for warpscope's own JSON, JSON Lines and CSV.
+//! `--page raw`, text details and `--metrics`, `--print-summary per-kernel` as text or CSV) — and for
+//! warpscope's own JSON, JSON Lines and CSV.
 //! The format is detected from the first line that only it writes (or forced, `--from`); files are
 //! read a line at a time, so memory holds the records, not the file. Every value is marked imported.
 
