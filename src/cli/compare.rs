@@ -70,8 +70,8 @@ enum CompareFormat {
 #[derive(Args, Debug)]
 pub struct ImportArgs {
     /// Any profiler output: nvprof's text or `--csv` output (summary, `--metrics`, `--events`,
-    /// `--print-gpu-trace`), `ncu --csv` (details page, `--page raw`, `--print-summary per-kernel`), ncu's text output, or a
-    /// warpscope JSON, JSON Lines or CSV report.
+    /// `--print-gpu-trace`), `ncu --csv` (details page, `--page raw`, `--print-summary per-kernel`),
+    /// ncu's text output, or a warpscope JSON, JSON Lines or CSV report.
     file: PathBuf,
     /// Read the file as this format instead of detecting it (nvprof-csv, nvprof-text, ncu-csv,
     /// ncu-raw, ncu-text, json, jsonl, warpscope-csv).
