@@ -19,6 +19,7 @@ pub mod kernels;
 pub mod merge;
 pub mod metrics;
 pub mod model;
+pub mod nvprof;
 pub mod outfile;
 pub mod peak;
 pub mod plan;

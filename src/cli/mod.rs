@@ -9,6 +9,7 @@ mod estimate;
 mod kernels;
 mod merge;
 mod metrics;
+mod nvprof;
 mod occupancy;
 mod peak;
 mod runspec;
@@ -75,6 +76,9 @@ enum Command {
     Transpose(transpose::TransposeArgs),
     /// Gaussian blur: an image on the GPU, the algorithms' benchmark, or the seed's estimates offline.
     Blur(blur::BlurArgs),
+    /// Profile any CUDA program with nvprof's command line and output: `warpscope nvprof --metrics
+    /// achieved_occupancy ./app args`.
+    Nvprof(nvprof::NvprofArgs),
     /// Join result files of one sweep's slices (--shard, --devices) into one report, in the sweep's order.
     Merge(merge::MergeArgs),
     /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
@@ -217,7 +221,12 @@ fn install_interrupt_handler() {
 /// Parses the command line and runs it.
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
-    install_interrupt_handler();
+    if matches!(cli.command, Command::Nvprof(_)) {
+        // Ctrl-C is the profiled program's to handle; warpscope stays to report what was collected.
+        let _ = ctrlc::set_handler(|| {});
+    } else {
+        install_interrupt_handler();
+    }
     let ctx = Context {
         backend: match cli.backend {
             BackendArg::Cuda => BackendKind::Cuda,
@@ -242,6 +251,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Blur(a) => blur::run(&ctx, &a),
         Command::RunSpec(a) => runspec::run(&ctx, &a),
         Command::Merge(a) => merge::run(&a),
+        Command::Nvprof(a) => nvprof::run(&ctx, &a),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,
