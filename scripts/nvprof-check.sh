@@ -12,6 +12,8 @@
 #   multi     several kernels, two streams, a child process: the summary's times against the program's
 #             own CUDA events (multi-summary.txt), the GPU trace, a crash and an exit code
 #   overhead  plain runs against `warpscope nvprof --metrics` (and ncu on matrixMul) on the samples
+# NVPROF_SHAPES limits the seed shapes (e.g. "32x16 256x8"); NVPROF_NCU_OVERHEAD=0 skips ncu on matrixMul
+# (about 40 s); NVPROF_TIMEOUT is each command's limit in seconds (120).
 # Binary: $WARPSCOPE_BIN (default target/release/warpscope) with libwarpscope_inject.so beside it. Every
 # command's output lands in OUTDIR; clocks and GPU modes are left alone (ncu: --clock-control none).
 set -uo pipefail
@@ -37,7 +39,8 @@ step() {
   (cd "$bin" && WARPSCOPE_NVPROF_KEEP="$out/raw/$name" timeout "$T" "$@") >"$out/$name.out" 2>"$out/$name.err"
   rc=$?
   t1=$(date +%s.%N)
-  printf '%-28s exit %-4s %8.3fs\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" | tee -a "$out/steps.txt"
+  printf '%-28s exit %-4s %8.3fs\n' "$name" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" | tee -a "$out/steps.txt"
+  return "$rc"
 }
 
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1;
@@ -77,11 +80,33 @@ if has options; then
 fi
 
 if has seed; then
-  : >"$out/seed-summary.txt"
-  for s in 32x32 32x16 16x32 16x16 64x2 64x4 64x8 128x2 128x4 128x8 256x2 256x4 256x8 128x1 256x1; do
-    x=${s%x*}; y=${s#*x}
-    step "seed-ws-$s" "$W" nvprof -f -o "$out/seed-ws-$s.json" --metrics "$metrics" ./sumMatrix "$x" "$y"
-    step "seed-ncu-$s" ncu --clock-control none --metrics "$ncu_metrics" --csv ./sumMatrix "$x" "$y"
+  # One job per (tool, shape). The course's program spends seconds on the host for a millisecond kernel,
+  # so NVPROF_JOBS lanes run side by side; a job whose profiling met another's (counters busy) is run
+  # again alone afterwards.
+  shapes=(${NVPROF_SHAPES:-32x32 32x16 16x32 16x16 64x2 64x4 64x8 128x2 128x4 128x8 256x2 256x4 256x8 128x1 256x1})
+  seed_job() { # seed_job ws|ncu SHAPE
+    local x=${2%x*} y=${2#*x}
+    if [ "$1" = ws ]; then
+      step "seed-ws-$2" "$W" nvprof -f -o "$out/seed-ws-$2.json" --metrics "$metrics" ./sumMatrix "$x" "$y"
+    else
+      step "seed-ncu-$2" ncu --clock-control none --metrics "$ncu_metrics" --csv ./sumMatrix "$x" "$y"
+    fi
+  }
+  seed_failed() { # the profiler (not the program) failed
+    if [ "$1" = ws ]; then grep -q -e '^error:' -e '^==[0-9]*== Error:' "$out/seed-ws-$2.err"
+    else grep -q '==ERROR==' "$out/seed-ncu-$2.err" "$out/seed-ncu-$2.out" && ! grep -q 'returned an error code' "$out/seed-ncu-$2.err"; fi
+  }
+  jobs=()
+  for s in "${shapes[@]}"; do jobs+=("ws $s" "ncu $s"); done
+  lanes=${NVPROF_JOBS:-1}
+  for ((l = 0; l < lanes; l++)); do
+    (for ((j = l; j < ${#jobs[@]}; j += lanes)); do seed_job ${jobs[j]}; done) &
+  done
+  wait
+  for j in "${jobs[@]}"; do
+    if seed_failed $j; then echo "again, alone: $j" | tee -a "$out/steps.txt"; seed_job $j; fi
+  done
+  for s in "${shapes[@]}"; do
     "$W" compare "$out/seed-ws-$s.json" "$out/seed-ncu-$s.out" --format json >"$out/seed-cmp-$s.json" 2>"$out/seed-cmp-$s.err"
   done
   python3 "$here/nvprof-seed-summary.py" "$out" >"$out/seed-summary.txt" 2>&1
@@ -103,12 +128,23 @@ if has multi; then
 fi
 
 if has overhead && [ -x "$bin/matrixMul" ]; then
+  # The overhead: plain runs against the same runs under `warpscope nvprof --metrics` (and the summary),
+  # with where the profiling time goes (WARPSCOPE_NVPROF_DEBUG).
   for p in matrixMul transpose; do
     step "overhead-plain-$p"  "./$p"
-    step "overhead-ws-$p"     "$W" nvprof --metrics "$metrics" "./$p"
-    step "overhead-ws-r1-$p"  env WARPSCOPE_NVPROF_RANGES=1 "$W" nvprof --metrics "$metrics" "./$p"
+    step "overhead-ws-$p"     env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof --metrics "$metrics" "./$p"
     step "overhead-sum-$p"    "$W" nvprof "./$p"
   done
+  if [ "${NVPROF_OVERHEAD_VARIANTS:-0}" = 1 ]; then
+    # 100 profiled launches of matrixMul each: window sizes, one metric at a time, application replay.
+    for r in 1 4 64; do
+      step "variant-r$r"        env WARPSCOPE_NVPROF_DEBUG=1 WARPSCOPE_NVPROF_RANGES=$r "$W" nvprof -c 100 --metrics "$metrics" ./matrixMul
+    done
+    for m in achieved_occupancy gld_throughput gld_efficiency; do
+      step "variant-$m"         env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --metrics "$m" ./matrixMul
+    done
+    step variant-appreplay    env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --replay-mode application --metrics "$metrics" ./matrixMul
+  fi
   if [ "${NVPROF_NCU_OVERHEAD:-1}" = 1 ]; then
     step overhead-ncu-matrixMul ncu --clock-control none --metrics "$ncu_metrics" ./matrixMul
   fi

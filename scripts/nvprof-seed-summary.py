@@ -38,7 +38,7 @@ def ncu_launches(path):
 
 def main(out):
     ok_all = True
-    print(f"{'shape':>7} | {'occupancy ws/ncu (pts)':>24} | {'gld_throughput GB/s ws/ncu (%)':>32} | {'gld_efficiency % ws/ncu (pts)':>30} | launches ws/ncu | ok")
+    print(f"{'shape':>7} | {'occupancy % ws/ncu (pts)':>24} | {'gld_throughput GB/s ws/ncu (%)':>32} | {'gld_efficiency % ws/ncu (pts)':>30} | launches ws/ncu | ok")
     for s in SHAPES:
         ws = load(os.path.join(out, f"seed-ws-{s}.json"), {"records": []})
         ours = {}
@@ -56,8 +56,9 @@ def main(out):
                 ok = ok and not ours and not theirs
                 continue
             if m == "achieved_occupancy":
-                d = 100 * (r["ours"] - r["theirs"])
-                cells.append(f"{r['ours']:.4f}/{r['theirs']:.4f} ({d:+.2f})")
+                # `compare` shows occupancy in percent.
+                d = r["ours"] - r["theirs"]
+                cells.append(f"{r['ours']:.2f}/{r['theirs']:.2f} ({d:+.2f})")
                 ok = ok and abs(d) <= 1.0
             elif m == "gld_efficiency":
                 d = r["ours"] - r["theirs"]

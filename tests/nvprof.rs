@@ -133,3 +133,165 @@ fn queries_list_nvprofs_names() {
         )
     );
 }
+
+/// Runs the stand-in program with recorded messages and returns (exit code, stdout, stderr with pids
+/// replaced).
+fn replay(args: &[&str], messages: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    all.extend(app(messages, extra));
+    let (code, out, err) = run(&all);
+    (code, out, unpid(&err))
+}
+
+#[test]
+fn the_summary_reads_like_nvprofs() {
+    let (code, out, err) = replay(&[], "h100-sumMatrix-32x16-summary.jsonl", &["say"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "program output on stdout\n", "the program's stdout passes through untouched");
+    assert!(err.starts_with("program output on stderr\n"), "{err}");
+    golden("summary.txt", err.trim_start_matches("program output on stderr\n"));
+}
+
+#[test]
+fn the_summary_in_csv_takes_one_unit_per_column() {
+    let (_, _, err) = replay(&["--csv"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("summary.csv", &err);
+    let (_, _, err) = replay(&["--csv", "-u", "us", "--print-gpu-summary"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("summary-gpu-us.csv", &err);
+}
+
+#[test]
+fn the_gpu_trace_reads_like_nvprofs() {
+    let (_, _, err) = replay(&["--print-gpu-trace"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("trace.txt", &err);
+    let (_, _, err) = replay(&["--print-gpu-trace", "--csv"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("trace.csv", &err);
+}
+
+#[test]
+fn metric_and_event_results_read_like_nvprofs() {
+    let m = "achieved_occupancy,gld_throughput,gld_efficiency";
+    let (_, _, err) = replay(&["--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", &[]);
+    golden("metrics.txt", &err);
+    let (_, _, err) = replay(&["--csv", "--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", &[]);
+    golden("metrics.csv", &err);
+    let e = "warps_launched,active_cycles,global_load";
+    let (_, _, err) =
+        replay(&["--events", e, "--metrics", "achieved_occupancy"], "h100-sumMatrix-32x16-events.jsonl", &[]);
+    golden("events.txt", &err);
+    let (_, _, err) =
+        replay(&["--csv", "--events", e, "--metrics", "achieved_occupancy"], "h100-sumMatrix-32x16-events.jsonl", &[]);
+    golden("events.csv", &err);
+    // Metrics asked for but none recorded: nvprof's line.
+    let (_, _, err) = replay(&["--metrics", "gst_efficiency"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    assert!(err.ends_with("==PID== Profiling result:\nNo events/metrics were profiled.\n"), "{err}");
+}
+
+#[test]
+fn child_processes_are_profiled_only_when_asked() {
+    let args = ["--print-gpu-summary"];
+    let (code, _, err) =
+        replay(&args, "h100-multi-parent.jsonl", &["child", &fixture("h100-multi-child.jsonl").display().to_string()]);
+    assert_eq!(code, 0);
+    assert_eq!(err.matches("Profiling application:").count(), 1, "{err}");
+    let mut with = vec!["--profile-child-processes"];
+    with.extend(args);
+    let (_, _, err) =
+        replay(&with, "h100-multi-parent.jsonl", &["child", &fixture("h100-multi-child.jsonl").display().to_string()]);
+    golden("multi-children.txt", &err);
+}
+
+#[test]
+fn exit_codes_crashes_and_log_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("out.%p.log");
+    let (code, _, err) =
+        replay(&["--log-file", log.to_str().unwrap()], "h100-sumMatrix-32x16-summary.jsonl", &["exit", "7"]);
+    assert_eq!(code, 7);
+    assert_eq!(err, "", "with --log-file nothing of nvprof's goes to stderr");
+    let logs: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert_eq!(logs.len(), 1);
+    let name = logs[0].file_name().into_string().unwrap();
+    assert!(
+        name.starts_with("out.") && name.ends_with(".log") && name[4..name.len() - 4].parse::<u32>().is_ok(),
+        "{name}"
+    );
+    let text = unpid(&std::fs::read_to_string(logs[0].path()).unwrap());
+    assert!(text.starts_with("==PID== NVPROF is profiling process "), "{text}");
+    assert!(text.contains(
+        "==PID== Profiling application: ./sumMatrix 32 16\n==PID== Profiling result:\n            Type  Time(%)"
+    ));
+    // A crash: the program's signal becomes the exit code; what it reported is kept.
+    let (code, _, err) = replay(&[], "h100-sumMatrix-32x16-summary.jsonl", &["crash"]);
+    assert_eq!(code, 139);
+    assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
+}
+
+#[test]
+fn the_export_is_a_warpscope_report_that_compare_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ws.json");
+    let m = "achieved_occupancy,gld_throughput,gld_efficiency";
+    let (code, _, err) = replay(&["-o", json.to_str().unwrap(), "--metrics", m], "h100-seed-32x16-ws.jsonl", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("==PID== Generated result file: "), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["device"]["name"], "NVIDIA H100 80GB HBM3");
+    assert_eq!(report["records"][0]["kernel"], "sumMatrixOnGPU2D");
+    assert_eq!(report["records"][0]["block"], serde_json::json!([32, 16, 1]));
+    // An existing export is kept unless -f.
+    let (code, _, err) = replay(&["-o", json.to_str().unwrap(), "--metrics", m], "h100-seed-32x16-ws.jsonl", &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("file exists (-f/--force-overwrite replaces it)"), "{err}");
+    // warpscope compare against ncu's CSV of the same H100 session: the seed metrics agree.
+    let out = Command::cargo_bin("warpscope")
+        .unwrap()
+        .args([
+            "compare",
+            json.to_str().unwrap(),
+            fixture("h100-seed-32x16-ncu.csv").to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    let rows = cmp["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{cmp}");
+    for r in rows {
+        let limit = if r["metric"] == "gld_throughput" { 3.0 } else { 1.0 };
+        assert!(r["delta"].as_f64().unwrap().abs() <= limit, "{r}");
+    }
+}
+
+#[test]
+fn nvprof_csv_is_what_warpscope_import_reads() {
+    let m = "achieved_occupancy,gld_throughput,gld_efficiency";
+    let (_, _, err) = replay(&["--csv", "--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("nvprof.csv");
+    std::fs::write(&f, &err).unwrap();
+    let out = Command::cargo_bin("warpscope")
+        .unwrap()
+        .args(["import", f.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let metrics = report["records"][0]["metrics"].as_array().unwrap();
+    let names: Vec<&str> = metrics.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["achieved_occupancy", "gld_throughput", "gld_efficiency"]);
+}
+
+#[test]
+fn a_filtered_runs_launches_are_counted_per_kernel() {
+    let (_, _, err) = replay(
+        &["--kernels", "::busy:2|4", "--metrics", "achieved_occupancy,sm_efficiency"],
+        "h100-multi-kernels.jsonl",
+        &[],
+    );
+    assert!(
+        err.contains("    Kernel: busy(float*, int, int)\n          2                        achieved_occupancy"),
+        "{err}"
+    );
+}

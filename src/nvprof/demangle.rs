@@ -56,8 +56,7 @@ fn literals(mangled: &str) -> Vec<(&'static str, String, Vec<String>)> {
             } else {
                 vec![format!("{value}{suffix}"), format!("({ty}){value}"), value.clone()]
             };
-            let shown =
-                if code == "b" { (digits != "0").then(|| "1".to_string()).unwrap_or("0".into()) } else { value };
+            let shown = if code == "b" { if digits == "0" { "0".to_string() } else { "1".to_string() } } else { value };
             Some((ty, shown, printed))
         })
         .collect()

@@ -60,6 +60,22 @@ enum NameMatch {
     Regex(Regex),
 }
 
+/// Whether a `--kernels` field holds an id or an expression of ids (no names: letters only in escapes
+/// such as `\d`).
+fn id_like(field: &str) -> bool {
+    let mut chars = field.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            c if c.is_ascii_alphabetic() || c == '_' => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
 /// `field` as a regular expression matching whole values; `None` for any (empty or `*`).
 fn whole(field: &str, what: &str) -> Result<Option<Regex>> {
     let f = field.trim();
@@ -91,12 +107,15 @@ impl Filter {
         let mut f = Filter { skip: spec.launch_skip, count: spec.launch_count, ..Filter::default() };
         if let Some(k) = &spec.kernels {
             let fields: Vec<&str> = k.split(':').collect();
-            if fields.len() >= 4 {
+            // A path has ids (or expressions of them) where the context, stream and invocation go; a
+            // kernel name can hold `::` too (`thrust::cuda::fill`).
+            let n = fields.len();
+            if n >= 4 && id_like(fields[0]) && id_like(fields[1]) && id_like(fields[n - 1]) {
                 // context:stream:kernel:invocation; the kernel may itself hold `::`.
                 f.context = whole(fields[0], "context")?;
                 f.stream = whole(fields[1], "stream")?;
-                f.kernel = search(&fields[2..fields.len() - 1].join(":"), "--kernels")?;
-                f.invocation = whole(fields[fields.len() - 1], "invocation")?;
+                f.kernel = search(&fields[2..n - 1].join(":"), "--kernels")?;
+                f.invocation = whole(fields[n - 1], "invocation")?;
             } else {
                 f.kernel = search(k, "--kernels")?;
             }
@@ -188,6 +207,8 @@ mod tests {
         let ls = [launch("thrust::cuda::fill", 1, 7, 1), launch("other", 1, 7, 1)];
         assert_eq!(picks(kernels("thrust::cuda::fill"), &ls), [true, false]);
         assert_eq!(picks(kernels("1:7:thrust::cuda::fill:1"), &ls), [true, false]);
+        assert_eq!(picks(kernels(r"::thrust::cuda::fill:\d"), &ls), [true, false]);
+        assert_eq!(picks(kernels("a::b::c::d"), &[launch("a::b::c::d", 1, 7, 1)]), [true]);
     }
 
     #[test]

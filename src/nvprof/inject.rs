@@ -8,8 +8,9 @@
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::demangle::{KernelName, kernel_name};
 use super::filter::{Filter, Launch as Selectable};
@@ -25,6 +26,12 @@ use crate::record::{ActivityKind, Metric, Record, Source, Status, TimeStats, Tra
 use crate::spec::Dim3;
 
 static STATE: OnceLock<State> = OnceLock::new();
+/// Set once the results have been flushed (at exit, or on a fatal signal).
+static FINISHED: AtomicBool = AtomicBool::new(false);
+
+/// The counter that times profiled kernels when they are also traced (CUPTI does not time a kernel
+/// that the Range Profiler replays).
+const DURATION: &str = "gpu__time_duration.sum";
 
 /// A selected launch waiting for its window to be decoded.
 struct Pending {
@@ -37,6 +44,8 @@ struct Pending {
     invocation: u32,
     context: u32,
     device: u32,
+    /// CUPTI's clock when the launch was called (the kernel's start, as profiled kernels run alone).
+    called: u64,
 }
 
 /// A context of the program.
@@ -61,6 +70,21 @@ struct Prof {
     /// `None` until the first session decides.
     counters: Option<Vec<String>>,
     replay: Replay,
+    timing: Timing,
+}
+
+/// Where the profiling time goes (reported with `WARPSCOPE_NVPROF_DEBUG=1`).
+#[derive(Default)]
+struct Timing {
+    launches: u64,
+    windows: u64,
+    setup: Duration,
+    enter: Duration,
+    launch: Duration,
+    stop: Duration,
+    decode: Duration,
+    reconfigure: Duration,
+    entered: Option<Instant>,
 }
 
 /// Activity state, behind another lock (CUPTI's buffer thread).
@@ -69,7 +93,6 @@ struct Act {
     api: HashMap<(bool, u32), ApiCall>,
     api_names: HashMap<(bool, u32), String>,
     devices: Vec<u32>,
-    own: Vec<(u64, u64)>,
     dropped: u64,
 }
 
@@ -174,13 +197,13 @@ pub fn initialize() {
             replay_noted: Vec::new(),
             counters: None,
             replay: Replay::Kernel,
+            timing: Timing::default(),
         }),
         act: Mutex::new(Act {
             names: HashMap::new(),
             api: HashMap::new(),
             api_names: HashMap::new(),
             devices: Vec::new(),
-            own: Vec::new(),
             dropped: 0,
         }),
         cfg,
@@ -189,7 +212,7 @@ pub fn initialize() {
         return;
     }
     let Some(st) = STATE.get() else { return };
-    if let Err(e) = callback::subscribe(lib, profile, |e| on_event(e)) {
+    if let Err(e) = callback::subscribe(lib, profile, on_event) {
         return st.error(e.to_string());
     }
     let mut kinds = Vec::new();
@@ -206,6 +229,36 @@ pub fn initialize() {
     }
     // SAFETY: registers a plain function, run once at exit on the exiting thread.
     unsafe { libc::atexit(at_exit) };
+    catch_fatal_signals();
+}
+
+/// A program killed by a signal never reaches `exit`: for the signals whose default is to end the
+/// process, and that the program has not taken over, flush the results first, then die of the signal
+/// as the program would have. Best effort: what runs here is not async-signal-safe, and locks held by
+/// the interrupted thread are skipped rather than waited for.
+fn catch_fatal_signals() {
+    for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGABRT, libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: reads the current action; installs ours only over the default one.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
+                continue;
+            }
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_fatal_signal as *const () as usize;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(sig, &act, std::ptr::null_mut());
+        }
+    }
+}
+
+extern "C" fn on_fatal_signal(sig: libc::c_int) {
+    let _ = std::panic::catch_unwind(|| finish(false));
+    // SAFETY: back to the default action, then the same signal again: the process ends as it would have.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
 }
 
 impl State {
@@ -272,10 +325,14 @@ fn announce(st: &State, device: u32) {
         }
         act.devices.push(device);
     }
-    let t_a = activity::timestamp(st.lib).unwrap_or(0);
+    // warpscope's own driver calls are not the program's: keep them out of "API calls".
+    if st.cfg.api {
+        activity::pause(st.lib, activity::Kind::Driver);
+    }
     let props = callback::device_props(device);
-    let t_b = activity::timestamp(st.lib).unwrap_or(u64::MAX);
-    lock(&st.act).own.push((t_a, t_b));
+    if st.cfg.api {
+        activity::resume(st.lib, activity::Kind::Driver);
+    }
     if let Some(p) = props {
         let cc = format!("{}.{}", p.major, p.minor);
         let a = arch::parse_arch(&cc).unwrap_or(&arch::ARCHS[0]);
@@ -290,6 +347,8 @@ fn announce(st: &State, device: u32) {
 }
 
 fn enter(st: &State, prof: &mut Prof, l: Launch) {
+    let t0 = Instant::now();
+    let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
     let name = prof.names.entry(l.symbol.clone()).or_insert_with(|| kernel_name(&l.symbol)).clone();
     let invocation = {
         let n = prof.invocations.entry(name.base.clone()).or_insert(0);
@@ -316,10 +375,12 @@ fn enter(st: &State, prof: &mut Prof, l: Launch) {
     if let Some(a) = prof.active.filter(|a| *a != l.context) {
         close(st, prof, a);
     }
+    let t_setup = Instant::now();
     if let Err(e) = ensure_session(st, prof, l.context, device) {
         prof.disabled = true;
         return st.error(e);
     }
+    prof.timing.setup += t_setup.elapsed();
     let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
     if !ctx.started {
         let started = ctx.session.as_mut().map(|s| s.start());
@@ -341,10 +402,17 @@ fn enter(st: &State, prof: &mut Prof, l: Launch) {
         invocation,
         context: l.context_id,
         device,
+        called,
     });
+    prof.timing.launches += 1;
+    prof.timing.enter += t0.elapsed();
+    prof.timing.entered = Some(Instant::now());
 }
 
 fn exit(st: &State, prof: &mut Prof, l: Launch) {
+    if let Some(t) = prof.timing.entered.take() {
+        prof.timing.launch += t.elapsed();
+    }
     let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
     if !ctx.started {
         return;
@@ -366,7 +434,10 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
         return Ok(());
     }
     if prof.counters.is_none() {
-        let all = st.counters.names();
+        let mut all = st.counters.names();
+        if st.cfg.gpu && !all.iter().any(|c| c == DURATION) {
+            all.push(DURATION.to_string());
+        }
         let (mine, replay) = match st.cfg.replay {
             ReplayMode::Kernel => (all, Replay::Kernel),
             ReplayMode::Application => {
@@ -470,10 +541,19 @@ fn close(st: &State, prof: &mut Prof, context: Context) {
     ctx.started = false;
     let window = std::mem::take(&mut ctx.window);
     let Some(session) = ctx.session.as_mut() else { return };
-    let decoded = session.stop().and_then(|done| Ok((done, session.decode()?))).and_then(|r| {
+    let t = Instant::now();
+    let stopped = session.stop();
+    let t_stop = t.elapsed();
+    let decoded = stopped.and_then(|done| Ok((done, session.decode()?)));
+    let t_decode = t.elapsed() - t_stop;
+    let decoded = decoded.and_then(|r| {
         session.configure(replay)?;
         Ok(r)
     });
+    prof.timing.windows += 1;
+    prof.timing.stop += t_stop;
+    prof.timing.decode += t_decode;
+    prof.timing.reconfigure += t.elapsed() - t_stop - t_decode;
     match decoded {
         Ok((done, ranges)) => {
             if !done {
@@ -517,13 +597,21 @@ fn profiled_record(st: &State, p: &Pending, counters: &[String], values: &[f64])
         }
     }
     let d = |a: [u32; 3]| Dim3::new(a[0], a[1], a[2]);
+    // A traced run times the kernel with its own counter; it starts when called (profiled kernels run alone).
+    let duration = if st.cfg.gpu { value(DURATION).filter(|v| *v > 0.0) } else { None };
     Record {
         metrics: ms,
         device: Some(p.device),
+        time_ms: duration.and_then(|ns| TimeStats::from_samples(&[ns / 1e6])).map(|mut t| {
+            t.samples.clear();
+            t
+        }),
         trace: Some(Trace {
             kind: ActivityKind::Kernel,
             name: p.name.full.clone(),
             pid: st.pid,
+            start_ns: duration.map(|_| st.since_launch(p.called)),
+            duration_ns: duration.map(|ns| ns.round() as u64),
             context: p.context,
             stream: p.stream,
             correlation: p.correlation,
@@ -634,9 +722,6 @@ fn on_activity(records: Vec<activity::Record>, dropped: usize) {
                 msgs.push(Message::Record(Box::new(rec)));
             }
             activity::Record::Api(a) => {
-                if a.driver && act.own.iter().any(|&(s, e)| a.start >= s && a.end <= e) {
-                    continue;
-                }
                 let lib = st.lib;
                 let name = act
                     .api_names
@@ -673,30 +758,64 @@ fn api_name(cupti: &str) -> String {
 }
 
 extern "C" fn at_exit() {
-    let _ = std::panic::catch_unwind(finish);
+    let _ = std::panic::catch_unwind(|| finish(true));
 }
 
-/// At exit: decode open windows, flush activity, report API calls and the clean end.
-fn finish() {
+/// A lock, or (`wait` false, in a signal handler) `None` when another thread holds it.
+fn grab<T>(m: &Mutex<T>, wait: bool) -> Option<MutexGuard<'_, T>> {
+    if wait {
+        return Some(lock(m));
+    }
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
+/// At exit (or on a fatal signal, `wait` false): decode open windows, flush activity, report API calls
+/// and the end. Runs once.
+fn finish(wait: bool) {
     let Some(st) = STATE.get() else { return };
-    {
-        let mut prof = lock(&st.prof);
+    if FINISHED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    if let Some(mut prof) = grab(&st.prof, wait) {
         let contexts: Vec<Context> = prof.contexts.keys().copied().collect();
         for c in contexts {
             close(st, &mut prof, c);
         }
-        for c in prof.contexts.values_mut() {
-            c.session = None;
+        if wait {
+            for c in prof.contexts.values_mut() {
+                c.session = None;
+            }
+        }
+        if std::env::var_os("WARPSCOPE_NVPROF_DEBUG").is_some() {
+            let t = &prof.timing;
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            st.notice(format!(
+                "timing: {} launches in {} windows; setup {:.1} ms, enter {:.1} ms, launch {:.1} ms, stop {:.1} ms, decode {:.1} ms, configure {:.1} ms",
+                t.launches,
+                t.windows,
+                ms(t.setup),
+                ms(t.enter),
+                ms(t.launch),
+                ms(t.stop),
+                ms(t.decode),
+                ms(t.reconfigure)
+            ));
         }
     }
     if st.cfg.gpu || st.cfg.api {
         let _ = activity::flush(st.lib);
     }
-    let act = lock(&st.act);
+    let Some(act) = grab(&st.act, wait) else { return };
     let mut msgs: Vec<Message> = act.api.values().cloned().map(Message::Api).collect();
     msgs.push(Message::End { dropped: act.dropped });
     drop(act);
-    st.emit(&msgs);
+    if let Some(mut out) = grab(&st.out, wait) {
+        write_now(&mut out, &msgs);
+    }
 }
 
 #[cfg(test)]

@@ -79,8 +79,9 @@ impl Process {
     /// id), keeps one activity record per launch, and orders everything by start time.
     fn join(&mut self) {
         let records = std::mem::take(&mut self.records);
-        let (profiled, mut activity): (Vec<Record>, Vec<Record>) =
-            records.into_iter().partition(|r| r.time_ms.is_none() && !r.metrics.is_empty());
+        let (profiled, mut activity): (Vec<Record>, Vec<Record>) = records
+            .into_iter()
+            .partition(|r| !r.metrics.is_empty() && r.trace.as_ref().is_some_and(|t| t.invocation.is_some()));
         if !profiled.is_empty() {
             // Kernel replay may report a launch once per pass: keep its first record.
             let mut seen = std::collections::HashSet::new();
@@ -103,6 +104,11 @@ impl Process {
                     a.metrics.extend(p.metrics);
                     if let (Some(t), Some(pt)) = (a.trace.as_mut(), p.trace.as_ref()) {
                         t.invocation = t.invocation.or(pt.invocation);
+                        // CUPTI leaves a replayed kernel's activity untimed: the profiler's timing stands in.
+                        if t.duration_ns.unwrap_or(0) == 0 && pt.duration_ns.is_some() {
+                            (t.start_ns, t.duration_ns) = (pt.start_ns, pt.duration_ns);
+                            a.time_ms = p.time_ms;
+                        }
                     }
                 }
                 None => activity.push(p),
@@ -173,10 +179,18 @@ mod tests {
     use crate::spec::Dim3;
 
     fn kernel(corr: u32, start: Option<u64>, metrics: Vec<Metric>) -> Record {
+        let profiled = !metrics.is_empty();
         Record {
             time_ms: start.and_then(|_| TimeStats::from_samples(&[1.0])),
             metrics,
-            trace: Some(Trace { name: "k(void)".into(), correlation: corr, start_ns: start, ..Trace::default() }),
+            trace: Some(Trace {
+                name: "k(void)".into(),
+                correlation: corr,
+                start_ns: start,
+                duration_ns: start.map(|_| 1_000_000),
+                invocation: profiled.then_some(1),
+                ..Trace::default()
+            }),
             ..Record::new("k", "", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), Status::Ok)
         }
     }

@@ -471,9 +471,12 @@ fn csv_number(v: f64, unit: &str) -> String {
     format::csv_metric(v, unit)
 }
 
+/// The profiled launches of one kernel on one device: (device, kernel name), launches.
+type KernelLaunches<'a> = ((Option<u32>, String), Vec<&'a Record>);
+
 /// The launches of each (device, kernel), in first-launch order.
-fn by_kernel<'a>(p: &'a Process) -> Vec<((Option<u32>, String), Vec<&'a Record>)> {
-    let mut out: Vec<((Option<u32>, String), Vec<&Record>)> = Vec::new();
+fn by_kernel(p: &Process) -> Vec<KernelLaunches<'_>> {
+    let mut out: Vec<KernelLaunches> = Vec::new();
     for r in p.profiled() {
         let key = (r.device, display_name(r));
         match out.iter_mut().find(|(k, _)| *k == key) {

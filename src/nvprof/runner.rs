@@ -184,10 +184,10 @@ pub fn run(opts: &Options, counters: &Counters, injection: &Path, live: bool) ->
     outcome.ok_or_else(|| Error::Output("the program never ran".into()))
 }
 
-/// Kernels profiled between decodes of the counters (`WARPSCOPE_NVPROF_RANGES`, default 64): fewer
+/// Kernels profiled between decodes of the counters (`WARPSCOPE_NVPROF_RANGES`, default 1): fewer
 /// lose less when a program crashes, more decode less often.
 fn ranges() -> usize {
-    std::env::var("WARPSCOPE_NVPROF_RANGES").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(64)
+    std::env::var("WARPSCOPE_NVPROF_RANGES").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(1)
 }
 
 /// Starts the program and waits for it (and its descendants, when they are profiled).

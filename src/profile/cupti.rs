@@ -38,6 +38,7 @@ struct CallbackFns {
 struct ActivityFns {
     register: unsafe extern "C" fn(c::CUpti_BuffersCallbackRequestFunc, c::CUpti_BuffersCallbackCompleteFunc) -> u32,
     enable: unsafe extern "C" fn(u32) -> u32,
+    disable: unsafe extern "C" fn(u32) -> u32,
     flush_all: unsafe extern "C" fn(u32) -> u32,
     next_record: unsafe extern "C" fn(*mut u8, usize, *mut *mut c::CUpti_Activity) -> u32,
     dropped: unsafe extern "C" fn(CUcontext, u32, *mut usize) -> u32,
@@ -204,6 +205,7 @@ impl Lib {
             act: ActivityFns {
                 register: sym!(lib, path, "cuptiActivityRegisterCallbacks"),
                 enable: sym!(lib, path, "cuptiActivityEnable"),
+                disable: sym!(lib, path, "cuptiActivityDisable"),
                 flush_all: sym!(lib, path, "cuptiActivityFlushAll"),
                 next_record: sym!(lib, path, "cuptiActivityGetNextRecord"),
                 dropped: sym!(lib, path, "cuptiActivityGetNumDroppedRecords"),

@@ -1,13 +1,15 @@
-// multi: the test program of `warpscope nvprof` for everything sumMatrix does not exercise: three
-// kernels (one a template) on two streams that overlap, asynchronous copies and a memset, CUDA events
-// around every kernel (so the profiler's times can be checked against the program's own), and a child
-// process that is a CUDA program too.
+// multi: the test program of `warpscope nvprof` for everything sumMatrix does not exercise: several
+// kernels (one a template) on two streams, a phase where the streams overlap, asynchronous copies and a
+// memset, and a child process that is a CUDA program too. Every launch of busy, scale, stencil and
+// child_kernel is timed with CUDA events, so that a profiler's times can be checked against the
+// program's own: each timed batch runs alone, behind a `spacer` kernel that keeps its stream busy while
+// the first event is queued, and modules load eagerly, so that an event pair brackets its kernel only.
 //   nvcc -O3 -o multi multi.cu
 //   ./multi            runs its kernels, then `./multi child`, and waits for it
 //   ./multi child      the child: its own kernel
 //   ./multi crash      dies of SIGSEGV after its kernels (what was collected must survive)
 //   ./multi exit N     exits with N after its kernels
-// Prints `events: NAME LAUNCHES TOTAL_MS` per kernel, the CUDA-event time of all its launches.
+// Prints `events: NAME LAUNCHES TOTAL_MS` per timed kernel.
 #include <cuda_runtime.h>
 #include <signal.h>
 #include <spawn.h>
@@ -26,6 +28,15 @@ extern char **environ;
             exit(1);                                                                               \
         }                                                                                          \
     }
+
+__global__ void spacer(float *x, int n, int iters) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        for (int k = 0; k < iters; k++) v = v * 0.999f + 0.1f;
+        x[i] = v;
+    }
+}
 
 __global__ void busy(float *x, int n, int iters) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -46,12 +57,22 @@ __global__ void scale(float *x, float a, int n, int iters) {
 }
 
 template <int R>
-__global__ void stencil(const float *in, float *out, int n) {
+__global__ void stencil(const float *in, float *out, int n, int reps) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= R && i < n - R) {
         float s = 0;
-        for (int k = -R; k <= R; k++) s += in[i + k];
-        out[i] = s / (2 * R + 1);
+        for (int r = 0; r < reps; r++)
+            for (int k = -R; k <= R; k++) s += in[i + k] * (1.0f + r * 1e-6f);
+        out[i] = s / ((2 * R + 1) * reps);
+    }
+}
+
+__global__ void overlap(float *x, int n, int iters) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        for (int k = 0; k < iters; k++) v = v * 1.00001f - 0.01f;
+        x[i] = v;
     }
 }
 
@@ -103,6 +124,7 @@ static int child(void) {
     CHECK(cudaMemset(d, 0, n * sizeof(float)));
     Timed t;
     timed_init(t, "child_kernel");
+    spacer<<<n / 256, 256>>>(d, n, 20000);
     for (int i = 0; i < 5; i++) TIMED(t, 0, (child_kernel<<<n / 256, 256>>>(d, n, 20000)));
     CHECK(cudaDeviceSynchronize());
     report(t);
@@ -111,6 +133,7 @@ static int child(void) {
 }
 
 int main(int argc, char **argv) {
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
     if (argc > 1 && strcmp(argv[1], "child") == 0) return child();
     const int n = 1 << 20;
     const size_t bytes = n * sizeof(float);
@@ -128,15 +151,24 @@ int main(int argc, char **argv) {
     CHECK(cudaMemsetAsync(c, 0, bytes, s2));
     CHECK(cudaDeviceSynchronize());
 
+    // Timed batches, one stream at a time.
     Timed tb, ts, tt;
     timed_init(tb, "busy");
     timed_init(ts, "scale");
     timed_init(tt, "stencil<int=3>");
-    for (int i = 0; i < 10; i++) {
-        TIMED(tb, s1, (busy<<<n / 256, 256, 0, s1>>>(a, n, 20000)));
-        TIMED(ts, s2, (scale<<<n / 128, 128, 0, s2>>>(b, 0.999f, n, 10000)));
+    spacer<<<n / 256, 256, 0, s1>>>(c, n, 20000);
+    for (int i = 0; i < 10; i++) TIMED(tb, s1, (busy<<<n / 256, 256, 0, s1>>>(a, n, 20000)));
+    CHECK(cudaStreamSynchronize(s1));
+    spacer<<<n / 256, 256, 0, s2>>>(c, n, 20000);
+    for (int i = 0; i < 10; i++) TIMED(ts, s2, (scale<<<n / 128, 128, 0, s2>>>(b, 0.999f, n, 10000)));
+    for (int i = 0; i < 4; i++) TIMED(tt, s2, (stencil<3><<<n / 256, 256, 0, s2>>>(b, c, n, 640)));
+    CHECK(cudaStreamSynchronize(s2));
+
+    // The streams overlap (untimed).
+    for (int i = 0; i < 5; i++) {
+        overlap<<<64, 256, 0, s1>>>(a, 64 * 256, 100000);
+        overlap<<<64, 256, 0, s2>>>(b, 64 * 256, 100000);
     }
-    for (int i = 0; i < 4; i++) TIMED(tt, s2, (stencil<3><<<n / 256, 256, 0, s2>>>(b, c, n)));
     CHECK(cudaMemcpyAsync(h, c, bytes, cudaMemcpyDeviceToHost, s2));
     CHECK(cudaDeviceSynchronize());
     report(tb);

@@ -178,6 +178,18 @@ pub fn enable(
     Ok(())
 }
 
+/// Stops recording `kind` until [`resume`] (for calls of warpscope's own that are not the program's).
+pub fn pause(lib: &Lib, kind: Kind) {
+    // SAFETY: one integer argument; a failure only means the calls are recorded.
+    unsafe { (lib.fns.act.disable)(kind.code()) };
+}
+
+/// Records `kind` again after [`pause`].
+pub fn resume(lib: &Lib, kind: Kind) {
+    // SAFETY: as for pause.
+    unsafe { (lib.fns.act.enable)(kind.code()) };
+}
+
 /// Hands every buffer, full or not, to the sink (forced flush; call at exit).
 pub fn flush(lib: &Lib) -> Result<(), Unavailable> {
     // SAFETY: no arguments but a flag (1: CUPTI_ACTIVITY_FLAG_FLUSH_FORCED).
