@@ -631,25 +631,33 @@ fn memory_kind(k: u32) -> String {
     MEMORY_KINDS.get(k as usize).copied().unwrap_or("Unknown").to_string()
 }
 
-/// A GPU activity's record.
-fn activity_record(st: &State, kind: ActivityKind, name: KernelName, timing: (u64, u64), t: Trace) -> Record {
-    let (start, end) = timing;
-    let duration = end.saturating_sub(start);
+/// A GPU activity's record: `name`, timed and placed by `span`, with `t`'s details.
+fn activity_record(st: &State, kind: ActivityKind, name: KernelName, span: &activity::Span, t: Trace) -> Record {
+    let duration = span.end.saturating_sub(span.start);
     Record {
         time_ms: TimeStats::from_samples(&[duration as f64 / 1e6]).map(|mut s| {
             s.samples.clear();
             s
         }),
+        device: Some(span.device),
         trace: Some(Trace {
             kind,
             name: name.full,
             pid: st.pid,
-            start_ns: Some(st.since_launch(start)),
+            start_ns: Some(st.since_launch(span.start)),
             duration_ns: Some(duration),
+            context: span.context,
+            stream: span.stream,
+            correlation: span.correlation,
             ..t
         }),
         ..Record::new(&name.base, "", Dim3::new(0, 0, 0), Dim3::new(0, 0, 0), Status::Ok)
     }
+}
+
+/// A name that is not a kernel's (`[CUDA memset]`).
+fn plain(name: String) -> KernelName {
+    KernelName { full: name.clone(), base: name }
 }
 
 fn on_activity(records: Vec<activity::Record>, dropped: usize) {
@@ -661,65 +669,36 @@ fn on_activity(records: Vec<activity::Record>, dropped: usize) {
         match r {
             activity::Record::Kernel(k) => {
                 let name = act.names.entry(k.name.clone()).or_insert_with(|| kernel_name(&k.name)).clone();
-                let mut rec = activity_record(
-                    st,
-                    ActivityKind::Kernel,
-                    name,
-                    (k.start, k.end),
-                    Trace {
-                        context: k.context,
-                        stream: k.stream,
-                        correlation: k.correlation,
-                        registers: Some(k.registers),
-                        static_smem: Some(k.static_smem),
-                        dynamic_smem: Some(k.dynamic_smem),
-                        ..Trace::default()
-                    },
-                );
+                let t = Trace {
+                    registers: Some(k.registers),
+                    static_smem: Some(k.static_smem),
+                    dynamic_smem: Some(k.dynamic_smem),
+                    ..Trace::default()
+                };
+                let mut rec = activity_record(st, ActivityKind::Kernel, name, &k.span, t);
                 rec.grid = Dim3::new(k.grid[0], k.grid[1], k.grid[2]);
                 rec.block = Dim3::new(k.block[0], k.block[1], k.block[2]);
-                rec.device = Some(k.device);
                 msgs.push(Message::Record(Box::new(rec)));
             }
             activity::Record::Memcpy(m) => {
                 let kind = COPY_KINDS.get(m.copy_kind as usize).copied().filter(|k| !k.is_empty()).unwrap_or("Unknown");
-                let name = format!("[CUDA memcpy {kind}]");
-                let mut rec = activity_record(
-                    st,
-                    ActivityKind::Memcpy,
-                    KernelName { full: name.clone(), base: name },
-                    (m.start, m.end),
-                    Trace {
-                        context: m.context,
-                        stream: m.stream,
-                        correlation: m.correlation,
-                        bytes: Some(m.bytes),
-                        src_kind: Some(memory_kind(m.src_kind.into())),
-                        dst_kind: Some(memory_kind(m.dst_kind.into())),
-                        ..Trace::default()
-                    },
-                );
-                rec.device = Some(m.device);
-                msgs.push(Message::Record(Box::new(rec)));
+                let t = Trace {
+                    bytes: Some(m.bytes),
+                    src_kind: Some(memory_kind(m.src_kind.into())),
+                    dst_kind: Some(memory_kind(m.dst_kind.into())),
+                    ..Trace::default()
+                };
+                let name = plain(format!("[CUDA memcpy {kind}]"));
+                msgs.push(Message::Record(Box::new(activity_record(st, ActivityKind::Memcpy, name, &m.span, t))));
             }
             activity::Record::Memset(m) => {
-                let name = "[CUDA memset]".to_string();
-                let mut rec = activity_record(
-                    st,
-                    ActivityKind::Memset,
-                    KernelName { full: name.clone(), base: name },
-                    (m.start, m.end),
-                    Trace {
-                        context: m.context,
-                        stream: m.stream,
-                        correlation: m.correlation,
-                        bytes: Some(m.bytes),
-                        src_kind: Some(memory_kind(m.memory_kind.into())),
-                        ..Trace::default()
-                    },
-                );
-                rec.device = Some(m.device);
-                msgs.push(Message::Record(Box::new(rec)));
+                let t = Trace {
+                    bytes: Some(m.bytes),
+                    src_kind: Some(memory_kind(m.memory_kind.into())),
+                    ..Trace::default()
+                };
+                let name = plain("[CUDA memset]".into());
+                msgs.push(Message::Record(Box::new(activity_record(st, ActivityKind::Memset, name, &m.span, t))));
             }
             activity::Record::Api(a) => {
                 let lib = st.lib;

@@ -260,6 +260,28 @@ fn summary(p: &Process, v: View) -> String {
     out
 }
 
+/// The GPU trace's CSV columns before the metric columns and `Name`, `Correlation_ID`, as nvprof wrote them.
+pub const TRACE_COLUMNS: [&str; 18] = [
+    "Start",
+    "Duration",
+    "Grid X",
+    "Grid Y",
+    "Grid Z",
+    "Block X",
+    "Block Y",
+    "Block Z",
+    "Registers Per Thread",
+    "Static SMem",
+    "Dynamic SMem",
+    "Size",
+    "Throughput",
+    "SrcMemType",
+    "DstMemType",
+    "Device",
+    "Context",
+    "Stream",
+];
+
 const TRACE_NOTE_KERNEL: &str = "Regs: Number of registers used per CUDA thread. This number includes registers used internally by the CUDA driver and/or tools and can be more than what the compiler shows.\nSSMem: Static shared memory allocated per CUDA block.\nDSMem: Dynamic shared memory allocated per CUDA block.\n";
 const TRACE_NOTE_COPY: &str = "SrcMemType: The type of source memory accessed by memory operation/copy\nDstMemType: The type of destination memory accessed by memory operation/copy\n";
 
@@ -304,26 +326,7 @@ fn trace(p: &Process, v: View) -> String {
             let (u, d) = format::size_unit([max_rate]);
             (format!("{u}/s"), d)
         };
-        let mut names: Vec<&str> = vec![
-            "Start",
-            "Duration",
-            "Grid X",
-            "Grid Y",
-            "Grid Z",
-            "Block X",
-            "Block Y",
-            "Block Z",
-            "Registers Per Thread",
-            "Static SMem",
-            "Dynamic SMem",
-            "Size",
-            "Throughput",
-            "SrcMemType",
-            "DstMemType",
-            "Device",
-            "Context",
-            "Stream",
-        ];
+        let mut names: Vec<&str> = TRACE_COLUMNS.to_vec();
         names.extend(cols.iter().map(|(n, _)| n.as_str()));
         names.extend(["Name", "Correlation_ID"]);
         out.push_str(&header(&names));
@@ -560,18 +563,8 @@ fn metrics_table(p: &Process, v: View) -> String {
         w2 = desc_w,
         vw = val_w
     );
-    let mut last: (Option<&Option<u32>>, Option<&String>) = (None, None);
-    for (dev, kernel, n, m, vals) in rows {
-        if last.0 != Some(dev) {
-            let _ = writeln!(out, "Device \"{}\"", p.device_name(*dev));
-            last = (Some(dev), None);
-        }
-        if last.1 != Some(kernel) {
-            let _ = writeln!(out, "    Kernel: {kernel}");
-            last.1 = Some(kernel);
-        }
-        let _ = writeln!(
-            out,
+    let lines = rows.into_iter().map(|(dev, kernel, n, m, vals)| {
+        let line = format!(
             "{n:>11}{:>name_w$}{:>desc_w$}{:>val_w$}{:>val_w$}{:>val_w$}",
             m.name,
             names::short(&m.name),
@@ -579,6 +572,26 @@ fn metrics_table(p: &Process, v: View) -> String {
             vals[1],
             vals[2]
         );
+        (*dev, kernel, line)
+    });
+    out.push_str(&under_headings(p, lines));
+    out
+}
+
+/// Table lines under nvprof's `Device "NAME (N)"` and `    Kernel: NAME` lines, each written when it changes.
+fn under_headings<'a>(p: &Process, lines: impl Iterator<Item = (Option<u32>, &'a String, String)>) -> String {
+    let mut out = String::new();
+    let mut last: (Option<Option<u32>>, Option<&String>) = (None, None);
+    for (dev, kernel, line) in lines {
+        if last.0 != Some(dev) {
+            let _ = writeln!(out, "Device \"{}\"", p.device_name(dev));
+            last = (Some(dev), None);
+        }
+        if last.1 != Some(kernel) {
+            let _ = writeln!(out, "    Kernel: {kernel}");
+            last.1 = Some(kernel);
+        }
+        let _ = writeln!(out, "{line}");
     }
     out
 }
@@ -622,22 +635,14 @@ fn events(p: &Process, v: View) -> String {
         "Invocations{:>name_w$}{:>val_w$}{:>val_w$}{:>val_w$}{:>val_w$}",
         "Event Name", "Min", "Max", "Avg", "Total"
     );
-    let mut last: (Option<&Option<u32>>, Option<&String>) = (None, None);
-    for (dev, kernel, n, name, vals) in rows {
-        if last.0 != Some(dev) {
-            let _ = writeln!(out, "Device \"{}\"", p.device_name(*dev));
-            last = (Some(dev), None);
-        }
-        if last.1 != Some(kernel) {
-            let _ = writeln!(out, "    Kernel: {kernel}");
-            last.1 = Some(kernel);
-        }
-        let _ = writeln!(
-            out,
+    let lines = rows.into_iter().map(|(dev, kernel, n, name, vals)| {
+        let line = format!(
             "{n:>11}{name:>name_w$}{:>val_w$}{:>val_w$}{:>val_w$}{:>val_w$}",
             vals[0], vals[1], vals[2], vals[3]
         );
-    }
+        (*dev, kernel, line)
+    });
+    out.push_str(&under_headings(p, lines));
     out
 }
 

@@ -41,10 +41,10 @@ impl Kind {
     }
 }
 
-/// A kernel's execution.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KernelRecord {
-    /// Start and end, CUPTI timestamps (ns).
+/// Where and when a GPU activity ran.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    /// Start, CUPTI timestamp (ns).
     pub start: u64,
     /// End.
     pub end: u64,
@@ -54,8 +54,15 @@ pub struct KernelRecord {
     pub context: u32,
     /// CUPTI stream id.
     pub stream: u32,
-    /// Correlation id of the launch call.
+    /// Correlation id of the API call that issued it.
     pub correlation: u32,
+}
+
+/// A kernel's execution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelRecord {
+    /// When and where.
+    pub span: Span,
     /// Grid.
     pub grid: [u32; 3],
     /// Block.
@@ -73,6 +80,8 @@ pub struct KernelRecord {
 /// A memory copy.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemcpyRecord {
+    /// When and where.
+    pub span: Span,
     /// CUPTI's copy kind (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...).
     pub copy_kind: u8,
     /// CUPTI's memory kind of the source (1 pageable, 2 pinned, 3 device, 4 array, 5 managed, ...).
@@ -81,37 +90,15 @@ pub struct MemcpyRecord {
     pub dst_kind: u8,
     /// Bytes.
     pub bytes: u64,
-    /// Start.
-    pub start: u64,
-    /// End.
-    pub end: u64,
-    /// Device.
-    pub device: u32,
-    /// Context.
-    pub context: u32,
-    /// Stream.
-    pub stream: u32,
-    /// Correlation id.
-    pub correlation: u32,
 }
 
 /// A memory set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemsetRecord {
+    /// When and where.
+    pub span: Span,
     /// Bytes.
     pub bytes: u64,
-    /// Start.
-    pub start: u64,
-    /// End.
-    pub end: u64,
-    /// Device.
-    pub device: u32,
-    /// Context.
-    pub context: u32,
-    /// Stream.
-    pub stream: u32,
-    /// Correlation id.
-    pub correlation: u32,
     /// Memory kind written (as for copies).
     pub memory_kind: u16,
 }
@@ -244,6 +231,21 @@ unsafe extern "C" fn completed(ctx: CUcontext, stream: u32, buffer: *mut u8, _si
     }
 }
 
+/// The [`Span`] of a record whose layout has the fields `start`, `end`, `deviceId`, `contextId`,
+/// `streamId` and `correlationId` (kernels, copies, sets).
+macro_rules! span {
+    ($p:expr) => {
+        Span {
+            start: addr_of!((*$p).start).read_unaligned(),
+            end: addr_of!((*$p).end).read_unaligned(),
+            device: addr_of!((*$p).deviceId).read_unaligned(),
+            context: addr_of!((*$p).contextId).read_unaligned(),
+            stream: addr_of!((*$p).streamId).read_unaligned(),
+            correlation: addr_of!((*$p).correlationId).read_unaligned(),
+        }
+    };
+}
+
 /// One record, if it is of a kind warpscope uses.
 ///
 /// # Safety
@@ -256,12 +258,7 @@ unsafe fn decode(rec: *const c::CUpti_Activity) -> Option<Record> {
                 let k = rec as *const c::CUpti_ActivityKernel9;
                 let name_ptr: *const c_char = addr_of!((*k).name).read_unaligned();
                 Record::Kernel(KernelRecord {
-                    start: addr_of!((*k).start).read_unaligned(),
-                    end: addr_of!((*k).end).read_unaligned(),
-                    device: addr_of!((*k).deviceId).read_unaligned(),
-                    context: addr_of!((*k).contextId).read_unaligned(),
-                    stream: addr_of!((*k).streamId).read_unaligned(),
-                    correlation: addr_of!((*k).correlationId).read_unaligned(),
+                    span: span!(k),
                     grid: [
                         addr_of!((*k).gridX).read_unaligned() as u32,
                         addr_of!((*k).gridY).read_unaligned() as u32,
@@ -285,28 +282,18 @@ unsafe fn decode(rec: *const c::CUpti_Activity) -> Option<Record> {
             1 => {
                 let m = rec as *const c::CUpti_ActivityMemcpy6;
                 Record::Memcpy(MemcpyRecord {
+                    span: span!(m),
                     copy_kind: addr_of!((*m).copyKind).read_unaligned(),
                     src_kind: addr_of!((*m).srcKind).read_unaligned(),
                     dst_kind: addr_of!((*m).dstKind).read_unaligned(),
                     bytes: addr_of!((*m).bytes).read_unaligned(),
-                    start: addr_of!((*m).start).read_unaligned(),
-                    end: addr_of!((*m).end).read_unaligned(),
-                    device: addr_of!((*m).deviceId).read_unaligned(),
-                    context: addr_of!((*m).contextId).read_unaligned(),
-                    stream: addr_of!((*m).streamId).read_unaligned(),
-                    correlation: addr_of!((*m).correlationId).read_unaligned(),
                 })
             }
             2 => {
                 let m = rec as *const c::CUpti_ActivityMemset4;
                 Record::Memset(MemsetRecord {
+                    span: span!(m),
                     bytes: addr_of!((*m).bytes).read_unaligned(),
-                    start: addr_of!((*m).start).read_unaligned(),
-                    end: addr_of!((*m).end).read_unaligned(),
-                    device: addr_of!((*m).deviceId).read_unaligned(),
-                    context: addr_of!((*m).contextId).read_unaligned(),
-                    stream: addr_of!((*m).streamId).read_unaligned(),
-                    correlation: addr_of!((*m).correlationId).read_unaligned(),
                     memory_kind: addr_of!((*m).memoryKind).read_unaligned(),
                 })
             }
