@@ -295,3 +295,30 @@ fn a_filtered_runs_launches_are_counted_per_kernel() {
         "{err}"
     );
 }
+
+#[test]
+fn no_permission_is_the_one_line_hint_and_exit_2_unless_the_program_failed() {
+    // What the injection library reports when CUPTI refuses (ERR_NVGPUCTRPERM), as src/profile says it.
+    let m = "achieved_occupancy";
+    let (code, _, err) = replay(&["--metrics", m], "no-permission.jsonl", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("==PID== Profiling result:\nNo events/metrics were profiled.\n"), "{err}");
+    assert!(
+        err.ends_with("error: nothing could be profiled: profiling not permitted (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ncu's ERR_NVGPUCTRPERM): run as root, or set the driver option NVreg_RestrictProfilingToAdminUsers=0\n"),
+        "{err}"
+    );
+    // In a log file, the error sits where nvprof printed it.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    let (code, _, _) = replay(&["--log-file", log.to_str().unwrap(), "--metrics", m], "no-permission.jsonl", &[]);
+    assert_eq!(code, 2);
+    let text = unpid(&std::fs::read_to_string(&log).unwrap());
+    assert!(
+        text.contains("==PID== NVPROF is profiling process ")
+            && text.contains("\n==PID== Error: profiling not permitted"),
+        "{text}"
+    );
+    // The program's own failure wins.
+    let (code, _, _) = replay(&["--metrics", m], "no-permission.jsonl", &["exit", "4"]);
+    assert_eq!(code, 4);
+}

@@ -316,7 +316,8 @@ fn on_event(e: Event) {
     }
 }
 
-/// Reports a device the first time the program uses it.
+/// Reports a device the first time the program uses it (and, the first time of all, a driver older
+/// than the CUPTI loaded, which can profile nothing).
 fn announce(st: &State, device: u32) {
     {
         let mut act = lock(&st.act);
@@ -324,6 +325,13 @@ fn announce(st: &State, device: u32) {
             return;
         }
         act.devices.push(device);
+        if act.devices.len() == 1 {
+            drop(act);
+            if let Some(why) = too_old_driver(st) {
+                lock(&st.prof).disabled = true;
+                st.error(why);
+            }
+        }
     }
     // warpscope's own driver calls are not the program's: keep them out of "API calls".
     if st.cfg.api {
@@ -344,6 +352,20 @@ fn announce(st: &State, device: u32) {
         };
         st.emit(&[Message::Device(Box::new(info))]);
     }
+}
+
+/// Why the driver cannot serve the CUPTI that was loaded, if it cannot.
+fn too_old_driver(st: &State) -> Option<String> {
+    let driver = callback::driver_version()?;
+    let cupti = Lib::cuda_major(st.lib.version().ok()?);
+    let major = (driver / 1000) as u32;
+    (major < cupti).then(|| {
+        format!(
+            "the NVIDIA driver supports CUDA {major}.{}, older than the CUPTI loaded ({}, from CUDA {cupti}): update the driver, or set WARPSCOPE_CUPTI to a CUPTI of CUDA {major}",
+            (driver % 1000) / 10,
+            st.lib.path().display()
+        )
+    })
 }
 
 fn enter(st: &State, prof: &mut Prof, l: Launch) {

@@ -190,6 +190,14 @@ pub fn device_props(ordinal: u32) -> Option<DeviceProps> {
     })
 }
 
+/// The CUDA version the driver supports (13000 for 13.0), asked of the driver the program has loaded
+/// (from a callback, as [`device_props`]).
+pub fn driver_version() -> Option<i32> {
+    let mut v = 0;
+    // SAFETY: writes one int; the driver is loaded in a profiled program.
+    (unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) } as u32 == 0).then_some(v)
+}
+
 /// The C string at `p`, or empty.
 ///
 /// # Safety
