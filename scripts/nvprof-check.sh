@@ -144,6 +144,9 @@ if has overhead && [ -x "$bin/matrixMul" ]; then
       step "variant-$m"         env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --metrics "$m" ./matrixMul
     done
     step variant-appreplay    env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --replay-mode application --metrics "$metrics" ./matrixMul
+    # Rates as count / duration (not yet run on a GPU): is gld_throughput's cost in its `.per_second` form?
+    step variant-rates-split  env WARPSCOPE_NVPROF_DEBUG=1 WARPSCOPE_NVPROF_RATES=split "$W" nvprof -c 100 --metrics "$metrics" ./matrixMul
+    step variant-rates-split-32x16 env WARPSCOPE_NVPROF_RATES=split "$W" nvprof --metrics "$metrics" ./sumMatrix 32 16
   fi
   if [ "${NVPROF_NCU_OVERHEAD:-1}" = 1 ]; then
     step overhead-ncu-matrixMul ncu --clock-control none --metrics "$ncu_metrics" ./matrixMul

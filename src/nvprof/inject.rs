@@ -457,6 +457,9 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
     }
     if prof.counters.is_none() {
         let mut all = st.counters.names();
+        if split_rates() {
+            all = split(&all);
+        }
         if st.cfg.gpu && !all.iter().any(|c| c == DURATION) {
             all.push(DURATION.to_string());
         }
@@ -604,8 +607,40 @@ fn close(st: &State, prof: &mut Prof, context: Context) {
 }
 
 /// A profiled launch's record: the metrics and events whose counters this run collected.
+/// Whether `.per_second` counters are collected as their count and `gpu__time_duration.sum`, and divided
+/// here (`WARPSCOPE_NVPROF_RATES=split`): the same value by Nsight Compute's definition of a rate, an
+/// experiment on where the cost of rate counters lies (docs/PERF-NOTES.md).
+fn split_rates() -> bool {
+    std::env::var("WARPSCOPE_NVPROF_RATES").is_ok_and(|v| v == "split")
+}
+
+/// The counters with each `X.per_second` replaced by `X` and `gpu__time_duration.sum`.
+fn split(counters: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in counters {
+        let parts = match c.strip_suffix(".per_second") {
+            Some(base) => vec![base.to_string(), DURATION.to_string()],
+            None => vec![c.clone()],
+        };
+        for p in parts {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 fn profiled_record(st: &State, p: &Pending, counters: &[String], values: &[f64]) -> Record {
-    let value = |c: &str| counters.iter().position(|x| x == c).and_then(|i| values.get(i)).copied();
+    let raw = |c: &str| counters.iter().position(|x| x == c).and_then(|i| values.get(i)).copied();
+    // A rate collected as its count and the duration (ns) is divided back.
+    let value = |c: &str| {
+        raw(c).or_else(|| {
+            let count = raw(c.strip_suffix(".per_second")?)?;
+            let ns = raw(DURATION).filter(|d| *d > 0.0)?;
+            Some(count / (ns * 1e-9))
+        })
+    };
     let mut ms = Vec::new();
     for m in &st.counters.metrics {
         let got: Option<Vec<f64>> = m.counters.iter().map(|c| value(c)).collect();
@@ -822,6 +857,24 @@ fn finish(wait: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_split_into_count_and_duration() {
+        let c = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            split(&c(&[
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second",
+                "sm__warps_active.avg.pct_of_peak_sustained_active",
+                "dram__bytes_read.sum.per_second"
+            ])),
+            c(&[
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
+                DURATION,
+                "sm__warps_active.avg.pct_of_peak_sustained_active",
+                "dram__bytes_read.sum"
+            ])
+        );
+    }
 
     #[test]
     fn api_names_lose_cuptis_version_suffix() {
