@@ -1,6 +1,7 @@
 //! Output files written whole or not at all: a temporary name beside the file, renamed over it when
 //! complete. What a rename would destroy — a device (`-o /dev/null`), a pipe, a terminal — is
-//! written in place instead, and a symbolic link is followed to the file it names.
+//! written in place instead, and a symbolic link is followed to the file it names. A file replaced
+//! keeps its permissions (a private `-o priv.json` stays private, while being written too).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,16 +13,26 @@ use crate::error::{Error, Result};
 pub struct OutFile {
     path: PathBuf,
     tmp: Option<PathBuf>,
+    /// The permissions of the file being replaced.
+    mode: Option<fs::Permissions>,
 }
 
 impl OutFile {
     /// Plans the writing of `path`: through a temporary name when `path` is new or a regular file
     /// (a link to one: the file it names), in place otherwise.
     pub fn new(path: &Path) -> Self {
+        use std::os::unix::fs::OpenOptionsExt;
         let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         match fs::metadata(&real) {
-            Ok(m) if !m.file_type().is_file() => OutFile { path: path.to_path_buf(), tmp: None },
-            _ => OutFile { tmp: Some(temp_name(&real)), path: real },
+            Ok(m) if !m.file_type().is_file() => OutFile { path: path.to_path_buf(), tmp: None, mode: None },
+            Ok(m) => {
+                // The temporary file starts readable by its owner alone and takes the replaced file's
+                // permissions when complete; writers truncate it, which keeps its mode.
+                let tmp = temp_name(&real);
+                let _ = fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp);
+                OutFile { tmp: Some(tmp), path: real, mode: Some(m.permissions()) }
+            }
+            Err(_) => OutFile { tmp: Some(temp_name(&real)), path: real, mode: None },
         }
     }
 
@@ -36,6 +47,10 @@ impl OutFile {
         let Some(tmp) = &self.tmp else { return written };
         match written {
             Ok(v) => {
+                if let Some(mode) = &self.mode {
+                    fs::set_permissions(tmp, mode.clone())
+                        .map_err(|source| Error::Io { path: self.path.display().to_string(), source })?;
+                }
                 fs::rename(tmp, &self.path)
                     .map_err(|source| Error::Io { path: self.path.display().to_string(), source })?;
                 Ok(v)
@@ -96,6 +111,24 @@ mod tests {
         assert!(out.finish::<()>(Err(Error::Output("boom".into()))).is_err());
         assert_eq!(fs::read_to_string(&p).unwrap(), "new");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("priv.json");
+        fs::write(&p, "old").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o600)).unwrap();
+        let out = OutFile::new(&p);
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(out.target()), 0o600, "private while being written");
+        fs::write(out.target(), "new").unwrap();
+        out.finish(Ok(())).unwrap();
+        assert_eq!((mode(&p), fs::read_to_string(&p).unwrap().as_str()), (0o600, "new"));
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
+        write_bytes(&p, b"newer").unwrap();
+        assert_eq!(mode(&p), 0o640);
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub fn run() -> Result<ExitCode> {
         let regs = resources::lookup(k.entry, "sm_90").map(|r| r.registers.to_string()).unwrap_or_else(|| "-".into());
         t.push_record([k.name, k.entry, &regs, k.about]);
     }
-    println!("{}", t.build().with(Style::psql()));
-    println!("problem options: --nx/--ny (matrix or frame size), --frames (image kernels)");
+    outln!("{}", t.build().with(Style::psql()))?;
+    outln!("problem options: --nx/--ny (matrix or frame size), --frames (image kernels)")?;
     Ok(ExitCode::SUCCESS)
 }
