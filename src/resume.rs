@@ -24,7 +24,7 @@ pub fn check_sweep(report: &Report, path: &Path, entry: &str, problem: &str) -> 
 }
 
 /// The device names a report's records were measured on; empty when the file does not say (JSON Lines).
-fn devices(report: &Report) -> Vec<&str> {
+pub fn measured_on(report: &Report) -> Vec<&str> {
     if report.device.backend == DeviceInfo::unknown().backend {
         return Vec::new();
     }
@@ -34,7 +34,7 @@ fn devices(report: &Report) -> Vec<&str> {
 /// The device about to run the rest of the sweep is of the kind the report's records were measured on
 /// (where the report names its devices).
 pub fn check_device(report: &Report, path: &Path, device: &DeviceInfo) -> Result<()> {
-    let names = devices(report);
+    let names = measured_on(report);
     if names.is_empty() || names.contains(&device.name.as_str()) {
         return Ok(());
     }

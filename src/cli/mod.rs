@@ -233,7 +233,14 @@ pub fn one_line(e: &clap::Error) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .collect();
-    parts.join("; ").trim_start_matches("error: ").to_string()
+    let mut line = String::new();
+    for p in parts {
+        if !line.is_empty() {
+            line += if line.ends_with(':') { " " } else { "; " };
+        }
+        line += p;
+    }
+    line.trim_start_matches("error: ").to_string()
 }
 
 /// Parses the command line and runs it.

@@ -45,9 +45,9 @@ pub struct OccupancyArgs {
     /// block and dynamic shared-memory sizes; exits 1 on any disagreement.
     #[arg(long, conflicts_with_all = ["arch", "block_size", "plot"])]
     against_driver: bool,
-    #[arg(long, default_value_t = 0, requires = "against_driver", value_parser = ranges::DEVICE.parser(),
-        help = ranges::DEVICE.help("CUDA device ordinal, with --against-driver"))]
-    device: u32,
+    #[arg(long, value_parser = ranges::DEVICE.parser(),
+        help = ranges::DEVICE.help("CUDA device ordinal, with --against-driver (default 0)"))]
+    device: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -59,7 +59,10 @@ enum OccFormat {
 
 pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
     if a.against_driver {
-        return against_driver(ctx, a.device);
+        return against_driver(ctx, a.device.unwrap_or(0));
+    }
+    if a.device.is_some() {
+        return Err(usage("--device applies to --against-driver: the calculator itself needs no GPU"));
     }
     let (Some(arch), Some(sizes)) = (&a.arch, &a.block_size) else {
         return Err(usage("occupancy needs --arch and --block-size (or --against-driver)"));

@@ -387,7 +387,6 @@ fn watchdog(secs: f64, printer: &Printer<'_>, out: &OutputArgs, jsonl: Option<St
 }
 
 /// Runs `todo` spread round-robin over `devices`, a thread and a context each, and merges the slices.
-#[allow(clippy::too_many_arguments)]
 fn on_devices(
     kind: BackendKind,
     devices: &[u32],
@@ -395,7 +394,6 @@ fn on_devices(
     todo: &[(u32, Dim3)],
     sweep_size: u32,
     opts: &Options,
-    check_device: &(dyn Fn(&warpscope::gpu::DeviceInfo) -> Result<()> + Sync),
     printer: &mut Printer<'_>,
 ) -> Result<Report> {
     let (tx, rx) = mpsc::channel::<(u32, String, Owned)>();
@@ -408,7 +406,6 @@ fn on_devices(
                 let tx = tx.clone();
                 s.spawn(move || -> Result<Report> {
                     let mut backend = gpu::open(kind, d)?;
-                    check_device(backend.info())?;
                     let name = backend.info().name.clone();
                     sweep::run_indexed(backend.as_mut(), kernel, &mine, sweep_size, opts, &mut |e| {
                         let _ = tx.send((d, name.clone(), Owned::of(e)));
@@ -453,10 +450,12 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         Some(path) => return Err(usage(format!("--resume {}: no such file", path.display()))),
         None => None,
     };
-    let check_device = |d: &warpscope::gpu::DeviceInfo| match &earlier {
-        Some((path, r)) => warpscope::resume::check_device(r, path, d),
-        None => Ok(()),
-    };
+    // A file that names its devices is resumed on the same kind.
+    if let Some((path, r)) = earlier.as_ref().filter(|(_, r)| !warpscope::resume::measured_on(r).is_empty()) {
+        for d in gpu::list(ctx.backend)?.iter().filter(|d| devices.contains(&d.ordinal)) {
+            warpscope::resume::check_device(r, path, d)?;
+        }
+    }
     let resumed = earlier.as_ref().map(|(_, r)| r.records.clone()).unwrap_or_default();
     super::check_plot(a.plot.as_deref())?;
     if !append {
@@ -517,7 +516,6 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     let size = blocks.len() as u32;
     let report = if devices.len() == 1 {
         let mut backend = gpu::open(ctx.backend, devices[0])?;
-        check_device(backend.info())?;
         let name = backend.info().name.clone();
         if let Ok(mut p) = printer.partial.lock() {
             p.device = backend.info().clone();
@@ -526,7 +524,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
             printer.event(devices[0], &name, e)
         })
     } else {
-        on_devices(ctx.backend, &devices, kernel.as_ref(), &todo, size, &opts, &check_device, &mut printer)
+        on_devices(ctx.backend, &devices, kernel.as_ref(), &todo, size, &opts, &mut printer)
     };
     printer.bar.finish_and_clear();
     // The sweep is over: --timeout no longer applies (writing and plotting may take their time).

@@ -83,20 +83,26 @@ struct Versioned {
 /// A warpscope report read back: a JSON report, or JSON Lines records (then the device is unknown).
 pub fn read(path: &Path) -> Result<Report> {
     let text = fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    parse(&text, path)
+}
+
+/// A warpscope report from the text of the file `path`: a JSON report of a schema version up to this
+/// warpscope's, or JSON Lines records.
+pub fn parse(text: &str, path: &Path) -> Result<Report> {
     let bad = |e: String| Error::usage(format!("{}: {e}", path.display()));
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     // A report is one pretty-printed object; a JSON Lines file has a whole record on its first line.
     if first.trim() == "{" || first.contains("\"schema_version\"") {
         // The version first: a newer warpscope's report may not parse as this one's.
-        let version = serde_json::from_str::<Versioned>(&text).ok().map(|v| v.schema_version);
+        let version = serde_json::from_str::<Versioned>(text).ok().map(|v| v.schema_version);
         if let Some(v) = version.filter(|&v| v > SCHEMA_VERSION) {
             return Err(bad(format!(
                 "schema_version {v} is newer than this warpscope's ({SCHEMA_VERSION}): read it with a newer warpscope"
             )));
         }
-        return serde_json::from_str(&text).map_err(|e| bad(format!("not a warpscope JSON report: {e}")));
+        return serde_json::from_str(text).map_err(|e| bad(format!("not a warpscope JSON report: {e}")));
     }
-    let records = jsonl::parse(&text).map_err(|e| bad(e.to_string()))?;
+    let records = jsonl::parse(text).map_err(|e| bad(e.to_string()))?;
     let mut report = Report::new(crate::gpu::DeviceInfo::unknown());
     report.records = records;
     Ok(report)
