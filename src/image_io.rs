@@ -84,8 +84,7 @@ pub fn write(path: &Path, img: &Planes) -> Result<()> {
     }
     // Written whole or not at all; the temporary name keeps the extension that picks the format.
     let out = crate::outfile::OutFile::new(path);
-    let saved =
-        dynamic.save(out.target()).map_err(|e| Error::usage(format!("{}: cannot write image: {e}", path.display())));
+    let saved = dynamic.save(out.target()).map_err(|e| Error::Output(format!("{}: {e}", path.display())));
     out.finish(saved)
 }
 

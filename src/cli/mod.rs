@@ -370,10 +370,14 @@ fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Op
 
 /// Draws a report's figure where `--plot` asks.
 fn plot_report(path: Option<&std::path::Path>, report: &warpscope::record::Report) -> Result<()> {
-    if let Some(path) = path {
-        warpscope::report::figures::draw(report, path)?;
-        note(&format!("wrote {}", path.display()));
+    let Some(path) = path else { return Ok(()) };
+    if !report.records.iter().any(|r| r.status == warpscope::record::Status::Ok) {
+        // Nothing verified, nothing to draw: the report says why, and the exit code stays the report's.
+        note(&format!("warning: no figure drawn to {}: no configuration verified", path.display()));
+        return Ok(());
     }
+    warpscope::report::figures::draw(report, path)?;
+    note(&format!("wrote {}", path.display()));
     Ok(())
 }
 

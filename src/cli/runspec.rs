@@ -145,7 +145,7 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
     }
     let summary = summary(&spec, &a.file, &dir, &outcomes, started)?;
     let path = dir.join("summary.md");
-    report::write_bytes(&path, summary.as_bytes())?;
+    warpscope::output::emit(&path, summary.as_bytes())?;
     for o in &outcomes {
         outln!("{:<24} exit {:<3} {:>8.1} s", o.step.name, o.code, o.secs)?;
     }

@@ -15,7 +15,6 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::record::{Report, SCHEMA_VERSION};
 
-pub use crate::outfile::write_bytes;
 pub use crate::output::check_writable;
 pub use table::{format_value, seed_header};
 
