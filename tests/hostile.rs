@@ -270,11 +270,10 @@ fn merge_names_missing_slices_and_refuses_empty_files_and_newer_schemas() {
 
 #[test]
 fn a_replaced_output_keeps_its_mode() {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("priv.json");
-    fs::write(&p, "secret").unwrap();
-    fs::set_permissions(&p, fs::Permissions::from_mode(0o600)).unwrap();
+    fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&p).unwrap();
     let mut args = SMALL_SWEEP.to_vec();
     args.extend(["--format", "json", "-o", p.to_str().unwrap()]);
     mock(&args[..]).assert().success();
@@ -322,6 +321,41 @@ fn sigterm_and_sighup_keep_what_finished() {
         assert!((1..6).contains(&n), "the finished configurations are written: {n}\n{err}");
         assert!(err.contains(&format!("interrupted: {n} of 6 configurations finished and kept")), "{err}");
     }
+}
+
+#[test]
+fn sigterm_reaches_the_run_spec_step_in_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("x.toml");
+    let step = |name: &str| {
+        format!(
+            "[[step]]\nname = \"{name}\"\ncommand = \"sweep\"\nkernel = \"sum-matrix\"\nbx = \"32,64,128,256\"\nnx = 256\nny = 64\niters = 2\n"
+        )
+    };
+    fs::write(&spec, format!("name = \"x\"\n{}{}", step("first"), step("second"))).unwrap();
+    let o = dir.path().join("r");
+    let mut child = Process::new(bin())
+        .args(["run-spec", spec.to_str().unwrap(), "-o", o.to_str().unwrap()])
+        .env("WARPSCOPE_BACKEND", "mock")
+        .env("WARPSCOPE_MOCK_SLEEP_MS", "300")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The step's own log shows its first configuration finished.
+    let t = Instant::now();
+    while !fs::read_to_string(o.join("first.log")).unwrap_or_default().contains("elapsed") {
+        assert!(t.elapsed() < Duration::from_secs(30), "the first step never finished a configuration");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    let first = warpscope::report::read(&o.join("first.json")).unwrap();
+    assert!((1..4).contains(&first.records.len()), "what finished is kept: {}", first.records.len());
+    assert!(!o.join("second.json").exists(), "the remaining steps are not run");
+    assert!(fs::read_to_string(o.join("summary.md")).unwrap().contains("## first"));
 }
 
 #[test]
