@@ -150,7 +150,7 @@ fn large_images_meet_the_memory_check_first() {
     png_header(&big, 20_000, 20_000);
     refused(
         mock(&["blur", "--image", big.to_str().unwrap()]).env("WARPSCOPE_MOCK_HOST_MEMORY", "1000000000"),
-        "blurring a 20000x20000 image needs 19.20 GB of host memory (its planes, the blurred ones, the CPU twin and the float64 Gaussian), 1.00 GB available: blur a smaller image",
+        "blurring a 20000x20000 image needs 25.60 GB of host memory (its planes, the blurred ones, the CPU twin and the float64 Gaussian), 1.00 GB available: blur a smaller image",
     );
     refused(
         mock(&["blur", "--image", big.to_str().unwrap()]).env("WARPSCOPE_MOCK_MEMORY", "1000000000"),
@@ -159,7 +159,7 @@ fn large_images_meet_the_memory_check_first() {
     refused(
         mock(&["blur", "--bench", "--width", "20000", "--height", "20000"])
             .env("WARPSCOPE_MOCK_HOST_MEMORY", "1000000000"),
-        "the blur benchmark at 20000x20000 needs 9.60 GB of host memory",
+        "the blur benchmark at 20000x20000 needs 25.60 GB of host memory",
     );
     // The transpose benchmark's hint names its own options.
     refused(
