@@ -250,7 +250,7 @@ impl Spent {
 }
 
 /// Memory available to new allocations on this host (Linux: MemAvailable), bytes.
-fn host_available() -> Option<u64> {
+pub fn host_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
