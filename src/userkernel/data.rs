@@ -320,6 +320,36 @@ impl Init {
     }
 }
 
+/// Checks a `.npy` file's header (dtype and element count) against a buffer without reading its data.
+pub fn check_npy(path: &Path, ty: ElemType, len: u64) -> Result<(), String> {
+    let shown = path.display();
+    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(f)).map_err(|e| format!("{shown}: not a .npy file: {e}"))?;
+    let count: u64 = npy.shape().iter().product();
+    if count != len {
+        return Err(format!("{shown} holds {count} elements (shape {:?}), the buffer needs {len}", npy.shape()));
+    }
+    let descr = npy.dtype().descr();
+    let want = match ty {
+        ElemType::F16 => "f2",
+        ElemType::Bf16 => return Err(format!("{shown}: NumPy has no bfloat16 dtype; fill bf16 buffers otherwise")),
+        ElemType::F32 => "f4",
+        ElemType::F64 => "f8",
+        ElemType::I8 => "i1",
+        ElemType::I16 => "i2",
+        ElemType::I32 => "i4",
+        ElemType::I64 => "i8",
+        ElemType::U8 => "u1",
+        ElemType::U16 => "u2",
+        ElemType::U32 => "u4",
+        ElemType::U64 => "u8",
+    };
+    if !descr.ends_with(want) || descr.starts_with('>') {
+        return Err(format!("{shown} holds {descr}, the buffer is {ty} (<{want})"));
+    }
+    Ok(())
+}
+
 /// A `.npy` file as a buffer of `ty` with `len` elements.
 pub fn read_npy(path: &Path, ty: ElemType, len: usize) -> Result<HostData, String> {
     let shown = path.display();
@@ -437,6 +467,9 @@ mod tests {
         let h = Init::Npy(p.clone()).generate(ElemType::F32, 4, 0, 0).unwrap();
         assert_eq!(h.get(3), Num::Float(4.0));
         assert!(read_npy(&p, ElemType::F32, 5).unwrap_err().contains("holds 4 elements"));
+        check_npy(&p, ElemType::F32, 4).unwrap();
+        assert!(check_npy(&p, ElemType::F32, 5).unwrap_err().contains("holds 4 elements"));
+        assert!(check_npy(&p, ElemType::I32, 4).unwrap_err().contains("the buffer is i32"));
         assert!(read_npy(&p, ElemType::F64, 4).unwrap_err().contains("the buffer is f64"));
         std::fs::write(&p, b"not numpy").unwrap();
         assert!(read_npy(&p, ElemType::F32, 4).unwrap_err().contains("not a .npy file"));

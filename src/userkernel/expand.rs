@@ -395,6 +395,14 @@ impl KernelFile {
             }
         };
         c.entry = entry.to_string();
+        if c.invalid.is_none() {
+            c.invalid = c.buffers.iter().find_map(|b| match &b.init {
+                Some(Init::Npy(p)) => {
+                    super::data::check_npy(p, b.ty, b.len).err().map(|e| format!("init of {}: {e}", b.name))
+                }
+                _ => None,
+            });
+        }
         if c.invalid.is_none()
             && let Some(avail) = crate::sweep::host_available()
             && c.host_bytes() > avail

@@ -19,6 +19,7 @@
 pub mod check;
 pub mod compile;
 pub mod data;
+pub mod describe;
 mod expand;
 pub mod expr;
 mod file;

@@ -119,6 +119,8 @@ impl<'de, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<V> {
         while let Some(entry) = map.next_entry::<Spanned<String>, V>()? {
             out.push(entry);
         }
+        // The TOML reader hands tables over sorted by key: put them back in the file's order.
+        out.sort_by_key(|(k, _)| k.span().start);
         Ok(Entries(out))
     }
 }
