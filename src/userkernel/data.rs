@@ -329,7 +329,7 @@ pub fn check_npy(path: &Path, ty: ElemType, len: u64) -> Result<(), String> {
     if count != len {
         return Err(format!("{shown} holds {count} elements (shape {:?}), the buffer needs {len}", npy.shape()));
     }
-    let descr = npy.dtype().descr();
+    let descr = npy.dtype().descr().trim_matches('\'').to_string();
     let want = match ty {
         ElemType::F16 => "f2",
         ElemType::Bf16 => return Err(format!("{shown}: NumPy has no bfloat16 dtype; fill bf16 buffers otherwise")),

@@ -3,7 +3,7 @@
 //! (one per distinct set of `#define`s), grid, dynamic shared memory, typed buffers with their lengths and
 //! how to fill them, and the scalar arguments' bytes. A configuration that cannot be evaluated (a division
 //! by zero for its values, a length that overflows, more memory than the host has) is kept with its
-//! reason, as a row; only a failure that every configuration shares is an error.
+//! reason, as a row; when no configuration can run, the first reason is the error.
 
 use super::data::{ElemType, Init, Num};
 use super::expr::Value;
@@ -265,8 +265,9 @@ impl KernelFile {
                 ex.configs.push(config);
             }
         }
+        // Nothing can run: the file or the sizes are wrong, not one configuration.
         if let Some(first) = ex.configs.first().and_then(|c| c.invalid.clone())
-            && ex.configs.iter().all(|c| c.invalid.as_deref() == Some(first.as_str()))
+            && ex.configs.iter().all(|c| c.invalid.is_some())
         {
             return Err(Error::usage(first));
         }
