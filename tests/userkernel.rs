@@ -223,26 +223,12 @@ fn ptx_files_are_checked_against_their_entry() {
     assert!(!ok && err.contains("a .ptx file is compiled already"), "{err}");
 }
 
-/// A version-1 .npy file as numpy.save writes it.
-fn npy(descr: &str, count: usize, data: &[u8]) -> Vec<u8> {
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({count},), }}");
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend((header.len() as u16).to_le_bytes());
-    out.extend(header.as_bytes());
-    out.extend(data);
-    out
-}
-
 #[test]
 fn npy_inputs_and_expected_outputs() {
     let dir = tempfile::tempdir().unwrap();
-    let xs: Vec<u8> = (0..1000).flat_map(|i| (i as f32).to_le_bytes()).collect();
-    std::fs::write(dir.path().join("x.npy"), npy("<f4", 1000, &xs)).unwrap();
-    std::fs::write(dir.path().join("y.npy"), npy("<f4", 1000, &xs)).unwrap();
+    let xs: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+    npyz::to_file_1d(dir.path().join("x.npy"), xs.iter().copied()).unwrap();
+    npyz::to_file_1d(dir.path().join("y.npy"), xs.iter().map(|x| 2.5 * x)).unwrap();
     std::fs::write(dir.path().join("k.cu"), CU).unwrap();
     let t = toml(&[("len = \"n\"\n\n", "len = \"n\"\ninit = { npy = \"x.npy\" }\n\n")])
         + "[verify]\nexpected = { y = \"y.npy\" }\n";

@@ -131,7 +131,7 @@ pub fn library_candidates(env_var: &str, names: &[&str], subdirs: &[&str]) -> Ve
     };
     let mut roots: Vec<String> = ["CUDA_PATH", "CUDA_HOME"]
         .iter()
-        .filter_map(|v| std::env::var_os(v))
+        .filter_map(std::env::var_os)
         .map(|r| r.to_string_lossy().into_owned())
         .collect();
     roots.extend(["/usr/local/cuda".to_string(), "/usr/local/cuda-*".to_string()]);

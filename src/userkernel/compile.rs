@@ -508,10 +508,11 @@ mod tests {
     fn the_user_cache_follows_xdg() {
         // Only reads the environment; nothing is written.
         let c = Cache::user();
-        if std::env::var_os("WARPSCOPE_CACHE_DIR").is_none() && std::env::var_os("XDG_CACHE_HOME").is_none() {
-            if let Some(home) = std::env::var_os("HOME") {
-                assert_eq!(c.dir(), Some(PathBuf::from(home).join(".cache/warpscope/nvrtc").as_path()));
-            }
+        if std::env::var_os("WARPSCOPE_CACHE_DIR").is_none()
+            && std::env::var_os("XDG_CACHE_HOME").is_none()
+            && let Some(home) = std::env::var_os("HOME")
+        {
+            assert_eq!(c.dir(), Some(PathBuf::from(home).join(".cache/warpscope/nvrtc").as_path()));
         }
     }
 

@@ -468,7 +468,7 @@ fn finite(at: usize, x: f64) -> Result<Value, ExprError> {
 
 /// A float as an integer, when it is one exactly and fits.
 fn to_int(at: usize, x: f64, what: &str) -> Result<i64, ExprError> {
-    if !x.is_finite() || x < -9.223_372_036_854_776e18 || x >= 9.223_372_036_854_776e18 {
+    if !x.is_finite() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) {
         return err(at, format!("{what}({x}) does not fit in 64 bits"));
     }
     Ok(x as i64)

@@ -80,11 +80,9 @@ pub fn strip_comments(text: &str) -> String {
             out.push(b' ');
             i += 1;
             while i < b.len() && b[i] != q && b[i] != b'\n' {
-                let skip = if b[i] == b'\\' { 2 } else { 1 };
-                for _ in 0..skip.min(b.len() - i) {
-                    out.push(b' ');
-                    i += 1;
-                }
+                let skip = (if b[i] == b'\\' { 2 } else { 1 }).min(b.len() - i);
+                out.extend(std::iter::repeat_n(b' ', skip));
+                i += skip;
             }
             if i < b.len() {
                 out.push(b' ');
