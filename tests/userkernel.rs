@@ -248,3 +248,17 @@ fn the_builtin_list_points_at_kernel_files() {
     let out = common::stdout(&mut mock(&["kernels"]));
     assert!(out.contains("sum-matrix") && out.contains("--kernel-file"), "{out}");
 }
+
+#[test]
+fn the_readme_example_passes_the_checker() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## Your own kernel").unwrap()..];
+    let block = |lang: &str| {
+        let start = section.find(&format!("```{lang}\n")).unwrap() + lang.len() + 4;
+        section[start..start + section[start..].find("```").unwrap()].to_string()
+    };
+    let (ok, out, err, _dir) =
+        with_files(&[("k.toml", &block("toml").replace("scale.cu", "k.cu")), ("k.cu", &block("cuda"))], &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("9 configurations (3 blocks x 3 parameter sets)"), "{out}");
+}
