@@ -34,6 +34,7 @@ pub mod spec;
 pub mod stats;
 pub mod sweep;
 pub mod transpose_bench;
+pub mod userkernel;
 pub mod verify;
 
 pub use error::{Error, Result};

@@ -71,8 +71,8 @@ enum Command {
     Occupancy(occupancy::OccupancyArgs),
     /// The architecture database: compute capabilities and named cards with their limits.
     Archs(archs::ArchsArgs),
-    /// The kernels warpscope can run.
-    Kernels,
+    /// The kernels warpscope can run; with --kernel-file, what your kernel file declares, checked.
+    Kernels(kernels::KernelsArgs),
     /// The metric catalogue: nvprof name, Nsight Compute metric, unit, description.
     Metrics(metrics::MetricsArgs),
     /// warpscope's results beside Nsight Compute's or nvprof's CSV (or another warpscope run).
@@ -274,7 +274,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Estimate(a) => estimate::run(&a),
         Command::Occupancy(a) => occupancy::run(&ctx, &a),
         Command::Archs(a) => archs::run(&a),
-        Command::Kernels => kernels::run(),
+        Command::Kernels(a) => kernels::run(&a),
         Command::Metrics(a) => metrics::run(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Import(a) => compare::import(&a),
