@@ -281,20 +281,25 @@ fn a_replaced_output_keeps_its_mode() {
     assert!(fs::read_to_string(&p).unwrap().contains("\"records\""));
 }
 
+/// `warpscope ARGS` on the mock, every timing taking 300 ms, standard error piped.
+fn slow_mock(args: &[&str], stdout: Stdio) -> std::process::Child {
+    Process::new(bin())
+        .args(args)
+        .env("WARPSCOPE_BACKEND", "mock")
+        .env("WARPSCOPE_MOCK_SLEEP_MS", "300")
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// Starts a slowed-down mock sweep (`--format json` on standard output, a line on standard error per
 /// configuration), sends `signal` once the first configuration has finished, and returns the exit code
 /// and the report printed.
 fn stopped_by(signal: i32) -> (Option<i32>, serde_json::Value, String) {
     use std::io::{BufRead, BufReader, Read};
-    let mut child = Process::new(bin())
-        .args(["sweep", "sum-matrix", "--bx", "32,64,128,256,512,1024", "--nx", "256", "--ny", "64", "--iters", "2"])
-        .args(["--format", "json"])
-        .env("WARPSCOPE_BACKEND", "mock")
-        .env("WARPSCOPE_MOCK_SLEEP_MS", "300")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let sweep = ["sweep", "sum-matrix", "--bx", "32,64,128,256,512,1024", "--nx", "256", "--ny", "64", "--iters", "2"];
+    let mut child = slow_mock(&[&sweep[..], &["--format", "json"]].concat(), Stdio::piped());
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut seen = String::new();
     while !seen.contains("elapsed") {
@@ -334,14 +339,7 @@ fn sigterm_reaches_the_run_spec_step_in_progress() {
     };
     fs::write(&spec, format!("name = \"x\"\n{}{}", step("first"), step("second"))).unwrap();
     let o = dir.path().join("r");
-    let mut child = Process::new(bin())
-        .args(["run-spec", spec.to_str().unwrap(), "-o", o.to_str().unwrap()])
-        .env("WARPSCOPE_BACKEND", "mock")
-        .env("WARPSCOPE_MOCK_SLEEP_MS", "300")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = slow_mock(&["run-spec", spec.to_str().unwrap(), "-o", o.to_str().unwrap()], Stdio::null());
     // The step's own log shows its first configuration finished.
     let t = Instant::now();
     while !fs::read_to_string(o.join("first.log")).unwrap_or_default().contains("elapsed") {
