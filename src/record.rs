@@ -268,6 +268,10 @@ pub struct Record {
     /// and `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u32>,
+    /// Configurations in the whole sweep the record belongs to: with `index`, what `merge` checks the
+    /// slices of a sweep against (a missing slice leaves indices unaccounted for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_size: Option<u32>,
     /// Where and when it ran in a profiled program (`warpscope nvprof`): process, stream, start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<Trace>,
@@ -349,6 +353,7 @@ impl Record {
             bound: None,
             conditions: None,
             index: None,
+            sweep_size: None,
             trace: None,
         }
     }

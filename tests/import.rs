@@ -141,7 +141,7 @@ fn compare_on_the_command_line() {
     common::cuda(&["compare", ws, ncu, "--fail-above=-1"])
         .assert()
         .code(2)
-        .stderr(predicate::str::starts_with("error: --fail-above"));
+        .stderr(predicate::str::starts_with("error: invalid value '-1' for '--fail-above <PCT>'"));
     common::cuda(&["compare", ws, "/no/such.csv"])
         .assert()
         .code(2)

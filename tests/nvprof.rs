@@ -227,6 +227,46 @@ fn exit_codes_crashes_and_log_files() {
     assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
 }
 
+/// Starts `warpscope nvprof` on the fake program that sleeps 5 s once its results are written, sends
+/// warpscope alone `signal`, and returns how it ended: exit code, standard error, seconds taken.
+fn signalled(signal: nix::sys::signal::Signal) -> (i32, String, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let ready = dir.path().join("ready");
+    let args = app("h100-sumMatrix-32x16-summary.jsonl", &["ready", ready.to_str().unwrap(), "sleep", "5"]);
+    let start = std::time::Instant::now();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("warpscope"))
+        .env_remove("WARPSCOPE_BACKEND")
+        .env("WARPSCOPE_INJECTION", fixture("fake-app.sh"))
+        .arg("nvprof")
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !ready.exists() {
+        assert!(start.elapsed().as_secs() < 30, "the program never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stderr).unwrap(), start.elapsed().as_secs_f64())
+}
+
+#[test]
+fn stop_signals_are_the_programs_and_warpscope_stays_to_report() {
+    use nix::sys::signal::Signal;
+    // SIGTERM to warpscope alone reaches the program, which ends by it; what it reported is shown.
+    let (code, err, _) = signalled(Signal::SIGTERM);
+    assert_eq!(code, 143, "{err}");
+    assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
+    // SIGINT is Ctrl-C's, which reaches the program from the terminal itself: not passed on a second
+    // time, and warpscope waits for the program to end on its own.
+    let (code, err, took) = signalled(Signal::SIGINT);
+    assert_eq!(code, 0, "{err}");
+    assert!(took >= 5.0, "{took}");
+    assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
+}
+
 #[test]
 fn the_export_is_a_warpscope_report_that_compare_reads() {
     let dir = tempfile::tempdir().unwrap();

@@ -27,9 +27,10 @@ pub struct CompareArgs {
     /// `faster` or `slower` only beyond both runs' noise (interquartile ranges), else `same`.
     #[arg(long, value_name = "OLD")]
     baseline: Option<PathBuf>,
-    /// Exit 1 when any delta exceeds PCT: percentage points for percentages and occupancy, relative %
-    /// for everything else; with --baseline, when a configuration is slower by more than PCT %.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", value_parser = super::ranges::PCT.parser(), help = super::ranges::PCT.help(
+        "Exit 1 when any delta exceeds PCT: percentage points for percentages and occupancy, relative % for \
+         everything else; with --baseline, when a configuration is slower by more than PCT %"
+    ))]
     fail_above: Option<f64>,
     /// Which of warpscope's values to compare: measured (the model's where nothing was measured) or the
     /// model's estimates.
@@ -77,7 +78,7 @@ fn read_any(path: &PathBuf) -> Result<Report> {
 fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) -> Result<ExitCode> {
     let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
     for u in &unmatched {
-        eprintln!("unmatched: {u} (not timed in {})", old.display());
+        errln!("unmatched: {u} (not timed in {})", old.display());
     }
     if changes.is_empty() {
         return Err(usage(format!(
@@ -88,9 +89,9 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
     }
     let err = |e: String| Error::Output(e);
     match a.format {
-        CompareFormat::Json => println!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?),
+        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?)?,
         CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "kernel",
                 "problem",
@@ -115,7 +116,8 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
-            w.flush().map_err(|e| err(e.to_string()))?;
+            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
+            warpscope::output::print(&String::from_utf8_lossy(&text))?;
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
@@ -132,12 +134,12 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                     c.verdict.as_str().to_string(),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!("noise = the larger interquartile range of the two runs, % of the median");
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!("noise = the larger interquartile range of the two runs, % of the median")?;
         }
     }
     let count = |v: Verdict| changes.iter().filter(|c| c.verdict == v).count();
-    eprintln!(
+    errln!(
         "{} faster, {} slower, {} within the noise",
         count(Verdict::Faster),
         count(Verdict::Slower),
@@ -146,7 +148,7 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
     let regressed =
         limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
     Ok(if regressed > 0 {
-        eprintln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
+        errln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -154,11 +156,6 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
 }
 
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
-    if let Some(limit) = a.fail_above
-        && !(limit.is_finite() && limit >= 0.0)
-    {
-        return Err(usage(format!("--fail-above {limit}: a percentage of 0 or more")));
-    }
     let other = match (&a.baseline, &a.other) {
         (Some(old), _) => return against_baseline(a, old, a.fail_above),
         (None, Some(other)) => other,
@@ -172,7 +169,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     };
     let cmp = compare::compare(&ours, &theirs, pick);
     for u in &cmp.unmatched {
-        eprintln!("unmatched: {u}");
+        errln!("unmatched: {u}");
     }
     if cmp.rows.is_empty() {
         return Err(usage(format!(
@@ -186,10 +183,10 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         Some(limit) => {
             let bad = cmp.above(limit);
             if bad.is_empty() {
-                eprintln!("all {} deltas within {limit}", cmp.rows.len());
+                errln!("all {} deltas within {limit}", cmp.rows.len());
                 ExitCode::SUCCESS
             } else {
-                eprintln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
+                errln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
                 ExitCode::from(1)
             }
         }
@@ -200,9 +197,9 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
 fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
     let err = |e: String| Error::Output(e);
     match format {
-        CompareFormat::Json => println!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?),
+        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?)?,
         CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "kernel",
                 "grid",
@@ -233,7 +230,8 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
-            w.flush().map_err(|e| err(e.to_string()))?;
+            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
+            warpscope::output::print(&String::from_utf8_lossy(&text))?;
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
@@ -252,18 +250,19 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                     r.rel_delta_pct.map(|v| format!("{v:+.2}%")).unwrap_or_else(|| "-".into()),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!("delta = warpscope - {other}; percentages and occupancy in percentage points");
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!("delta = warpscope - {other}; percentages and occupancy in percentage points")?;
         }
     }
     Ok(())
 }
 
 pub fn import(a: &ImportArgs) -> Result<ExitCode> {
+    super::check_outputs(&[("FILE", &a.file)], &a.out, &[])?;
     a.out.check()?;
     let (kind, report) = import::read_file(&a.file)?;
     if !a.out.quiet {
-        eprintln!("{}: {kind:?}, {} records", a.file.display(), report.records.len());
+        errln!("{}: {kind:?}, {} records", a.file.display(), report.records.len());
     }
     a.out.emit(&report)?;
     Ok(ExitCode::SUCCESS)

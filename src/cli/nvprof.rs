@@ -4,6 +4,7 @@
 //! passing through untouched; the exit code is the program's.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,10 +15,11 @@ use warpscope::nvprof::options::{self, Options, Show};
 use warpscope::nvprof::protocol::ReplayMode;
 use warpscope::nvprof::render::{self, View};
 use warpscope::nvprof::runner::{self, Outcome};
+use warpscope::output;
 use warpscope::record::Report;
 use warpscope::{Error, Result};
 
-use super::Context;
+use super::{Context, ranges};
 
 /// Arguments of `nvprof`: nvprof's own names and meanings.
 #[derive(Args, Debug)]
@@ -43,11 +45,11 @@ pub struct NvprofArgs {
     /// Nsight Compute's kernel filter: the exact function name, or `regex:EXPR`.
     #[arg(short = 'k', long = "kernel-name", value_name = "NAME")]
     kernel_name: Option<String>,
-    /// Nsight Compute's launch count: profile at most N launches that pass the filters.
-    #[arg(short = 'c', long = "launch-count", value_name = "N")]
+    #[arg(short = 'c', long = "launch-count", value_name = "N", value_parser = ranges::LAUNCH_COUNT.parser(),
+        help = ranges::LAUNCH_COUNT.help("Nsight Compute's launch count: profile at most N launches that pass the filters"))]
     launch_count: Option<u64>,
-    /// Nsight Compute's launch skip: let N launches that pass the filters go unprofiled first.
-    #[arg(short = 's', long = "launch-skip", value_name = "N", default_value_t = 0)]
+    #[arg(short = 's', long = "launch-skip", value_name = "N", default_value_t = 0, value_parser = ranges::LAUNCH_SKIP.parser(),
+        help = ranges::LAUNCH_SKIP.help("Nsight Compute's launch skip: let N launches that pass the filters go unprofiled first"))]
     launch_skip: u64,
     /// One line per kernel, copy and set, in time order.
     #[arg(long)]
@@ -140,9 +142,9 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
     if a.query_metrics || a.query_events {
         let devices = query_devices(ctx);
         let text = if a.query_metrics { render::query_metrics(&devices) } else { render::query_events(&devices) };
-        print!("{text}");
+        output::print(&text)?;
         if a.query_metrics && a.query_events {
-            print!("{}", render::query_events(&devices));
+            output::print(&render::query_events(&devices))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -153,7 +155,7 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
     }
     let injection = runner::injection_library()?;
     let live = opts.log_file.is_none();
-    let outcome = runner::run(&opts, &counters, &injection, live)?;
+    let outcome = runner::run(&opts, &counters, &injection, live, &super::signals::forward_to)?;
     let view = View { opts: &opts, counters: &counters };
     let host = options::hostname();
     let mut blocks: Vec<(u32, String)> =
@@ -191,7 +193,7 @@ fn check_export(path: &Path, force: bool) -> Result<()> {
     if path.exists() && !force {
         return Err(Error::usage(format!("{}: file exists (-f/--force-overwrite replaces it)", path.display())));
     }
-    warpscope::report::check_writable(path)
+    warpscope::output::check_writable(path)
 }
 
 /// Writes the `-o` reports; returns the "Generated result file" lines, by process.
@@ -229,8 +231,10 @@ fn export(opts: &Options, outcome: &Outcome, host: &str) -> Result<Vec<(u32, Str
 /// nvprof's output: to each process's log file, or standard error.
 fn write_out(opts: &Options, host: &str, blocks: &[(u32, String)]) -> Result<()> {
     let Some(template) = &opts.log_file else {
+        // Like the program's own diagnostics: a closed standard error loses them and nothing else.
+        let mut err = std::io::stderr().lock();
         for (_, text) in blocks {
-            eprint!("{text}");
+            let _ = err.write_all(text.as_bytes());
         }
         return Ok(());
     };
@@ -243,7 +247,7 @@ fn write_out(opts: &Options, host: &str, blocks: &[(u32, String)]) -> Result<()>
         }
     }
     for (path, text) in files {
-        warpscope::report::write_bytes(&path, text.as_bytes())?;
+        warpscope::output::emit(&path, text.as_bytes())?;
     }
     Ok(())
 }

@@ -108,8 +108,15 @@ fn now_unix_ns() -> u64 {
 
 /// Runs the program once per metric group (once, without application replay) and gathers the results.
 /// `live` lets the injection print nvprof's `==PID==` notices to the program's standard error as they
-/// happen (no `--log-file`).
-pub fn run(opts: &Options, counters: &Counters, injection: &Path, live: bool) -> Result<Outcome> {
+/// happen (no `--log-file`). `started` is told each run's process id as it starts, and `None` when it
+/// has ended (the command line passes stop signals on to it).
+pub fn run(
+    opts: &Options,
+    counters: &Counters,
+    injection: &Path,
+    live: bool,
+    started: &dyn Fn(Option<u32>),
+) -> Result<Outcome> {
     let program = resolve_program(&opts.program)?;
     let root_dir = tempfile::Builder::new()
         .prefix("warpscope-nvprof-")
@@ -138,7 +145,7 @@ pub fn run(opts: &Options, counters: &Counters, injection: &Path, live: bool) ->
             banner: live && first,
             ranges: ranges(),
         };
-        let (root, exit) = spawn(&program, opts, &cfg, injection)?;
+        let (root, exit) = spawn(&program, opts, &cfg, injection, started)?;
         let processes = collect(&dir)?;
         keep(&dir, run);
         match outcome.as_mut() {
@@ -191,7 +198,13 @@ fn ranges() -> usize {
 }
 
 /// Starts the program and waits for it (and its descendants, when they are profiled).
-fn spawn(program: &Path, opts: &Options, cfg: &Config, injection: &Path) -> Result<(u32, Exit)> {
+fn spawn(
+    program: &Path,
+    opts: &Options,
+    cfg: &Config,
+    injection: &Path,
+    started: &dyn Fn(Option<u32>),
+) -> Result<(u32, Exit)> {
     if opts.children {
         // Orphaned descendants become warpscope's children, so their ends can be waited for.
         let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -205,6 +218,15 @@ fn spawn(program: &Path, opts: &Options, cfg: &Config, injection: &Path) -> Resu
         .spawn()
         .map_err(|e| Error::usage(format!("{}: cannot run: {e}", opts.program)))?;
     let root = Pid::from_raw(child.id() as i32);
+    started(Some(child.id()));
+    let exit = wait(root, opts);
+    started(None);
+    let exit = exit?.ok_or_else(|| Error::Output(format!("{}: lost track of the program", opts.program)))?;
+    Ok((root.as_raw() as u32, exit))
+}
+
+/// Waits for the program `root` (and, profiling children, for every descendant): how it ended.
+fn wait(root: Pid, opts: &Options) -> Result<Option<Exit>> {
     let mut exit = None;
     loop {
         match waitpid(None::<Pid>, None) {
@@ -218,8 +240,7 @@ fn spawn(program: &Path, opts: &Options, cfg: &Config, injection: &Path) -> Resu
             break;
         }
     }
-    let exit = exit.ok_or_else(|| Error::Output(format!("{}: lost track of the program", opts.program)))?;
-    Ok((root.as_raw() as u32, exit))
+    Ok(exit)
 }
 
 /// With `WARPSCOPE_NVPROF_KEEP=DIR`, copies what the processes wrote to DIR (`run<N>-<pid>.jsonl`): the

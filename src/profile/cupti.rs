@@ -83,59 +83,11 @@ pub struct Lib {
 /// Where to look for libcupti, in order: `WARPSCOPE_CUPTI` (a file or a folder), CUDA's usual places,
 /// pip wheels, then the loader's own search.
 pub fn candidates() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(v) = std::env::var_os("WARPSCOPE_CUPTI") {
-        let p = PathBuf::from(v);
-        if p.is_file() {
-            return vec![p];
-        }
-        dirs.push(p);
-    }
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Some(root) = std::env::var_os(var) {
-            let root = PathBuf::from(root);
-            dirs.extend(
-                ["extras/CUPTI/lib64", "lib64", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"]
-                    .map(|d| root.join(d)),
-            );
-        }
-    }
-    for pattern in [
-        "/usr/local/cuda/extras/CUPTI/lib64",
-        "/usr/local/cuda-*/extras/CUPTI/lib64",
-        "/usr/local/cuda/targets/*/lib",
-        "/usr/local/cuda-*/targets/*/lib",
-        "/usr/local/cuda/lib64",
-        "/usr/local/cuda-*/lib64",
-        "/usr/lib/x86_64-linux-gnu",
-        "/usr/lib/python3*/site-packages/nvidia/*/lib",
-        "/usr/local/lib/python3*/dist-packages/nvidia/*/lib",
-        "/usr/local/lib/python3*/site-packages/nvidia/*/lib",
-        "/opt/*/.venv/lib/python3*/site-packages/nvidia/*/lib",
-    ] {
-        if let Ok(paths) = glob::glob(pattern) {
-            let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).collect();
-            found.sort();
-            found.reverse(); // newest CUDA first
-            dirs.extend(found);
-        }
-    }
-    if let Some(venv) = std::env::var_os("VIRTUAL_ENV")
-        && let Ok(paths) = glob::glob(&format!("{}/lib/python3*/site-packages/nvidia/*/lib", venv.to_string_lossy()))
-    {
-        dirs.extend(paths.filter_map(|p| p.ok()));
-    }
-    let mut out: Vec<PathBuf> = Vec::new();
-    for d in dirs {
-        for name in ["libcupti.so", "libcupti.so.13", "libcupti.so.12"] {
-            let p = d.join(name);
-            if p.is_file() && !out.contains(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out.extend(["libcupti.so", "libcupti.so.13", "libcupti.so.12"].map(PathBuf::from));
-    out
+    crate::gpu::probe::library_candidates(
+        "WARPSCOPE_CUPTI",
+        &["libcupti.so", "libcupti.so.13", "libcupti.so.12"],
+        &["extras/CUPTI/lib64", "lib64", "targets/*/lib"],
+    )
 }
 
 macro_rules! sym {

@@ -91,11 +91,11 @@ pub fn initialize() {
     let command = command_line();
     write_now(&mut out, &[Message::Start { pid, ppid, command: command.clone() }]);
     if cfg.banner {
-        eprint!("{}", render::banner(pid, &command));
+        say(&render::banner(pid, &command));
     }
     let fail = |out: &mut Option<BufWriter<File>>, why: String| {
         if cfg.banner {
-            eprint!("{}", render::error(pid, &why));
+            say(&render::error(pid, &why));
         }
         write_now(out, &[Message::Error(why)]);
     };
@@ -202,14 +202,14 @@ impl State {
 
     fn notice(&self, text: String) {
         if self.cfg.banner {
-            eprint!("{}", render::notice(self.pid, &text));
+            say(&render::notice(self.pid, &text));
         }
         self.emit(&[Message::Notice(text)]);
     }
 
     fn error(&self, text: String) {
         if self.cfg.banner {
-            eprint!("{}", render::error(self.pid, &text));
+            say(&render::error(self.pid, &text));
         }
         self.emit(&[Message::Error(text)]);
     }
@@ -359,4 +359,11 @@ fn finish(wait: bool) {
     if let Some(mut out) = grab(&st.out, wait) {
         write_now(&mut out, &msgs);
     }
+}
+
+/// Writes nvprof's `==PID==` lines to the program's standard error; a closed one loses them and nothing
+/// else (`eprint!` would panic inside the program).
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
