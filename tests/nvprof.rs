@@ -95,6 +95,8 @@ fn bad_options_are_one_line_errors_before_anything_runs() {
         (vec!["--devices", "0,x", "echo"], "error: --devices '0,x'"),
         (vec!["--kernels", "k", "echo"], "error: --kernels, -k, -s and -c choose the launches"),
         (vec!["--replay-mode", "application", "echo"], "error: --replay-mode application"),
+        (vec!["--log-file", "same.txt", "-o", "same.txt", "echo"], "error: --export-profile same.txt is the same file"),
+        (vec!["--log-file", "/", "echo"], "error: /: is a folder"),
     ] {
         let out = nvprof(&args).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();

@@ -150,9 +150,7 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
     }
     let opts = a.options()?;
     let counters = opts.validate()?;
-    if let Some(t) = opts.export.as_deref().filter(|t| !t.contains("%p")) {
-        check_export(Path::new(&options::expand(t, 0, &options::hostname())?), opts.force)?;
-    }
+    check_files(&opts)?;
     let injection = runner::injection_library()?;
     let live = opts.log_file.is_none();
     let outcome = runner::run(&opts, &counters, &injection, live, &super::signals::forward_to)?;
@@ -187,6 +185,27 @@ fn query_devices(ctx: &Context) -> Vec<(u32, String)> {
         Ok(list) if !list.is_empty() => list.into_iter().map(|d| (d.ordinal, d.name)).collect(),
         Ok(_) | Err(_) => vec![(0, "any GPU of compute capability 7.5 or newer; no GPU found here".into())],
     }
+}
+
+/// Refuses, before the program runs, output files that cannot be written or that would overwrite the
+/// program or each other (templates compared as expanded for one process).
+fn check_files(opts: &Options) -> Result<()> {
+    let host = options::hostname();
+    let program = runner::resolve_program(&opts.program)?;
+    let expand = |t: &Option<String>| t.as_deref().map(|t| options::expand(t, 0, &host).map(PathBuf::from)).transpose();
+    let (log, export) = (expand(&opts.log_file)?, expand(&opts.export)?);
+    let mut outputs = Vec::new();
+    if let Some(path) = &log {
+        output::check_writable(path)?;
+        outputs.push(output::Named { what: "--log-file", path });
+    }
+    if let Some(path) = &export {
+        if opts.export.as_deref().is_some_and(|t| !t.contains("%p")) {
+            check_export(path, opts.force)?;
+        }
+        outputs.push(output::Named { what: "--export-profile", path });
+    }
+    output::check_distinct(&[output::Named { what: "program", path: &program }], &outputs)
 }
 
 fn check_export(path: &Path, force: bool) -> Result<()> {
