@@ -280,6 +280,71 @@ pub struct Record {
     /// its values are the tool's averages over them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_of: Option<u64>,
+    /// Configurations in the whole sweep the record belongs to: with `index`, what `merge` checks the
+    /// slices of a sweep against (a missing slice leaves indices unaccounted for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_size: Option<u32>,
+    /// Where and when it ran in a profiled program (`warpscope nvprof`): process, stream, start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Trace>,
+}
+
+/// What a GPU activity of a profiled program was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActivityKind {
+    /// A kernel launch.
+    #[default]
+    Kernel,
+    /// A memory copy.
+    Memcpy,
+    /// A memory set.
+    Memset,
+}
+
+/// One GPU activity of a program profiled from outside (`warpscope nvprof`): what a profiler's GPU
+/// trace shows beside the launch shape. Times are nanoseconds; `None` where the activity was not traced.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// Kernel, memcpy or memset.
+    pub kind: ActivityKind,
+    /// The name as nvprof printed it: a kernel's demangled signature, or `[CUDA memcpy HtoD]`.
+    pub name: String,
+    /// Process that issued it.
+    pub pid: u32,
+    /// Start, ns after the profiled application was launched.
+    #[serde(default)]
+    pub start_ns: Option<u64>,
+    /// GPU duration, ns.
+    #[serde(default)]
+    pub duration_ns: Option<u64>,
+    /// CUDA context (CUPTI's id, 1-based).
+    pub context: u32,
+    /// Stream (CUPTI's id).
+    pub stream: u32,
+    /// The API call's correlation id.
+    pub correlation: u32,
+    /// 1-based count of this kernel's launches in its process.
+    #[serde(default)]
+    pub invocation: Option<u32>,
+    /// Registers per thread.
+    #[serde(default)]
+    pub registers: Option<u32>,
+    /// Static shared memory per block, bytes.
+    #[serde(default)]
+    pub static_smem: Option<u32>,
+    /// Dynamic shared memory per block, bytes.
+    #[serde(default)]
+    pub dynamic_smem: Option<u32>,
+    /// Bytes copied or set.
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// Source memory of a copy (`Pageable`, `Pinned`, `Device`, ...), or the memory a memset wrote.
+    #[serde(default)]
+    pub src_kind: Option<String>,
+    /// Destination memory of a copy.
+    #[serde(default)]
+    pub dst_kind: Option<String>,
 }
 
 impl Record {
@@ -308,6 +373,8 @@ impl Record {
             signature: None,
             invocation: None,
             summary_of: None,
+            sweep_size: None,
+            trace: None,
         }
     }
 

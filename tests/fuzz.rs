@@ -145,3 +145,26 @@ fn result_files() {
     seeds.push([line.as_slice(), b"\n", line.as_slice(), b"\n"].concat());
     fuzz("records", fuzzing::records, seeds, 3_000);
 }
+
+#[test]
+fn result_headers() {
+    let mut seeds = files("tests/fixtures", "json");
+    let line = br#"{"kernel":"k","problem":"p","grid":[1,1,1],"block":[32,1,1],"status":"ok","reason":null,"time_ms":null,"metrics":[],"index":1,"sweep_size":4}"#;
+    seeds.push([line.as_slice(), b"\n", line.as_slice(), b"\n"].concat());
+    seeds.push(b"{\"schema_version\": 999, \"records\": []}".to_vec());
+    seeds.push(Vec::new());
+    fuzz("result_headers", fuzzing::result_headers, seeds, 3_000);
+}
+
+#[test]
+fn output_paths() {
+    let seeds = [
+        "in.csv\nin.csv",
+        "a.png|b.png\n./a.png\nout.svg",
+        "-\n-\n-",
+        "/dev/null\n/dev/null\n/tmp/../tmp/x.json",
+        "x/../y.json\ny.json",
+        "\n/\n.\n..",
+    ];
+    fuzz("output_paths", fuzzing::output_paths, seeds.iter().map(|s| s.as_bytes().to_vec()).collect(), 10_000);
+}

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
@@ -16,8 +17,10 @@ use warpscope::{Error, Result, report};
 
 use super::{FormatArg, OutputArgs, usage};
 
-fn format_arg(s: &str) -> std::result::Result<Format, String> {
-    s.parse::<Format>().map_err(|e| e.to_string())
+/// `--from`: one of the formats' names, listed in the help as clap's possible values.
+fn format_arg() -> impl TypedValueParser<Value = Format> {
+    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name))
+        .try_map(|s| s.parse::<Format>().map_err(|e| e.to_string()))
 }
 
 /// Arguments of `compare`.
@@ -33,17 +36,17 @@ pub struct CompareArgs {
     /// `faster` or `slower` only beyond both runs' noise (interquartile ranges), else `same`.
     #[arg(long, value_name = "OLD")]
     baseline: Option<PathBuf>,
-    /// Exit 1 when any delta exceeds PCT: percentage points for percentages and occupancy, relative %
-    /// for everything else; with --baseline, when a configuration is slower by more than PCT %.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", value_parser = super::ranges::PCT.parser(), help = super::ranges::PCT.help(
+        "Exit 1 when any delta exceeds PCT: percentage points for percentages and occupancy, relative % for \
+         everything else; with --baseline, when a configuration is slower by more than PCT %"
+    ))]
     fail_above: Option<f64>,
     /// Which of warpscope's values to compare: measured (the model's where nothing was measured) or the
     /// model's estimates.
     #[arg(long, value_enum, default_value = "measured")]
     source: PickArg,
-    /// Read the second file as this format instead of detecting it (nvprof-csv, nvprof-text, ncu-csv,
-    /// ncu-raw, ncu-text, json, jsonl, warpscope-csv).
-    #[arg(long, value_name = "FORMAT", value_parser = format_arg)]
+    /// Read the second file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg())]
     from: Option<Format>,
     /// Show kernels' full signatures instead of their short names.
     #[arg(long)]
@@ -73,9 +76,8 @@ pub struct ImportArgs {
     /// `--print-gpu-trace`), `ncu --csv` (details page, `--page raw`, `--print-summary per-kernel`),
     /// ncu's text output, or a warpscope JSON, JSON Lines or CSV report.
     file: PathBuf,
-    /// Read the file as this format instead of detecting it (nvprof-csv, nvprof-text, ncu-csv,
-    /// ncu-raw, ncu-text, json, jsonl, warpscope-csv).
-    #[arg(long, value_name = "FORMAT", value_parser = format_arg)]
+    /// Read the file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg())]
     from: Option<Format>,
     /// Show kernels' full signatures instead of their short names (table and markdown).
     #[arg(long)]
@@ -88,7 +90,7 @@ pub struct ImportArgs {
 fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<ExitCode> {
     let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
     for u in &unmatched {
-        eprintln!("unmatched: {u} (not timed in {})", old.display());
+        errln!("unmatched: {u} (not timed in {})", old.display());
     }
     if changes.is_empty() {
         return Err(usage(format!(
@@ -99,9 +101,9 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<E
     }
     let err = |e: String| Error::Output(e);
     match a.format {
-        CompareFormat::Json => println!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?),
+        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?)?,
         CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "kernel",
                 "problem",
@@ -126,7 +128,8 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<E
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
-            w.flush().map_err(|e| err(e.to_string()))?;
+            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
+            warpscope::output::print(&String::from_utf8_lossy(&text))?;
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
@@ -143,12 +146,12 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<E
                     c.verdict.as_str().to_string(),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!("noise = the larger interquartile range of the two runs, % of the median");
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!("noise = the larger interquartile range of the two runs, % of the median")?;
         }
     }
     let count = |v: Verdict| changes.iter().filter(|c| c.verdict == v).count();
-    eprintln!(
+    errln!(
         "{} faster, {} slower, {} within the noise",
         count(Verdict::Faster),
         count(Verdict::Slower),
@@ -157,7 +160,7 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<E
     let regressed =
         limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
     Ok(if regressed > 0 {
-        eprintln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
+        errln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -173,11 +176,6 @@ fn tool(report: &Report) -> String {
 }
 
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
-    if let Some(limit) = a.fail_above
-        && !(limit.is_finite() && limit >= 0.0)
-    {
-        return Err(usage(format!("--fail-above {limit}: a percentage of 0 or more")));
-    }
     let other = match (&a.baseline, &a.other) {
         (Some(old), _) => return against_baseline(a, old, a.fail_above),
         (None, Some(other)) => other,
@@ -191,10 +189,10 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     };
     let cmp = compare::compare(&ours, &theirs, pick);
     for u in &cmp.unmatched {
-        eprintln!("unmatched: {u}");
+        errln!("unmatched: {u}");
     }
     if let Some(h) = &cmp.hint {
-        eprintln!("hint: {h}");
+        errln!("hint: {h}");
     }
     if cmp.rows.is_empty() {
         return Err(usage(format!(
@@ -212,10 +210,10 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         Some(limit) => {
             let bad = cmp.above(limit);
             if bad.is_empty() {
-                eprintln!("all {} deltas within {limit}", cmp.rows.len());
+                errln!("all {} deltas within {limit}", cmp.rows.len());
                 ExitCode::SUCCESS
             } else {
-                eprintln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
+                errln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
                 ExitCode::from(1)
             }
         }
@@ -239,9 +237,9 @@ fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
     let err = |e: String| Error::Output(e);
     let dim = |d: Option<warpscope::spec::Dim3>| d.map(|d| d.to_string()).unwrap_or_default();
     match a.format {
-        CompareFormat::Json => println!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?),
+        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?)?,
         CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "kernel",
                 "grid",
@@ -285,7 +283,8 @@ fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
-            w.flush().map_err(|e| err(e.to_string()))?;
+            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
+            warpscope::output::print(&String::from_utf8_lossy(&text))?;
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
@@ -305,23 +304,24 @@ fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
                     r.rel_delta_pct.map(|v| format!("{v:+.2}%")).unwrap_or_else(|| "-".into()),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!(
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!(
                 "delta = {la} - {lb}; percentages and occupancy in percentage points; A / B: the shapes differ (paired in launch order)"
-            );
+            )?;
         }
     }
     Ok(())
 }
 
 pub fn import(a: &ImportArgs) -> Result<ExitCode> {
+    super::check_outputs(&[("FILE", &a.file)], &a.out, &[])?;
     a.out.check()?;
     let (format, mut report) = import::read_file(&a.file, a.from)?;
     if !a.out.quiet {
         let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         let summaries = report.records.iter().filter(|r| r.summary_of.is_some()).count();
         let of = if summaries > 0 { format!(" ({})", count(summaries, "summary row")) } else { String::new() };
-        eprintln!("{}: {format}, {}{of}", a.file.display(), count(report.records.len(), "record"));
+        errln!("{}: {format}, {}{of}", a.file.display(), count(report.records.len(), "record"));
     }
     if a.full_names && matches!(a.out.format, FormatArg::Table | FormatArg::Markdown) {
         for r in &mut report.records {

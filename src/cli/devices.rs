@@ -29,11 +29,11 @@ pub fn devices(ctx: &Context, a: &DevicesArgs) -> Result<ExitCode> {
     let list = gpu::list(ctx.backend)?;
     match a.format {
         DevicesFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(&list).map_err(|e| Error::Output(e.to_string()))?);
+            outln!("{}", serde_json::to_string_pretty(&list).map_err(|e| Error::Output(e.to_string()))?)?;
         }
         DevicesFormat::Table => {
             for d in &list {
-                println!("{}", describe(d));
+                outln!("{}", describe(d))?;
             }
         }
     }

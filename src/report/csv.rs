@@ -48,6 +48,7 @@ const OPTIONAL: &[Optional] = &[
     },
     Optional { name: "device", get: |r| s(r.device) },
     Optional { name: "index", get: |r| s(r.index) },
+    Optional { name: "sweep_size", get: |r| s(r.sweep_size) },
     Optional { name: "bound", get: |r| r.bound.clone() },
     Optional { name: "nvml_samples", get: |r| s(r.conditions.as_ref().map(|c| c.samples)) },
     Optional { name: "sm_clock_min_mhz", get: |r| s(r.conditions.as_ref().and_then(|c| c.sm_clock_mhz).map(|c| c[0])) },
@@ -261,6 +262,7 @@ pub fn parse(text: &str) -> Result<Vec<Record>> {
         }
         r.device = row.num("device")?;
         r.index = row.num("index")?;
+        r.sweep_size = row.num("sweep_size")?;
         r.bound = row.text("bound").map(String::from);
         if let Some(samples) = row.num("nvml_samples")? {
             r.conditions = Some(Conditions {
