@@ -111,9 +111,10 @@ pub fn sms(values: &[Value]) -> Option<u32> {
     values.iter().find(|v| &*v.name == "# SMs").map(|v| v.value as u32)
 }
 
-/// A section's `Duration` in milliseconds.
+/// A kernel duration (a section's `Duration`, `gpu__time_duration.sum`) in milliseconds.
 pub fn duration_ms(v: &Value) -> Option<f64> {
-    (&*v.name == "Duration" && &*v.unit == "ns").then(|| v.scaled(-6))
+    let name = v.name.strip_suffix(".sum").unwrap_or(&v.name);
+    (["Duration", "gpu__time_duration"].contains(&name) && &*v.unit == "ns").then(|| v.scaled(-6))
 }
 
 /// Adds the metrics of `values` to `launch`.
