@@ -321,6 +321,9 @@ impl Record {
 pub struct Baselines {
     /// Device-to-device cuMemcpy bandwidth, bytes read + written per second, in GB/s.
     pub memcpy_dtod_gbs: Option<Metric>,
+    /// The time model's figures for the device (its calibration, `sweep --model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::model::time::Figures>,
 }
 
 /// How a run timed its configurations (the report's `timing` object).

@@ -81,7 +81,7 @@ pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
             target.arch.sm_name(),
             target.sms,
             target.clock_mhz,
-            target.bandwidth_gbs
+            target.figures.copy_gbs
         );
     }
     let report = estimate::run(kernel.as_ref(), &blocks, &target);

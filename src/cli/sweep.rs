@@ -314,6 +314,7 @@ impl Printer<'_> {
                 }
             }
             Event::NoCounters(why) => eprintln!("warning: measured metrics unavailable: {why}; showing estimates"),
+            Event::Warning(why) => eprintln!("warning: {why}"),
             Event::Phase(name, secs) => {
                 if out.verbose && !out.quiet {
                     eprintln!("{name}: {secs:.3} s");
@@ -331,6 +332,7 @@ enum Owned {
     Phase(&'static str, f64),
     Counters(usize),
     NoCounters(Unavailable),
+    Warning(String),
 }
 
 impl Owned {
@@ -342,6 +344,7 @@ impl Owned {
             Event::Phase(n, s) => Owned::Phase(n, s),
             Event::Counters(p) => Owned::Counters(p),
             Event::NoCounters(u) => Owned::NoCounters(u.clone()),
+            Event::Warning(w) => Owned::Warning(w),
         }
     }
 
@@ -353,6 +356,7 @@ impl Owned {
             Owned::Phase(n, s) => Event::Phase(n, *s),
             Owned::Counters(p) => Event::Counters(*p),
             Owned::NoCounters(u) => Event::NoCounters(u),
+            Owned::Warning(w) => Event::Warning(w.clone()),
         }
     }
 }

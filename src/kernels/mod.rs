@@ -84,28 +84,59 @@ pub struct Work {
     pub flops: u64,
 }
 
-/// Load or store.
+/// Load or store, to global or shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccessKind {
     /// A global load.
     Load,
     /// A global store.
     Store,
+    /// A shared-memory load (`index` is a 4-byte word offset in the block's shared memory).
+    SharedLoad,
+    /// A shared-memory store (`index` as for [`AccessKind::SharedLoad`]).
+    SharedStore,
 }
 
-/// One global-memory access of one thread.
+/// One memory access of one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
-    /// The instruction it belongs to (accesses of one warp with the same `insn` form one request).
+    /// The instruction it belongs to (accesses of one warp with the same `insn` and kind form one request).
     pub insn: u16,
-    /// Load or store.
+    /// Load or store, global or shared.
     pub kind: AccessKind,
-    /// Buffer index in [`Kernel::buffers`].
+    /// Buffer index in [`Kernel::buffers`] (0 for shared memory).
     pub buffer: u8,
-    /// Element index in that buffer.
+    /// Element index in that buffer; for shared memory, the 4-byte word offset from the start of the
+    /// block's shared memory (static arrays first, then the dynamic one, as ptxas lays them out), which
+    /// decides the bank.
     pub index: u64,
     /// Bytes accessed (4 for a float, 16 for a float4).
     pub bytes: u8,
+}
+
+impl Access {
+    /// A global load of `bytes` at element `index` of buffer `buffer`.
+    pub fn load(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
+        Access { insn: insn.min(u16::MAX as usize) as u16, kind: AccessKind::Load, buffer, index, bytes }
+    }
+    /// A global store.
+    pub fn store(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
+        Access { insn: insn.min(u16::MAX as usize) as u16, kind: AccessKind::Store, buffer, index, bytes }
+    }
+    /// A shared-memory load of `bytes` at word `word`.
+    pub fn shared_load(insn: usize, word: u64, bytes: u8) -> Self {
+        Access { insn: insn.min(u16::MAX as usize) as u16, kind: AccessKind::SharedLoad, buffer: 0, index: word, bytes }
+    }
+    /// A shared-memory store.
+    pub fn shared_store(insn: usize, word: u64, bytes: u8) -> Self {
+        Access {
+            insn: insn.min(u16::MAX as usize) as u16,
+            kind: AccessKind::SharedStore,
+            buffer: 0,
+            index: word,
+            bytes,
+        }
+    }
 }
 
 /// A thread's coordinates.
@@ -155,7 +186,8 @@ pub trait Kernel: Send + Sync {
     fn barriers(&self) -> u32 {
         0
     }
-    /// Appends the global accesses of one thread, in program order.
+    /// Appends the memory accesses of one thread, in program order: global loads and stores, and the
+    /// shared-memory ones whose banks matter.
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>);
     /// How many loads each listed load stands for: a kernel whose [`Kernel::accesses`] lists only the
     /// first iterations of a long loop (the pattern repeats) gives trips / listed iterations.
