@@ -4,8 +4,8 @@
 //   calEmpty          launch overhead (1 block) and the block scheduler's rate (many empty blocks)
 //   calChainInit      builds the pointer chain calChase follows
 //   calChase          DRAM latency on an idle GPU: one thread, each load's address the previous value
-//   calStreamAdd      c = a + b, one element per thread (STREAM's Add): latency under streaming load
-//   calL2Read         re-reads a buffer a quarter of L2 with float4 loads: L2 bandwidth
+//   calRead           reads a buffer with float4 loads: DRAM read bandwidth (4 x L2, once) and L2
+//                     bandwidth (a quarter of L2, over and over)
 //   calL1Read         each block re-reads its own 8 KiB with float4 loads: L1 bandwidth per SM
 //   calSmemRead       conflict-free shared-memory loads: shared-memory bandwidth per SM
 //   calPartialStore   8 stores of 4 bytes per 32-byte sector, sectors far apart: L2's rate for
@@ -32,15 +32,9 @@ extern "C" __global__ void calChase(const unsigned *next, unsigned start, int st
     out[0] = j;
 }
 
-extern "C" __global__ void calStreamAdd(const float *a, const float *b, float *c, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) c[i] = a[i] + b[i];
-}
-
 // Every thread walks the buffer (n4 float4) from its own offset, `passes` times; the sum is stored so
 // that the loads are kept.
-extern "C" __global__ void calL2Read(const float4 *in, int n4, int passes, float *out)
+extern "C" __global__ void calRead(const float4 *in, int n4, int passes, float *out)
 {
     int tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
     float acc = 0.0f;

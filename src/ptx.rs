@@ -149,6 +149,8 @@ pub fn classify(line: &str) -> Option<(Pipe, f64)> {
         "ld" | "st" | "atom" | "red" | "ldu" | "prefetch" => (Pipe::Mem, 1.0),
         "bra" | "bar" | "ret" | "exit" | "call" | "membar" | "fence" => (Pipe::Other, 1.0),
         "mov" => (Pipe::Other, 1.0),
+        // A conversion between integer types is a sign extension or a move: the integer ALU.
+        "cvt" if !float => (Pipe::Int, 1.0),
         "cvt" | "ex2" | "lg2" | "rcp" | "rsqrt" | "sqrt" | "sin" | "cos" | "tanh" => (Pipe::Sfu, 1.0),
         // Division: a reciprocal and a Newton step (approx), or an integer routine of ~20 instructions.
         "div" | "rem" if float => (Pipe::Sfu, 1.0),
@@ -252,6 +254,8 @@ mod tests {
         assert_eq!(classify("setp.ge.s32 \t%p1, %r1, %r2;"), Some((Pipe::Int, 1.0)));
         assert_eq!(classify("ex2.approx.ftz.f32 \t%f1, %f2;"), Some((Pipe::Sfu, 1.0)));
         assert_eq!(classify("ld.global.f32 \t%f1, [%rd1];"), Some((Pipe::Mem, 1.0)));
+        assert_eq!(classify("cvt.s64.s32 \t%rd5, %r117;"), Some((Pipe::Int, 1.0)));
+        assert_eq!(classify("cvt.rn.f32.s32 \t%f1, %r1;"), Some((Pipe::Sfu, 1.0)));
         assert_eq!(classify("ld.param.u64 \t%rd1, [k_param_0];"), None);
         assert_eq!(classify("mov.f32 \t%f1, 0f3F800000;"), None);
         let m = straight_mix("sum_matrix", "sumMatrixOnGPU2D").unwrap();

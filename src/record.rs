@@ -379,6 +379,10 @@ pub struct ModelFit {
     pub median_abs_error_pct: f64,
     /// Spearman's rank correlation of predicted and measured times.
     pub spearman: Option<f64>,
+    /// Measured time of the shape the model predicts fastest over the measured fastest, less one,
+    /// percent (one kernel and problem in the sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regret_pct: Option<f64>,
 }
 
 impl ModelFit {
@@ -390,10 +394,17 @@ impl ModelFit {
             .collect();
         let errors: Vec<f64> = pairs.iter().map(|(m, p)| 100.0 * (p - m).abs() / m).collect();
         let (measured, predicted): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+        let predictions: Vec<Option<f64>> =
+            records.iter().map(|r| r.metric(crate::metrics::PREDICTED_TIME).map(|m| m.value)).collect();
+        let per_kernel = crate::model::check::fits(records, &predictions);
         Some(ModelFit {
             configs: pairs.len(),
             median_abs_error_pct: crate::stats::median(&errors)?,
             spearman: crate::stats::spearman(&measured, &predicted),
+            regret_pct: match per_kernel.as_slice() {
+                [one] => Some(one.regret_pct),
+                _ => None,
+            },
         })
     }
 }

@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{Backend, DeviceInfo};
 use crate::error::{Error, Result};
-use crate::model::arch;
 use crate::model::calibration::{self, Measurements};
 use crate::model::time::Figures;
 use crate::record::Source;
@@ -90,7 +89,7 @@ pub fn calibration(backend: &mut dyn Backend, refresh: bool) -> Result<Calibrati
         Source::Mock => "mock (made-up figures)".to_string(),
         _ => format!("calibrated on {}", info.name),
     };
-    let figures = calibration::figures(&measurements, arch::nearest(info.cc()), source);
+    let figures = calibration::figures(&measurements, source);
     calibration::check(&figures).map_err(|why| Error::Output(format!("{why}: the microbenchmarks misbehaved")))?;
     let measured_at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let c =

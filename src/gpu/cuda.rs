@@ -15,7 +15,7 @@ use cudarc::nvrtc::Ptx;
 use super::{Backend, DeviceInfo, DeviceLimits, HostOutputs, KernelAttrs, Launch, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Role};
-use crate::model::calibration::{Measurements, STREAM_BLOCK};
+use crate::model::calibration::Measurements;
 use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::Source;
@@ -523,17 +523,16 @@ impl Backend for CudaBackend {
         let wall = std::time::Instant::now();
         let m = self.module("calibrate")?;
         let func = |name: &str| m.load_function(name).map_err(cu(&format!("cuModuleGetFunction({name})")));
-        let (empty, chain_init, chase, stream_add) =
-            (func("calEmpty")?, func("calChainInit")?, func("calChase")?, func("calStreamAdd")?);
-        let (l2_read, l1_read, smem_read, partial) =
-            (func("calL2Read")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
+        let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
+        let (read, l1_read, smem_read, partial) =
+            (func("calRead")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
         let sms = self.info.sms.max(1);
         let l2 = (self.info.l2_bytes as usize).max(1 << 20);
-        // Buffers: the chase and the partial stores over 4 x L2 (at least 256 MiB), three stream arrays
-        // of 4 x L2 each (at least 128 MiB), L2/4 to re-read, 8 KiB per block to re-read.
+        // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
+        // read from DRAM, re-read in part (L2, L1) and store to; a flush buffer of 2 x L2.
         let chase_words = ((4 * l2).max(256 << 20) / 4) & !7;
         let stream_elems = ((4 * l2).max(128 << 20) / 4) & !255;
-        let need = 4 * (chase_words + 3 * stream_elems) + 2 * l2;
+        let need = 4 * (chase_words + 2 * stream_elems) + 2 * l2;
         let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         if need + (64 << 20) > free {
             return Err(Error::usage(format!(
@@ -599,41 +598,37 @@ impl Backend for CudaBackend {
         )?;
         drop(next);
 
-        // Latency under streaming load: c = a + b, one element per thread, 256-thread blocks.
-        let arrays: Vec<CudaSlice<u32>> = (0..3)
+        // DRAM read bandwidth: a buffer of 4 x L2 read once, L2 flushed before each run.
+        let arrays: Vec<CudaSlice<u32>> = (0..2)
             .map(|_| unsafe { stream.alloc::<u32>(stream_elems) }.map_err(cu("cuMemAlloc")))
             .collect::<Result<_>>()?;
         for a in &arrays {
             zero(a)?;
         }
-        let stream_active_blocks = stream_add
-            .occupancy_max_active_blocks_per_multiprocessor(STREAM_BLOCK, 0, None)
-            .map_err(cu("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
-        let n = stream_elems as i32;
-        let stream_ms = median(
-            self.time_with(2, 5, "calStreamAdd", None, || {
-                let mut b = stream.launch_builder(&stream_add);
-                b.arg(&arrays[0]).arg(&arrays[1]).arg(&arrays[2]).arg(&n);
-                // SAFETY: calStreamAdd(const float*, const float*, float*, int n) on three arrays of n
-                // words (zeroed: the float 0.0).
-                unsafe { b.launch(cfg((stream_elems as u32).div_ceil(STREAM_BLOCK), STREAM_BLOCK)) }
-                    .map(|_| ())
-                    .map_err(cu("calStreamAdd"))
+        let all_n4 = (stream_elems / 4) as i32;
+        let once = 1i32;
+        let dram_read_ms = median(
+            self.time_with(1, 5, "calRead", Some(&flush), || {
+                let mut b = stream.launch_builder(&read);
+                b.arg(&arrays[0]).arg(&all_n4).arg(&once).arg(&sink);
+                // SAFETY: reads the whole zeroed array (stream_elems words = all_n4 float4).
+                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
             })?,
-            "calStreamAdd",
+            "calRead",
         )?;
+        let dram_read_bytes = all_n4 as f64 * 16.0;
 
         // L2 bandwidth: a quarter of L2 re-read 64 times by 8 blocks of 256 per SM.
         let l2_n4 = (l2 / 4 / 16) as i32;
         let passes = 64i32;
         let l2_ms = median(
-            self.time_with(1, 5, "calL2Read", None, || {
-                let mut b = stream.launch_builder(&l2_read);
+            self.time_with(1, 5, "calRead", None, || {
+                let mut b = stream.launch_builder(&read);
                 b.arg(&arrays[0]).arg(&l2_n4).arg(&passes).arg(&sink);
                 // SAFETY: reads l2_n4 float4 (L2/4 bytes) of a zeroed array of 4 x L2 bytes or more.
-                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calL2Read"))
+                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
             })?,
-            "calL2Read",
+            "calRead",
         )?;
         let l2_bytes = l2_n4 as f64 * 16.0 * passes as f64;
 
@@ -671,7 +666,7 @@ impl Backend for CudaBackend {
         let partial_ms = median(
             self.time_with(1, 5, "calPartialStore", None, || {
                 let mut b = stream.launch_builder(&partial);
-                b.arg(&arrays[2]).arg(&words).arg(&stride).arg(&sectors);
+                b.arg(&arrays[1]).arg(&words).arg(&stride).arg(&sectors);
                 // SAFETY: writes 8 words at (i x 264) mod words (a multiple of 8), inside the array.
                 unsafe { b.launch(cfg((sectors as u32).div_ceil(256), 256)) }.map(|_| ()).map_err(cu("calPartialStore"))
             })?,
@@ -690,9 +685,8 @@ impl Backend for CudaBackend {
             empty_ms,
             chase_steps: chase_steps as u64,
             chase_ms,
-            stream_elements: stream_elems as u64,
-            stream_active_blocks,
-            stream_ms,
+            dram_read_bytes,
+            dram_read_ms,
             l2_bytes,
             l2_ms,
             l1_bytes,

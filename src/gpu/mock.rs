@@ -301,8 +301,8 @@ impl Backend for MockBackend {
     }
 
     fn calibrate(&mut self) -> Result<crate::model::calibration::Measurements> {
-        // Made-up, self-consistent figures: the mock's bandwidth, 1 us of streaming latency, 10 blocks
-        // per us per SM, 128 bytes per clock of L1 and shared memory, L2 at three times DRAM.
+        // Made-up, self-consistent figures: the mock's bandwidth, 600 ns of DRAM latency, 10 blocks per
+        // us per SM, 128 bytes per clock of L1 and shared memory, L2 at three times DRAM.
         let (sms, clock) = (self.info.sms as f64, 1980e6);
         Ok(crate::model::calibration::Measurements {
             sms: self.info.sms,
@@ -312,9 +312,8 @@ impl Backend for MockBackend {
             empty_ms: MOCK_LAUNCH_MS + 0.1,
             chase_steps: 2048,
             chase_ms: 2048.0 * 600e-6,
-            stream_elements: 1 << 25,
-            stream_active_blocks: 8,
-            stream_ms: 0.3,
+            dram_read_bytes: 1e9,
+            dram_read_ms: 1e9 / (MOCK_GBS * 1e9) * 1e3,
             l2_bytes: 1e9,
             l2_ms: 1e9 / (3.0 * MOCK_GBS * 1e9) * 1e3,
             l1_bytes: 128.0 * sms * clock * 1e-4,

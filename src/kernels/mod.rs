@@ -498,6 +498,42 @@ pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
     })
 }
 
+/// The kernel a record was measured with, from its entry and problem as [`Kernel::problem`] printed
+/// them (`sumMatrixOnGPU2D`, `16384x16384`; `rgbToGray`, `480x270 x 64 frames`; `blurRows`,
+/// `4096x4096, sigma 5`; `mad24`, `8192x8192, 24 MADs per element`; `divergeWarp`, `67108864
+/// elements`): what `model-check` needs to predict a measured configuration again.
+pub fn from_record(entry: &str, problem: &str) -> Result<Box<dyn Kernel>> {
+    let bad = || Error::usage(format!("cannot tell the problem of {entry} from '{problem}'"));
+    let name = match CATALOGUE.iter().find(|k| k.entry == entry) {
+        Some(k) => k.name,
+        None if entry.starts_with("mad") && entry[3..].parse::<u32>().is_ok() => "mad",
+        None => return Err(unknown(entry)),
+    };
+    let words: Vec<&str> = problem.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    let before = |word: &str| {
+        words.iter().position(|w| *w == word).and_then(|i| i.checked_sub(1)).and_then(|i| words[i].parse::<u32>().ok())
+    };
+    let mut p = Problem::default();
+    if let Some((x, y)) = words.first().and_then(|w| w.split_once('x')) {
+        p.nx = Some(x.parse().map_err(|_| bad())?);
+        p.ny = Some(y.parse().map_err(|_| bad())?);
+    }
+    p.frames = before("frames");
+    p.n = before("MADs");
+    p.sigma = words.iter().position(|w| *w == "sigma").and_then(|i| words.get(i + 1)).and_then(|w| w.parse().ok());
+    if let Some(n) = before("elements").or_else(|| before("structs")) {
+        (p.nx, p.ny) = (Some(n), Some(1));
+    }
+    if name == "matmul-coalesced" || name == "matmul-strided" {
+        p.ny = None;
+    }
+    let k = lookup(name, p)?;
+    if k.problem() != problem || k.entry() != entry {
+        return Err(bad());
+    }
+    Ok(k)
+}
+
 /// Fresh inputs: uniform in [-1, 1), element `i` of input buffer `b` being [`uniform`]`(seed, b, i)`,
 /// generated in parallel. The GPU backend fills its buffers with the same function on the device
 /// (kernels/init.cu), so inputs never cross PCIe; these host copies feed the CPU reference.
@@ -565,6 +601,19 @@ mod tests {
         }
         assert_eq!(lookup("sumMatrixOnGPU2D", Problem::default()).unwrap().name(), "sum-matrix");
         assert!(e.to_string().contains("unknown kernel 'nope'"));
+    }
+
+    #[test]
+    fn kernels_come_back_from_their_records() {
+        for info in CATALOGUE {
+            let k = lookup(info.name, info.selftest).unwrap();
+            let back = from_record(k.entry(), &k.problem()).unwrap();
+            assert_eq!((back.entry(), back.problem()), (k.entry(), k.problem()), "{}", info.name);
+        }
+        let mad = lookup("mad", Problem { n: Some(6), ..Problem::sized(64, 32) }).unwrap();
+        assert_eq!(from_record("mad6", &mad.problem()).unwrap().problem(), "64x32, 6 MADs per element");
+        assert!(from_record("sumMatrixOnGPU2D", "a few").is_err());
+        assert!(from_record("nope", "16x16").is_err());
     }
 
     #[test]

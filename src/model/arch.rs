@@ -77,8 +77,8 @@ pub struct Arch {
     pub schedulers_per_sm: u32,
     /// Load/store units per SM (L in SKE).
     pub ldst_units_per_sm: u32,
-    /// DRAM latency under streaming load, in SM cycles, for cards that were not calibrated (docs/MODEL.md
-    /// says where each comes from).
+    /// DRAM latency of a load on an idle GPU, in SM cycles, for cards that were not calibrated
+    /// (docs/MODEL.md says where each comes from).
     pub mem_latency_cycles: u32,
     /// SM cycles between two block launches on one SM (the block scheduler's rate), for cards that
     /// were not calibrated.
@@ -143,10 +143,11 @@ const fn modern(cc: (u32, u32), family: &'static str) -> Arch {
         sfu_lanes_per_sm: 16,
         schedulers_per_sm: 4,
         ldst_units_per_sm: 32,
-        // Where no calibration exists (offline estimates): measured on an H200 (docs/MODEL.md), 0.8 us
-        // and 12.5 blocks/us/SM at 1980 MHz; 0.19 from ncu's achieved occupancy over the seed's shapes.
-        // A measured sweep replaces the first two by the device's own calibration.
-        mem_latency_cycles: 1580,
+        // Where no calibration exists (offline estimates): "about 800 cycles per request" (source 003);
+        // 12.5 blocks/us/SM at 1980 MHz, the block scheduler's rate measured on an H200 (docs/MODEL.md);
+        // 0.19 from ncu's achieved occupancy over the seed's shapes. A measured sweep replaces the first
+        // two by the device's own calibration.
+        mem_latency_cycles: LATENCY_CYCLES,
         block_issue_cycles: 158,
         warp_spread: 0.19,
         l1_bytes_per_clk: 128,
@@ -166,9 +167,10 @@ impl Arch {
     }
 }
 
-/// Model constants of the pre-Maxwell archs: 800-cycle memory latency (source 003) and the warp spread
-/// fitted to the seed's Fermi achieved occupancy (source 001).
-const OLD_LATENCY: u32 = 800;
+/// Memory latency, cycles: "about 800 cycles per request" (source 003), for every arch that was not
+/// calibrated; and the warp spread fitted to the seed's Fermi achieved occupancy (source 001) for the
+/// pre-Maxwell archs.
+const LATENCY_CYCLES: u32 = 800;
 const OLD_SPREAD: f64 = 0.15;
 
 /// Every compute capability warpscope models, oldest first.
@@ -196,7 +198,7 @@ pub static ARCHS: &[Arch] = &[
         sfu_lanes_per_sm: 2,
         schedulers_per_sm: 1,
         ldst_units_per_sm: 8,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((1, 3), "Tesla (GT200)")
     },
@@ -219,7 +221,7 @@ pub static ARCHS: &[Arch] = &[
         sfu_lanes_per_sm: 4,
         schedulers_per_sm: 2,
         ldst_units_per_sm: 16,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((2, 0), "Fermi")
     },
@@ -242,7 +244,7 @@ pub static ARCHS: &[Arch] = &[
         sfu_lanes_per_sm: 8,
         schedulers_per_sm: 2,
         ldst_units_per_sm: 16,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((2, 1), "Fermi")
     },
@@ -256,7 +258,7 @@ pub static ARCHS: &[Arch] = &[
         int_lanes_per_sm: 160,
         imul_lanes_per_sm: 32,
         sfu_lanes_per_sm: 32,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((3, 0), "Kepler")
     },
@@ -269,7 +271,7 @@ pub static ARCHS: &[Arch] = &[
         int_lanes_per_sm: 160,
         imul_lanes_per_sm: 32,
         sfu_lanes_per_sm: 32,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((3, 5), "Kepler")
     },
@@ -283,7 +285,7 @@ pub static ARCHS: &[Arch] = &[
         int_lanes_per_sm: 160,
         imul_lanes_per_sm: 32,
         sfu_lanes_per_sm: 32,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((3, 7), "Kepler")
     },

@@ -4,12 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::arch::Arch;
-use super::occupancy::{self, LaunchShape};
 use super::time::Figures;
-
-/// Threads per block of the streaming-latency run (calStreamAdd): the sweep's common block size.
-pub const STREAM_BLOCK: u32 = 256;
 
 /// The raw results of one calibration run (every time a median of event-timed launches, ms).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,15 +23,13 @@ pub struct Measurements {
     pub chase_steps: u64,
     /// Time of the chase.
     pub chase_ms: f64,
-    /// Elements of calStreamAdd (one per thread, blocks of [`STREAM_BLOCK`]).
-    pub stream_elements: u64,
-    /// Resident blocks per SM of calStreamAdd (the driver's occupancy calculator).
-    pub stream_active_blocks: u32,
-    /// Time of calStreamAdd.
-    pub stream_ms: f64,
-    /// Bytes calL2Read loaded, and its time.
+    /// Bytes calRead loaded from a buffer of 4 x L2 (from DRAM), and its time.
+    pub dram_read_bytes: f64,
+    /// Time of that read.
+    pub dram_read_ms: f64,
+    /// Bytes calRead loaded re-reading a quarter of L2, and its time.
     pub l2_bytes: f64,
-    /// Time of calL2Read.
+    /// Time of that read.
     pub l2_ms: f64,
     /// Bytes calL1Read loaded, and its time.
     pub l1_bytes: f64,
@@ -58,36 +51,22 @@ pub struct Measurements {
     pub wall_ms: f64,
 }
 
-/// The figures `m` gives on a device of `arch`; `source` says where they come from.
+/// The figures `m` gives; `source` says where they come from.
 ///
 /// - bandwidths are bytes over time;
 /// - launch overhead is the empty kernel's time; the block rate is the empty blocks per SM over their
 ///   time less one launch;
-/// - the idle latency is the chase's time per step;
-/// - the streaming latency is calStreamAdd's time per round of resident warps, the resident warps
-///   being what the achieved-occupancy model (`occupancy::achieved`) says for it: the same quantity
-///   the latency term multiplies back (`warps / (SMs x resident warps) x latency`);
+/// - the DRAM latency is the chase's time per step;
 /// - per-clock figures divide by SMs and the clock.
-pub fn figures(m: &Measurements, arch: &Arch, source: String) -> Figures {
+pub fn figures(m: &Measurements, source: String) -> Figures {
     let per_s = |bytes: f64, ms: f64| if ms > 0.0 { bytes / (ms * 1e-3) } else { 0.0 };
     let sms = m.sms.max(1) as f64;
     let clock = m.clock_mhz.max(1) as f64 * 1e6;
-    let warps_per_block = STREAM_BLOCK / 32;
-    let blocks = m.stream_elements.div_ceil(STREAM_BLOCK as u64);
-    let shape = LaunchShape {
-        blocks,
-        warps_per_block,
-        active_blocks_per_sm: m.stream_active_blocks,
-        max_warps_per_sm: arch.max_warps_per_sm,
-        sms: m.sms,
-    };
-    let resident = occupancy::achieved(&shape, arch.warp_spread, None) * arch.max_warps_per_sm as f64;
-    let rounds = blocks as f64 * warps_per_block as f64 / (sms * resident.max(1e-9));
     let block_secs = ((m.empty_ms - m.launch_ms).max(m.empty_ms * 0.5)) * 1e-3;
     Figures {
         copy_gbs: per_s(m.copy_bytes, m.copy_ms) / 1e9,
-        dram_latency_ns: m.stream_ms * 1e6 / rounds.max(1.0),
-        idle_latency_ns: (m.chase_steps > 0).then(|| m.chase_ms * 1e6 / m.chase_steps as f64),
+        read_gbs: per_s(m.dram_read_bytes, m.dram_read_ms) / 1e9,
+        dram_latency_ns: if m.chase_steps > 0 { m.chase_ms * 1e6 / m.chase_steps as f64 } else { 0.0 },
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
         partial_store_sectors_per_ns: per_s(m.partial_stores, m.partial_ms) / 1e9,
         l1_bytes_per_clk: per_s(m.l1_bytes, m.l1_ms) / (sms * clock),
@@ -103,6 +82,7 @@ pub fn figures(m: &Measurements, arch: &Arch, source: String) -> Figures {
 pub fn check(f: &Figures) -> Result<(), String> {
     let all = [
         ("copy bandwidth", f.copy_gbs),
+        ("DRAM read bandwidth", f.read_gbs),
         ("DRAM latency", f.dram_latency_ns),
         ("L2 bandwidth", f.l2_gbs),
         ("partial-store rate", f.partial_store_sectors_per_ns),
@@ -120,12 +100,10 @@ pub fn check(f: &Figures) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::arch::arch;
 
     /// Figures worked out by hand for a made-up device of 100 SMs at 1000 MHz.
     #[test]
     fn measurements_become_figures() {
-        let h = arch((9, 0)).unwrap();
         let m = Measurements {
             sms: 100,
             clock_mhz: 1000,
@@ -136,9 +114,9 @@ mod tests {
             // 1000 dependent loads in 0.5 ms: 500 ns each.
             chase_steps: 1000,
             chase_ms: 0.5,
-            stream_elements: 100 * 256 * 1000,
-            stream_active_blocks: 8,
-            stream_ms: 1.0,
+            // 3 GB in 1 ms = 3000 GB/s.
+            dram_read_bytes: 3e9,
+            dram_read_ms: 1.0,
             // 1 GB in 1 ms = 1000 GB/s.
             l2_bytes: 1e9,
             l2_ms: 1.0,
@@ -154,21 +132,15 @@ mod tests {
             copy_ms: 1.0,
             wall_ms: 40.0,
         };
-        let f = figures(&m, h, "test".into());
+        let f = figures(&m, "test".into());
         assert!((f.copy_gbs - 2000.0).abs() < 1e-9);
+        assert!((f.read_gbs - 3000.0).abs() < 1e-9);
         assert!((f.l2_gbs - 1000.0).abs() < 1e-9);
         assert!((f.l1_bytes_per_clk - 128.0).abs() < 1e-9);
         assert!((f.smem_bytes_per_clk - 128.0).abs() < 1e-9);
         assert!((f.partial_store_sectors_per_ns - 32.0).abs() < 1e-9);
         assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
-        assert_eq!(f.idle_latency_ns, Some(500.0));
-        // 100,000 blocks of 8 warps = 800,000 warps; 8 blocks per SM of 64 warps is full occupancy,
-        // which the achieved model derates by its drain factor for 8-warp blocks:
-        // 1 / (1 + 0.19 sqrt(2 ln 8)) = 0.796, so 50.9 warps resident per SM, 157.1 rounds of 100 SMs,
-        // and 1 ms / 157.1 = 6.365 us per round.
-        let drain = 1.0 / (1.0 + 0.19 * (2.0 * 8f64.ln()).sqrt());
-        let rounds = 800_000.0 / (100.0 * 64.0 * drain);
-        assert!((f.dram_latency_ns - 1e6 / rounds).abs() < 1e-6, "{}", f.dram_latency_ns);
+        assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
         assert!(check(&f).is_ok());
         let bad = Figures { l2_gbs: f64::NAN, ..f };
         assert_eq!(check(&bad).unwrap_err(), "calibration gave a L2 bandwidth of NaN");
