@@ -26,9 +26,11 @@ after=$root/target/release/warpscope
 
 # One timing: "wall user+sys" in seconds.
 one() {
-  local t
-  t=$( { /usr/bin/time -f "%e %U %S" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
-  awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' <<<"$t"
+  local f
+  f=$(mktemp)
+  /usr/bin/time -o "$f" -f "%e %U %S" "$@" >/dev/null 2>&1
+  awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$f"
+  rm -f "$f"
 }
 
 # Median of three: "wall cpu".

@@ -179,22 +179,25 @@ struct Scratch {
     distinct: Vec<u64>,
     shared_acc: Vec<(u16, bool, u8, u8, u64)>,
     banks: Vec<(u64, u64)>,
-    /// The counts of every warp pattern seen (see [`count_warp_memo`]): warps with the same pattern
-    /// have the same counts.
-    memo: rustc_hash::FxHashMap<u64, Counts>,
 }
 
-/// Memoised patterns kept at most (the memo is cleared when full).
-const MEMO_PATTERNS: usize = 4096;
+/// Memoised patterns kept per thread at most (the memo is cleared when full).
+const MEMO_PATTERNS: usize = 1 << 16;
+
+thread_local! {
+    /// The counts of every warp pattern this thread has seen (see [`count_warp_memo`]): warps with the
+    /// same pattern have the same counts, in any configuration or kernel.
+    static MEMO: std::cell::RefCell<rustc_hash::FxHashMap<u64, Counts>> = Default::default();
+}
 
 /// The counts of the collected warp, from the memo when a warp with the same pattern was counted. The
 /// pattern is each access relative to an anchor: the first address of its buffer down to a 128-byte
-/// line (the first shared word down to a row of banks), so that sectors, lines and banks are kept; it
-/// is hashed to 64 bits, which stands for it (a collision among the few thousand patterns of a
-/// configuration has odds of about 2^-40).
+/// line (the first shared word down to a row of banks), so that sectors, lines and banks are kept; with
+/// the transaction size it is hashed to 64 bits, which stands for it (a collision among the patterns a
+/// memo holds has odds of about 2^-30).
 fn count_warp_memo(s: &mut Scratch, txn_bytes: u64) -> Counts {
     let mut anchors = [u64::MAX; 4];
-    let mut h = 0x243f_6a88_85a3_08d3u64;
+    let mut h = 0x243f_6a88_85a3_08d3u64 ^ txn_bytes;
     for (a, &lane) in s.acc.iter().zip(&s.lanes) {
         let (slot, addr, unit) = match a.kind {
             AccessKind::SharedLoad | AccessKind::SharedStore => (3, a.index, BANKS),
@@ -208,14 +211,17 @@ fn count_warp_memo(s: &mut Scratch, txn_bytes: u64) -> Counts {
             h = (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(27);
         }
     }
-    if let Some(c) = s.memo.get(&h) {
-        return *c;
+    if let Some(c) = MEMO.with(|m| m.borrow().get(&h).copied()) {
+        return c;
     }
     let counts = count_warp(s, txn_bytes, None);
-    if s.memo.len() >= MEMO_PATTERNS {
-        s.memo.clear();
-    }
-    s.memo.insert(h, counts);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= MEMO_PATTERNS {
+            m.clear();
+        }
+        m.insert(h, counts);
+    });
     counts
 }
 
