@@ -605,31 +605,22 @@ impl Backend for CudaBackend {
         for a in &arrays {
             zero(a)?;
         }
+        // `n4` float4 from the start of the first array, `passes` times, by 8 blocks of 256 per SM.
+        let time_read = |n4: i32, passes: i32, flush: Option<&CudaSlice<u32>>| {
+            let times = self.time_with(1, 5, "calRead", flush, || {
+                let mut b = stream.launch_builder(&read);
+                b.arg(&arrays[0]).arg(&n4).arg(&passes).arg(&sink);
+                // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array of stream_elems words.
+                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
+            })?;
+            median(times, "calRead")
+        };
         let all_n4 = (stream_elems / 4) as i32;
-        let once = 1i32;
-        let dram_read_ms = median(
-            self.time_with(1, 5, "calRead", Some(&flush), || {
-                let mut b = stream.launch_builder(&read);
-                b.arg(&arrays[0]).arg(&all_n4).arg(&once).arg(&sink);
-                // SAFETY: reads the whole zeroed array (stream_elems words = all_n4 float4).
-                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
-            })?,
-            "calRead",
-        )?;
+        let dram_read_ms = time_read(all_n4, 1, Some(&flush))?;
         let dram_read_bytes = all_n4 as f64 * 16.0;
-
-        // L2 bandwidth: a quarter of L2 re-read 64 times by 8 blocks of 256 per SM.
-        let l2_n4 = (l2 / 4 / 16) as i32;
-        let passes = 64i32;
-        let l2_ms = median(
-            self.time_with(1, 5, "calRead", None, || {
-                let mut b = stream.launch_builder(&read);
-                b.arg(&arrays[0]).arg(&l2_n4).arg(&passes).arg(&sink);
-                // SAFETY: reads l2_n4 float4 (L2/4 bytes) of a zeroed array of 4 x L2 bytes or more.
-                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
-            })?,
-            "calRead",
-        )?;
+        // L2 bandwidth: a quarter of L2 re-read 64 times.
+        let (l2_n4, passes) = ((l2 / 4 / 16) as i32, 64);
+        let l2_ms = time_read(l2_n4, passes, None)?;
         let l2_bytes = l2_n4 as f64 * 16.0 * passes as f64;
 
         // L1 bandwidth: each of 8 blocks per SM re-reads its own 8 KiB 256 times.
