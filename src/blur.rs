@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::capacity;
 use crate::error::Result;
 use crate::gpu::{Backend, Launch};
 use crate::kernels::{
@@ -12,6 +13,31 @@ use crate::kernels::{
 use crate::record::{Report, Status};
 use crate::spec::Dim3;
 use crate::sweep::{self, Event, Options};
+
+/// Device bytes per pixel of any stage of a pipeline: its input and its output, in f32.
+const DEVICE_BYTES_PER_PIXEL: u64 = 8;
+/// Host bytes per pixel at the peak of [`bench`] and of blurring an RGB image, an upper bound: the image
+/// (f32 planes, and for `--image` the decoded bytes and the blurred planes), its float64 Gaussian, and a
+/// stage's input, CPU reference and output. Measured peaks (maximum resident set, this machine, on the
+/// mock backend, whose device buffers are host memory too): 59 bytes per pixel for `blur --bench` at
+/// 4096x4096, 60 for `blur --image` of a 2048x2048 RGB PNG.
+const HOST_BYTES_PER_PIXEL: u64 = 64;
+
+/// Fails before anything is allocated when [`bench`] at `w` x `h` cannot fit on the device or the host.
+pub fn check_bench_memory(backend: &dyn Backend, w: u32, h: u32) -> Result<()> {
+    let px = u64::from(w) * u64::from(h);
+    let what = format!("the blur benchmark at {w}x{h}");
+    let parts = "the random image, its float64 Gaussian, a stage's input, reference and output";
+    capacity::check(backend, &what, DEVICE_BYTES_PER_PIXEL * px, HOST_BYTES_PER_PIXEL * px, parts)
+}
+
+/// Fails before an image of `w` x `h` is decoded when blurring it cannot fit on the device or the host.
+pub fn check_image_memory(backend: &dyn Backend, w: u32, h: u32) -> Result<()> {
+    let px = u64::from(w) * u64::from(h);
+    let what = format!("blurring a {w}x{h} image");
+    let parts = "its planes, the blurred ones, the CPU twin and the float64 Gaussian";
+    capacity::check(backend, &what, DEVICE_BYTES_PER_PIXEL * px, HOST_BYTES_PER_PIXEL * px, parts)
+}
 
 /// The accuracy bound warpscope states for the recursive algorithms against the exact (float64,
 /// truncated) Gaussian: max |error| at most 0.5 % of the image's full scale, relative L2 at most 0.3 %.
@@ -240,8 +266,9 @@ pub fn bench(
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<(Vec<BlurRow>, Report)> {
-    let mpix = w as f64 * h as f64 / 1e6;
     let copy = Copy::new(CopyKind::Float4, w, h)?;
+    check_bench_memory(backend, w, h)?;
+    let mpix = w as f64 * h as f64 / 1e6;
     let mut report = sweep::run(backend, &copy, &[Dim3::new(256, 1, 1)], opts, on_event)?;
     let copy_ms = report.records.first().and_then(|r| r.time_ms.as_ref()).map(|t| t.median).unwrap_or(f64::NAN);
     let copy_mps = mpix / (copy_ms * 1e-3);

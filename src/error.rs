@@ -37,6 +37,18 @@ pub enum Error {
     /// Writing an output format failed.
     #[error("cannot write output: {0}")]
     Output(String),
+    /// A problem too large for the device's or the host's memory, found before anything was allocated.
+    #[error("{need}: {}", fix.as_deref().unwrap_or("choose a smaller problem"))]
+    Memory {
+        /// What is needed and what there is.
+        need: String,
+        /// The options that make the problem smaller, as the command says it.
+        fix: Option<String>,
+    },
+    /// Standard output is a pipe whose reader has gone (`warpscope ... | head`): the command ends
+    /// quietly with exit 141, as a shell reports a process ended by SIGPIPE.
+    #[error("standard output closed")]
+    BrokenPipe,
 }
 
 /// The library's result type.
@@ -53,9 +65,26 @@ impl Error {
         }
     }
 
-    /// 2 for user and environment errors (bad input, no driver, CUDA failures).
-    pub fn exit_code(&self) -> i32 {
-        2
+    /// 2 for user and environment errors (bad input, no driver, CUDA failures); 141 (128 + SIGPIPE)
+    /// for a closed pipe.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::BrokenPipe => 141,
+            _ => 2,
+        }
+    }
+
+    /// Whether `main` should say nothing (a closed pipe: whoever reads has stopped listening).
+    pub fn is_quiet(&self) -> bool {
+        matches!(self, Error::BrokenPipe)
+    }
+
+    /// A [`Error::Memory`] error telling how to make this command's problem smaller; any other error as it is.
+    pub fn or_smaller(self, fix: &str) -> Self {
+        match self {
+            Error::Memory { need, .. } => Error::Memory { need, fix: Some(fix.to_string()) },
+            e => e,
+        }
     }
 
     /// Shorthand for a usage error.

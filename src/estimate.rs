@@ -17,7 +17,7 @@ use crate::spec::Dim3;
 pub fn device(target: &Target) -> DeviceInfo {
     let a = target.arch;
     DeviceInfo {
-        sms: target.sms,
+        sms: Some(target.sms),
         sm_clock_mhz: Some(target.clock_mhz),
         peak_bandwidth_gbs: Some(target.figures.copy_gbs),
         ..DeviceInfo::offline(format!("{} (model)", target.name), format!("{}.{}", a.cc.0, a.cc.1), "model", a)
@@ -46,7 +46,8 @@ pub fn attrs(kernel: &dyn Kernel, target: &Target) -> (KernelAttrs, String) {
 pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
     let mut report = Report::new(device(target));
     let (attrs, _) = attrs(kernel, target);
-    let planned = plan::plan(kernel, blocks, &report.device.limits, &attrs);
+    let limits = crate::gpu::DeviceLimits::from_arch(target.arch);
+    let planned = plan::plan(kernel, blocks, &limits, &attrs);
     report.records = planned
         .into_par_iter()
         .enumerate()

@@ -1,9 +1,11 @@
 //! Entry points for fuzzing the parsers that read user input — block lists, experiment files, ncu and
-//! nvprof CSV, result files — from arbitrary bytes. The cargo-fuzz targets (fuzz/) and the stable
+//! nvprof CSV, result files and their header checks (resume, merge), output paths — from arbitrary bytes. The cargo-fuzz targets (fuzz/) and the stable
 //! fuzz test run in CI (tests/fuzz.rs) both call these; none may panic, whatever the input.
 
+use std::path::Path;
+
 use crate::record::Report;
-use crate::{import, report, runspec, spec};
+use crate::{import, merge, output, report, resume, runspec, spec};
 
 fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)
@@ -29,7 +31,7 @@ pub fn experiment_file(data: &[u8]) {
     }
 }
 
-/// ncu (default and raw pages) and nvprof (summary and trace) CSV.
+/// Every importer: nvprof and ncu output in each format, detected from the content.
 pub fn importer(data: &[u8]) {
     let _ = import::parse(&text(data));
 }
@@ -39,4 +41,39 @@ pub fn records(data: &[u8]) {
     let s = text(data);
     let _ = report::jsonl::parse(&s);
     let _ = serde_json::from_str::<Report>(&s);
+}
+
+/// The checks a result file meets before `sweep --resume` or `merge` takes it: schema version, an empty
+/// file, records of another sweep or device, missing or out-of-range indices, records measured twice.
+pub fn result_headers(data: &[u8]) {
+    let path = Path::new("fuzz.json");
+    let Ok(r) = report::parse(&text(data)) else { return };
+    if let Some(first) = r.records.first() {
+        let _ = resume::check_sweep(&r, path, &first.kernel, &first.problem);
+    }
+    let _ = resume::check_sweep(&r, path, "sumMatrixOnGPU2D", "16384x16384");
+    let _ = resume::check_device(&r, path, &crate::gpu::DeviceInfo::unknown());
+    let _ = merge::check_input(path, &r);
+    let _ = merge::missing(&r.records);
+    if let Ok(m) = merge::merge(vec![r.clone(), r]) {
+        let _ = merge::missing(&m.records);
+    }
+}
+
+/// The check that no output of a run is one of its inputs or another output: the first line of the
+/// input lists input paths (separated by `|`), the rest output paths. Only reads the file system.
+pub fn output_paths(data: &[u8]) {
+    let s = text(data);
+    let mut lines = s.lines();
+    let named = |p: &str| -> Vec<String> { p.split('|').map(str::to_string).collect() };
+    let inputs = named(lines.next().unwrap_or(""));
+    let outputs: Vec<String> = lines.map(str::to_string).collect();
+    let inputs: Vec<output::Named<'_>> =
+        inputs.iter().map(|p| output::Named { what: "FILE", path: Path::new(p) }).collect();
+    let outputs: Vec<output::Named<'_>> =
+        outputs.iter().map(|p| output::Named { what: "-o", path: Path::new(p) }).collect();
+    let _ = output::check_distinct(&inputs, &outputs);
+    for o in &outputs {
+        let _ = output::resolve(o.path);
+    }
 }

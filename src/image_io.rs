@@ -18,6 +18,30 @@ pub struct Planes {
     pub planes: Vec<Vec<f32>>,
 }
 
+/// An image's width and height, from its header alone (nothing decoded).
+pub fn dimensions(path: &Path) -> Result<(u32, u32)> {
+    let bad = |e: String| Error::usage(format!("{}: cannot read image: {e}", path.display()));
+    image::ImageReader::open(path)
+        .map_err(|e| bad(e.to_string()))?
+        .with_guessed_format()
+        .map_err(|e| bad(e.to_string()))?
+        .into_dimensions()
+        .map_err(|e| bad(e.to_string()))
+}
+
+/// Fails now, before any work, when `path` does not name an image format [`write`] can write.
+pub fn check_output(path: &Path) -> Result<()> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("png" | "jpg" | "jpeg" | "pgm" | "ppm" | "pnm") => crate::output::check_writable(path),
+        _ if crate::output::is_stdout(path) => Ok(()),
+        _ => Err(Error::usage(format!(
+            "{}: cannot write an image of this type: use a .png, .jpg, .pgm or .ppm file name",
+            path.display()
+        ))),
+    }
+}
+
 /// Reads an image; colour images become three planes, everything else one.
 pub fn read(path: &Path) -> Result<Planes> {
     let img = image::open(path).map_err(|e| Error::usage(format!("{}: cannot read image: {e}", path.display())))?;
@@ -50,10 +74,17 @@ pub fn write(path: &Path, img: &Planes) -> Result<()> {
         ),
         _ => return Err(Error::usage("an image has 1 or 3 planes")),
     };
+    if crate::output::is_stdout(path) {
+        // Standard output has no extension to choose a format by: PNG.
+        let mut png = std::io::Cursor::new(Vec::new());
+        dynamic
+            .write_to(&mut png, image::ImageFormat::Png)
+            .map_err(|e| Error::Output(format!("standard output: cannot encode the image: {e}")))?;
+        return crate::output::emit(path, png.get_ref());
+    }
     // Written whole or not at all; the temporary name keeps the extension that picks the format.
     let out = crate::outfile::OutFile::new(path);
-    let saved =
-        dynamic.save(out.target()).map_err(|e| Error::usage(format!("{}: cannot write image: {e}", path.display())));
+    let saved = dynamic.save(out.target()).map_err(|e| Error::Output(format!("{}: {e}", path.display())));
     out.finish(saved)
 }
 

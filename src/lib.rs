@@ -8,6 +8,7 @@
 
 pub mod baseline;
 pub mod blur;
+pub mod capacity;
 pub mod compare;
 pub mod error;
 pub mod estimate;
@@ -19,18 +20,22 @@ pub mod kernels;
 pub mod merge;
 pub mod metrics;
 pub mod model;
+pub mod nvprof;
 pub mod outfile;
+pub mod output;
 pub mod peak;
 pub mod plan;
 pub mod profile;
 pub mod ptx;
 pub mod record;
 pub mod report;
+pub mod resume;
 pub mod runspec;
 pub mod spec;
 pub mod stats;
 pub mod sweep;
 pub mod transpose_bench;
+pub mod userkernel;
 pub mod verify;
 
 pub use error::{Error, Result};

@@ -2,6 +2,7 @@
 //! random inputs, CPU reference, upload, memcpy baseline), then per configuration poison, launch,
 //! verify, time and derive metrics, handing each record out as it finishes.
 
+use crate::capacity;
 use crate::error::{Error, Result};
 use crate::gpu::DeviceInfo;
 use crate::gpu::{Backend, HostOutputs, Launch};
@@ -127,15 +128,17 @@ pub fn run(
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report> {
     let indexed: Vec<(u32, Dim3)> = blocks.iter().enumerate().map(|(i, &b)| (i as u32, b)).collect();
-    run_indexed(backend, kernel, &indexed, opts, on_event)
+    run_indexed(backend, kernel, &indexed, blocks.len() as u32, opts, on_event)
 }
 
-/// [`run`] on a slice of a larger sweep: each block comes with its position in the whole list, which its
-/// record keeps as `index` (so slices run on several GPUs or hosts merge back in the sweep's order).
+/// [`run`] on a slice of a larger sweep of `sweep_size` configurations: each block comes with its position
+/// in the whole list, which its record keeps as `index` (so slices run on several GPUs or hosts merge
+/// back in the sweep's order, and `merge` can tell a missing slice).
 pub fn run_indexed(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
     indexed: &[(u32, Dim3)],
+    sweep_size: u32,
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report> {
@@ -146,7 +149,7 @@ pub fn run_indexed(
     }
     let attrs = backend.load(kernel)?;
     let mut report = Report::new(backend.info().clone());
-    let planned = plan::plan(kernel, blocks, &report.device.limits, &attrs);
+    let planned = plan::plan(kernel, blocks, report.device.checked_limits()?, &attrs);
     let invalid = planned.iter().filter(|p| p.invalid.is_some()).count();
     on_event(Event::Planned { total: planned.len(), invalid });
 
@@ -192,6 +195,7 @@ pub fn run_indexed(
             }
         };
         record.index = Some(index);
+        record.sweep_size = Some(sweep_size);
         if opts.interleave && record.status != Status::Invalid {
             pending.push((report.records.len(), p.launch));
         } else {
@@ -252,13 +256,6 @@ impl Spent {
     }
 }
 
-/// Memory available to new allocations on this host (Linux: MemAvailable), bytes.
-fn host_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
-}
-
 /// Fails before anything is allocated when the problem cannot fit: on the device (its buffers) or on
 /// the host (the inputs, the CPU reference and the host copy of the outputs).
 fn check_memory(backend: &dyn Backend, kernel: &dyn Kernel) -> Result<()> {
@@ -267,30 +264,8 @@ fn check_memory(backend: &dyn Backend, kernel: &dyn Kernel) -> Result<()> {
         buffers.iter().filter(|b| role.is_none_or(|r| b.role == r)).map(|b| b.len as u64 * 4).sum()
     };
     let (device, host) = (bytes(None), bytes(None) + bytes(Some(kernels::Role::Output)));
-    let gb = |b: u64| match b {
-        b if b >= 1_000_000_000 => format!("{:.2} GB", b as f64 / 1e9),
-        b => format!("{:.1} MB", b as f64 / 1e6),
-    };
-    let fix = "choose a smaller problem (--nx/--ny/--frames)";
-    if let Some(free) = backend.free_memory().filter(|&f| device > f) {
-        return Err(Error::usage(format!(
-            "{} {} needs {} of device memory, {} free: {fix}",
-            kernel.entry(),
-            kernel.problem(),
-            gb(device),
-            gb(free)
-        )));
-    }
-    if let Some(avail) = host_available().filter(|&a| host > a) {
-        return Err(Error::usage(format!(
-            "{} {} needs {} of host memory (inputs, CPU reference, outputs), {} available: {fix}",
-            kernel.entry(),
-            kernel.problem(),
-            gb(host),
-            gb(avail)
-        )));
-    }
-    Ok(())
+    let what = format!("{} {}", kernel.entry(), kernel.problem());
+    capacity::check(backend, &what, device, host, "inputs, CPU reference, outputs")
 }
 
 /// The reference and the host output buffers of one problem, plus the copy baseline.
@@ -558,7 +533,7 @@ pub fn device_target(info: &DeviceInfo, memcpy_gbs: f64, calibrated: Option<&Fig
     let clock_mhz = info.sm_clock_mhz.unwrap_or(1500);
     let mut figures = calibrated.cloned().unwrap_or_else(|| Figures::of_arch(arch, clock_mhz, memcpy_gbs));
     figures.copy_gbs = memcpy_gbs;
-    Target { name: info.name.clone(), arch, sms: info.sms, clock_mhz, figures }
+    Target { name: info.name.clone(), arch, sms: info.sms.unwrap_or(0), clock_mhz, figures }
 }
 
 #[cfg(test)]
@@ -587,7 +562,7 @@ mod tests {
         .unwrap();
         assert_eq!(seen, vec![Status::Ok, Status::Ok, Status::Invalid]);
         let ok = &r.records[0];
-        assert_eq!(ok.grid, Dim3::new(10, 13, 1));
+        assert_eq!(ok.grid, Some(Dim3::new(10, 13, 1)));
         assert_eq!(ok.verification.as_ref().unwrap().checked, 60_000);
         for m in &ok.metrics {
             let model = [

@@ -76,8 +76,8 @@ fn blur_command_on_the_mock() {
     for (args, msg) in [
         (vec!["blur"], "error: blur takes one of"),
         (vec!["blur", "--estimate"], "error: --estimate needs --copy-mps"),
-        (vec!["blur", "--estimate", "--copy-mps", "0"], "error: --copy-mps 0"),
-        (vec!["blur", "--bench", "--sigma", "0"], "error: invalid sigma 0"),
+        (vec!["blur", "--estimate", "--copy-mps", "0"], "error: invalid value '0' for '--copy-mps <MPS>'"),
+        (vec!["blur", "--bench", "--sigma", "0"], "error: invalid value '0' for '--sigma <SIGMA>'"),
         (vec!["blur", "--image", "/no/such.png"], "error: /no/such.png: cannot read image"),
         (vec!["blur", "--image", photo.to_str().unwrap(), "--algo", "fast"], "error: unknown algorithm 'fast'"),
     ] {

@@ -130,7 +130,12 @@ fn experiment_files() {
 
 #[test]
 fn importers() {
-    fuzz("importer", fuzzing::importer, files("tests/fixtures", "csv"), 8_000);
+    let mut seeds = files("tests/fixtures", "csv");
+    // Real profiler output of every format the importers read.
+    for ext in ["csv", "txt", "log"] {
+        seeds.extend(files("tests/fixtures/profilers", ext));
+    }
+    fuzz("importer", fuzzing::importer, seeds, 8_000);
 }
 
 #[test]
@@ -139,4 +144,27 @@ fn result_files() {
     let line = br#"{"kernel":"k","problem":"p","grid":[1,1,1],"block":[32,1,1],"status":"ok","reason":null,"time_ms":{"median":1.0,"min":1.0,"max":1.0,"iters":1},"metrics":[]}"#;
     seeds.push([line.as_slice(), b"\n", line.as_slice(), b"\n"].concat());
     fuzz("records", fuzzing::records, seeds, 3_000);
+}
+
+#[test]
+fn result_headers() {
+    let mut seeds = files("tests/fixtures", "json");
+    let line = br#"{"kernel":"k","problem":"p","grid":[1,1,1],"block":[32,1,1],"status":"ok","reason":null,"time_ms":null,"metrics":[],"index":1,"sweep_size":4}"#;
+    seeds.push([line.as_slice(), b"\n", line.as_slice(), b"\n"].concat());
+    seeds.push(b"{\"schema_version\": 999, \"records\": []}".to_vec());
+    seeds.push(Vec::new());
+    fuzz("result_headers", fuzzing::result_headers, seeds, 3_000);
+}
+
+#[test]
+fn output_paths() {
+    let seeds = [
+        "in.csv\nin.csv",
+        "a.png|b.png\n./a.png\nout.svg",
+        "-\n-\n-",
+        "/dev/null\n/dev/null\n/tmp/../tmp/x.json",
+        "x/../y.json\ny.json",
+        "\n/\n.\n..",
+    ];
+    fuzz("output_paths", fuzzing::output_paths, seeds.iter().map(|s| s.as_bytes().to_vec()).collect(), 10_000);
 }

@@ -77,7 +77,7 @@ fn an_experiment_runs_into_one_folder() {
     assert_eq!(
         dry.trim(),
         format!(
-            "warpscope estimate sum-matrix --arch sm_20 --block 32x32,16x16 --format json -o {o}/fermi.json --device 0 --backend mock"
+            "warpscope estimate sum-matrix --arch sm_20 --block 32x32,16x16 --format json -o {o}/fermi.json --backend mock"
         )
     );
 }

@@ -205,7 +205,7 @@ fn timeouts_and_memory_are_checked_before_harm_is_done() {
     mock(&[SWEEP, &["--timeout", "0"]].concat())
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--timeout 0: seconds"));
+        .stderr(predicate::str::contains("invalid value '0' for '--timeout <SECS>'"));
     // A problem larger than the device's memory is refused before anything is allocated.
     mock(SWEEP)
         .env("WARPSCOPE_MOCK_MEMORY", "1000000")

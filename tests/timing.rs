@@ -41,8 +41,8 @@ fn cold_interleave_and_until_noise() {
         .success()
         .stderr(predicate::str::contains("still above 0.5% after 12 timed launches"));
     for (args, msg) in [
-        (vec!["--until-noise=-1"], "error: --until-noise -1: a spread in percent"),
-        (vec!["--until-noise", "1", "--min-iters", "2"], "error: --min-iters 2: at least 3"),
+        (vec!["--until-noise=-1"], "error: invalid value '-1' for '--until-noise <PCT>'"),
+        (vec!["--until-noise", "1", "--min-iters", "2"], "error: invalid value '2' for '--min-iters <MIN_ITERS>'"),
         (vec!["--until-noise", "1", "--max-iters", "5"], "error: --max-iters 5 is under --min-iters 10"),
         (vec!["--until-noise", "1", "--iters", "5"], "cannot be used with"),
         (vec!["--until-noise", "1", "--interleave"], "cannot be used with"),

@@ -34,7 +34,7 @@ pub fn run(a: &ArchsArgs) -> Result<ExitCode> {
     match a.format {
         ArchsFormat::Json => {
             let db = Database { archs: ARCHS, cards: CARDS };
-            println!("{}", serde_json::to_string_pretty(&db).map_err(|e| Error::Output(e.to_string()))?);
+            outln!("{}", serde_json::to_string_pretty(&db).map_err(|e| Error::Output(e.to_string()))?)?;
         }
         ArchsFormat::Table => {
             let kib = |b: u32| (b / 1024).to_string();
@@ -73,7 +73,7 @@ pub fn run(a: &ArchsArgs) -> Result<ExitCode> {
                     x.global_txn_bytes.to_string(),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
+            outln!("{}", t.build().with(Style::psql()))?;
             let mut c = Builder::default();
             c.push_record(["card", "arch", "SMs", "clock MHz", "DRAM GB/s", "FP32 GFLOP/s", "memory GiB", "L2 KiB"]);
             for x in CARDS {
@@ -88,7 +88,7 @@ pub fn run(a: &ArchsArgs) -> Result<ExitCode> {
                     x.l2_kib.to_string(),
                 ]);
             }
-            println!("\n{}", c.build().with(Style::psql()));
+            outln!("\n{}", c.build().with(Style::psql()))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -15,7 +15,9 @@ use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::sweep::{Event, Options};
 use warpscope::{Error, Result, gpu, image_io};
 
-use super::{Context, usage};
+use warpscope::output::{self, Named};
+
+use super::{Context, DeviceArg, ranges, usage};
 
 /// Arguments of `blur`.
 #[derive(Args, Debug)]
@@ -23,11 +25,12 @@ pub struct BlurArgs {
     /// Image to blur (PNG, JPEG, PGM/PPM; gray or RGB).
     #[arg(long, value_name = "FILE")]
     image: Option<PathBuf>,
-    /// Where to write the blurred image (by extension).
+    /// Where to write the blurred image (PNG, JPEG, PGM/PPM by extension; `-o -`: PNG on standard output).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Gaussian sigma, pixels (taps: 2 ceil(3 sigma) + 1).
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, value_parser = ranges::SIGMA.parser(), help = ranges::SIGMA.help(
+        "Gaussian sigma, pixels (taps: 2 ceil(3 sigma) + 1)"
+    ))]
     sigma: f32,
     /// Algorithm: direct, separable, separable-tiled, recursive-vh, recursive (rgV+T+rgV+T), recursive-seg.
     #[arg(long, default_value = "recursive")]
@@ -35,20 +38,18 @@ pub struct BlurArgs {
     /// Benchmark every algorithm on a random image and compare with the seed's estimates.
     #[arg(long)]
     bench: bool,
-    /// Image width for --bench.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = ranges::SIDE.parser(), help = ranges::SIDE.help("Image width for --bench"))]
     width: u32,
-    /// Image height for --bench.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = ranges::SIDE.parser(), help = ranges::SIDE.help("Image height for --bench"))]
     height: u32,
     /// Print the seed's estimate table for this copy rate, without a GPU.
     #[arg(long)]
     estimate: bool,
-    /// Copy rate, MP/s, for --estimate (the seed measured 14,200).
-    #[arg(long, value_name = "MPS")]
+    #[arg(long, value_name = "MPS", value_parser = ranges::MPS.parser(), help = ranges::MPS.help(
+        "Copy rate, MP/s, for --estimate (the seed measured 14,200)"
+    ))]
     copy_mps: Option<f64>,
-    /// Timed launches per kernel (--bench).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = ranges::ITERS.parser(), help = ranges::ITERS.help("Timed launches per kernel (--bench)"))]
     iters: u32,
     /// Output format of the tables.
     #[arg(long, value_enum, default_value = "table")]
@@ -60,6 +61,8 @@ pub struct BlurArgs {
     /// Print nothing but the tables (no progress or per-stage lines).
     #[arg(short, long)]
     quiet: bool,
+    #[command(flatten)]
+    gpu: DeviceArg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -70,12 +73,12 @@ enum BlurFormat {
 
 pub fn run(ctx: &Context, a: &BlurArgs) -> Result<ExitCode> {
     let g = Gaussian::new(a.sigma)?;
+    if a.output.is_some() && a.image.is_none() {
+        return Err(usage("-o is where the blurred --image goes; --bench and --estimate print tables"));
+    }
     match (a.estimate, a.bench, &a.image) {
         (true, false, None) => {
             let copy = a.copy_mps.ok_or_else(|| usage("--estimate needs --copy-mps MPS (the seed measured 14200)"))?;
-            if !(copy.is_finite() && copy > 0.0) {
-                return Err(usage(format!("--copy-mps {copy}: a positive rate")));
-            }
             print_rows(&blur::estimates(copy, &g), a.format)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -89,18 +92,18 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
     super::check_plot(a.plot.as_deref())?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: 2, iters: a.iters, seed, ..Default::default() };
-    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
     let bar = super::progress_bar(a.quiet, blur::count(a.width, a.height, g)?);
     let measured = blur::bench(backend.as_mut(), a.width, a.height, g, &opts, &mut |e| {
         if let Event::Record(r) = e {
             bar.inc(1);
             if !a.quiet {
-                bar.suspend(|| eprintln!("{} {}", r.seed_line(), r.problem));
+                bar.suspend(|| errln!("{} {}", r.seed_line(), r.problem));
             }
         }
     });
     bar.finish_and_clear();
-    let (rows, report) = measured?;
+    let (rows, report) = measured.map_err(|e| e.or_smaller("choose a smaller image (--width/--height)"))?;
     print_rows(&rows, a.format)?;
     if let Some(path) = &a.plot {
         // The rows are the copy, then every algorithm in ALGOS order: their command-line names fit an axis.
@@ -127,7 +130,7 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
             ],
         )?;
         if !a.quiet {
-            eprintln!("wrote {}", path.display());
+            errln!("wrote {}", path.display());
         }
     }
     Ok(super::exit_for(&report))
@@ -135,11 +138,14 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
 
 fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Result<ExitCode> {
     let algo = Algo::parse(&a.algo)?;
-    let img = image_io::read(path)?;
     if let Some(out) = &a.output {
-        warpscope::report::check_writable(out)?;
+        output::check_distinct(&[Named { what: "--image", path }], &[Named { what: "-o", path: out }])?;
+        image_io::check_output(out)?;
     }
-    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let (w, h) = image_io::dimensions(path)?;
+    let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
+    blur::check_image_memory(backend.as_ref(), w, h).map_err(|e| e.or_smaller("blur a smaller image"))?;
+    let img = image_io::read(path)?;
     let mut blurred = Vec::new();
     let (mut worst, mut worst_rel, mut mismatches) = (0f64, 0f64, 0usize);
     // Verified like every GPU run: against the algorithm's CPU twin; judged against the float64 Gaussian.
@@ -157,7 +163,7 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
     let within = worst <= bound.0 && worst_rel <= bound.1;
     // The verdict line shows even with -q when the bound is exceeded.
     if !a.quiet || !within {
-        eprintln!(
+        errln!(
             "{}: {}x{} {}, {} on {}, sigma {}: {} of {} pixel values match the CPU implementation; against the float64 Gaussian: max |error| {:.2e} ({:.3} of 255), relative L2 {:.2e} (bound {:.0e} / {:.0e}: {})",
             path.display(),
             img.w,
@@ -178,16 +184,16 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
     }
     if let Some(out) = &a.output {
         image_io::write(out, &image_io::Planes { w: img.w, h: img.h, planes: blurred })?;
-        if !a.quiet {
-            eprintln!("wrote {}", out.display());
+        if !a.quiet && !output::is_stdout(out) {
+            errln!("wrote {}", out.display());
         }
     }
     if mismatches > 0 {
-        eprintln!("FAILED: {mismatches} values differ from the CPU implementation");
+        errln!("FAILED: {mismatches} values differ from the CPU implementation");
         return Ok(ExitCode::from(1));
     }
     if !within {
-        eprintln!("FAILED: the blur is outside the bound stated for {}", algo.name());
+        errln!("FAILED: the blur is outside the bound stated for {}", algo.name());
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -196,7 +202,7 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
 fn print_rows(rows: &[BlurRow], format: BlurFormat) -> Result<()> {
     match format {
         BlurFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(rows).map_err(|e| Error::Output(e.to_string()))?)
+            outln!("{}", serde_json::to_string_pretty(rows).map_err(|e| Error::Output(e.to_string()))?)?
         }
         BlurFormat::Table => {
             let opt = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
@@ -225,10 +231,10 @@ fn print_rows(rows: &[BlurRow], format: BlurFormat) -> Result<()> {
                     r.rel_l2_error.map(|v| format!("{v:.1e}")).unwrap_or_else(|| "-".into()),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!(
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!(
                 "estimate = copy MP/s x 2 / (I/O per pixel) (source 000); errors against a float64 Gaussian on a random image in [-1, 1)"
-            );
+            )?;
         }
     }
     Ok(())

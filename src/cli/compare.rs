@@ -1,40 +1,56 @@
-//! `warpscope compare` and `warpscope import`: other profilers' CSV beside warpscope's records.
+//! `warpscope compare` and `warpscope import`: any two result files side by side, and any profiler's
+//! output read into warpscope's records.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use warpscope::baseline::{self, Verdict};
-use warpscope::compare::{self, Comparison, Pick};
-use warpscope::record::Report;
-use warpscope::{Error, Result, import, report};
+use warpscope::compare::{self, Comparison, Pick, Row};
+use warpscope::import::{self, Format};
+use warpscope::record::{Report, paren};
+use warpscope::{Error, Result, report};
 
-use super::{OutputArgs, usage};
+use super::{FormatArg, OutputArgs, usage};
+
+/// `--from`: one of the formats' names, listed in the help as clap's possible values.
+fn format_arg() -> impl TypedValueParser<Value = Format> {
+    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name))
+        .try_map(|s| s.parse::<Format>().map_err(|e| e.to_string()))
+}
 
 /// Arguments of `compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// warpscope's results (`sweep ... --format json -o FILE`; JSON Lines too).
+    /// The first file: warpscope's results (JSON, JSON Lines, CSV) or any profiler output `import` reads.
     results: PathBuf,
-    /// The other tool's output: `ncu --csv` (default or `--page raw`), `nvprof --csv --metrics`, or
-    /// another warpscope JSON.
+    /// The second file, of any of those formats: `ncu --csv` (details or `--page raw`), ncu's text
+    /// output, nvprof's (text or `--csv`), another warpscope run.
     #[arg(required_unless_present = "baseline", conflicts_with = "baseline")]
     other: Option<PathBuf>,
     /// Compare times with an earlier warpscope run of the same configurations instead: each change is
     /// `faster` or `slower` only beyond both runs' noise (interquartile ranges), else `same`.
     #[arg(long, value_name = "OLD")]
     baseline: Option<PathBuf>,
-    /// Exit 1 when any delta exceeds PCT: percentage points for percentages and occupancy, relative %
-    /// for everything else; with --baseline, when a configuration is slower by more than PCT %.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", value_parser = super::ranges::PCT.parser(), help = super::ranges::PCT.help(
+        "Exit 1 when any delta exceeds PCT: percentage points for percentages and occupancy, relative % for \
+         everything else; with --baseline, when a configuration is slower by more than PCT %"
+    ))]
     fail_above: Option<f64>,
     /// Which of warpscope's values to compare: measured (the model's where nothing was measured) or the
     /// model's estimates.
     #[arg(long, value_enum, default_value = "measured")]
     source: PickArg,
+    /// Read the second file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg())]
+    from: Option<Format>,
+    /// Show kernels' full signatures instead of their short names.
+    #[arg(long)]
+    full_names: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: CompareFormat,
@@ -56,28 +72,25 @@ enum CompareFormat {
 /// Arguments of `import`.
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// `ncu --csv` (default or `--page raw`) or `nvprof --csv --metrics` output.
+    /// Any profiler output: nvprof's text or `--csv` output (summary, `--metrics`, `--events`,
+    /// `--print-gpu-trace`), `ncu --csv` (details page, `--page raw`, `--print-summary per-kernel`),
+    /// ncu's text output, or a warpscope JSON, JSON Lines or CSV report.
     file: PathBuf,
+    /// Read the file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg())]
+    from: Option<Format>,
+    /// Show kernels' full signatures instead of their short names (table and markdown).
+    #[arg(long)]
+    full_names: bool,
     #[command(flatten)]
     out: OutputArgs,
 }
 
-/// A warpscope report (JSON or JSON Lines) or another tool's CSV.
-fn read_any(path: &PathBuf) -> Result<Report> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let text = String::from_utf8_lossy(&bytes);
-    if text.trim_start().starts_with('{') {
-        report::read(path)
-    } else {
-        import::parse(&text).map(|(_, r)| r).map_err(|e| usage(format!("{}: {e}", path.display())))
-    }
-}
-
 /// `compare --baseline OLD NEW`.
-fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) -> Result<ExitCode> {
+fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<ExitCode> {
     let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
     for u in &unmatched {
-        eprintln!("unmatched: {u} (not timed in {})", old.display());
+        errln!("unmatched: {u} (not timed in {})", old.display());
     }
     if changes.is_empty() {
         return Err(usage(format!(
@@ -88,9 +101,9 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
     }
     let err = |e: String| Error::Output(e);
     match a.format {
-        CompareFormat::Json => println!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?),
+        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?)?,
         CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "kernel",
                 "problem",
@@ -106,7 +119,7 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 w.write_record([
                     c.kernel.clone(),
                     c.problem.clone(),
-                    c.block.to_string(),
+                    warpscope::record::dims(c.block),
                     c.baseline_ms.to_string(),
                     c.new_ms.to_string(),
                     c.change_pct.to_string(),
@@ -115,7 +128,8 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
-            w.flush().map_err(|e| err(e.to_string()))?;
+            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
+            warpscope::output::print(&String::from_utf8_lossy(&text))?;
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
@@ -124,7 +138,7 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 t.push_record([
                     c.kernel.clone(),
                     c.problem.clone(),
-                    c.block.paren(),
+                    paren(c.block),
                     format!("{:.4}", c.baseline_ms),
                     format!("{:.4}", c.new_ms),
                     format!("{:+.2}%", c.change_pct),
@@ -132,12 +146,12 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                     c.verdict.as_str().to_string(),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!("noise = the larger interquartile range of the two runs, % of the median");
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!("noise = the larger interquartile range of the two runs, % of the median")?;
         }
     }
     let count = |v: Verdict| changes.iter().filter(|c| c.verdict == v).count();
-    eprintln!(
+    errln!(
         "{} faster, {} slower, {} within the noise",
         count(Verdict::Faster),
         count(Verdict::Slower),
@@ -146,50 +160,60 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
     let regressed =
         limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
     Ok(if regressed > 0 {
-        eprintln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
+        errln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
 }
 
-pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
-    if let Some(limit) = a.fail_above
-        && !(limit.is_finite() && limit >= 0.0)
-    {
-        return Err(usage(format!("--fail-above {limit}: a percentage of 0 or more")));
+/// The name a file's values go by in the table header.
+fn tool(report: &Report) -> String {
+    match report.device.backend.as_str() {
+        "cuda" | "mock" | "model" | "jsonl" | "warpscope-csv" => "warpscope".into(),
+        other => other.into(),
     }
+}
+
+pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     let other = match (&a.baseline, &a.other) {
         (Some(old), _) => return against_baseline(a, old, a.fail_above),
         (None, Some(other)) => other,
         (None, None) => return Err(usage("compare needs the other tool's file, or --baseline OLD")),
     };
-    let ours = read_any(&a.results)?;
-    let theirs = read_any(other)?;
+    let (_, ours) = import::read_file(&a.results, None)?;
+    let (_, theirs) = import::read_file(other, a.from)?;
     let pick = match a.source {
         PickArg::Measured => Pick::Measured,
         PickArg::Estimated => Pick::Estimated,
     };
     let cmp = compare::compare(&ours, &theirs, pick);
     for u in &cmp.unmatched {
-        eprintln!("unmatched: {u}");
+        errln!("unmatched: {u}");
+    }
+    if let Some(h) = &cmp.hint {
+        errln!("hint: {h}");
     }
     if cmp.rows.is_empty() {
         return Err(usage(format!(
-            "nothing to compare: no configuration of {} matches a record of {} with a common metric",
+            "nothing to compare: no configuration of {} pairs with one of {} with a common metric",
             other.display(),
             a.results.display()
         )));
     }
-    print(&cmp, a.format, &theirs.device.backend)?;
+    let (mut ta, mut tb) = (tool(&ours), tool(&theirs));
+    if ta == tb {
+        (ta, tb) = (format!("{ta} (1)"), format!("{tb} (2)"));
+    }
+    print(&cmp, a, [&ta, &tb])?;
     Ok(match a.fail_above {
         Some(limit) => {
             let bad = cmp.above(limit);
             if bad.is_empty() {
-                eprintln!("all {} deltas within {limit}", cmp.rows.len());
+                errln!("all {} deltas within {limit}", cmp.rows.len());
                 ExitCode::SUCCESS
             } else {
-                eprintln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
+                errln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
                 ExitCode::from(1)
             }
         }
@@ -197,12 +221,25 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     })
 }
 
-fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
+fn kernel(r: &Row, full: bool) -> String {
+    if full { r.signature.clone().unwrap_or_else(|| r.kernel.clone()) } else { r.kernel.clone() }
+}
+
+/// A dim of the first file, and the second's where it differs: `(64,64) / (128,64)`.
+fn both(a: Option<warpscope::spec::Dim3>, b: Option<warpscope::spec::Dim3>) -> String {
+    match b {
+        Some(b) => format!("{} / {}", paren(a), b.paren()),
+        None => paren(a),
+    }
+}
+
+fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
     let err = |e: String| Error::Output(e);
-    match format {
-        CompareFormat::Json => println!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?),
+    let dim = |d: Option<warpscope::spec::Dim3>| d.map(|d| d.to_string()).unwrap_or_default();
+    match a.format {
+        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?)?,
         CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "kernel",
                 "grid",
@@ -215,13 +252,18 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                 "launches",
                 "abs_delta",
                 "rel_delta_pct",
+                "other_grid",
+                "other_block",
+                "matched_by",
+                "warpscope_launches",
+                "signature",
             ])
             .map_err(|e| err(e.to_string()))?;
             for r in &cmp.rows {
                 w.write_record([
                     r.kernel.clone(),
-                    r.grid.to_string(),
-                    r.block.to_string(),
+                    dim(r.grid),
+                    dim(r.block),
                     r.metric.clone(),
                     r.unit.clone(),
                     r.ours.to_string(),
@@ -230,20 +272,30 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                     r.launches.to_string(),
                     r.abs_delta.to_string(),
                     r.rel_delta_pct.map(|v| v.to_string()).unwrap_or_default(),
+                    dim(r.other_grid),
+                    dim(r.other_block),
+                    serde_json::to_value(r.matched_by)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default(),
+                    r.ours_launches.to_string(),
+                    r.signature.clone().unwrap_or_default(),
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
-            w.flush().map_err(|e| err(e.to_string()))?;
+            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
+            warpscope::output::print(&String::from_utf8_lossy(&text))?;
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
-            t.push_record(["Kernel", "Grid", "Block", "Metric", "warpscope", "source", other, "delta", "delta %"]);
+            let [la, lb] = labels;
+            t.push_record(["Kernel", "Grid", "Block", "Metric", la, "source", lb, "delta", "delta %"]);
             let fmt = |v: f64| if v.abs() >= 1e5 { format!("{v:.0}") } else { format!("{v:.4}") };
             for r in &cmp.rows {
                 t.push_record([
-                    r.kernel.clone(),
-                    r.grid.paren(),
-                    r.block.paren(),
+                    kernel(r, a.full_names),
+                    both(r.grid, r.other_grid),
+                    both(r.block, r.other_block),
                     format!("{} ({})", r.metric, r.unit),
                     fmt(r.ours),
                     r.ours_source.clone(),
@@ -252,18 +304,31 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                     r.rel_delta_pct.map(|v| format!("{v:+.2}%")).unwrap_or_else(|| "-".into()),
                 ]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!("delta = warpscope - {other}; percentages and occupancy in percentage points");
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!(
+                "delta = {la} - {lb}; percentages and occupancy in percentage points; A / B: the shapes differ (paired in launch order)"
+            )?;
         }
     }
     Ok(())
 }
 
 pub fn import(a: &ImportArgs) -> Result<ExitCode> {
+    super::check_outputs(&[("FILE", &a.file)], &a.out, &[])?;
     a.out.check()?;
-    let (kind, report) = import::read_file(&a.file)?;
+    let (format, mut report) = import::read_file(&a.file, a.from)?;
     if !a.out.quiet {
-        eprintln!("{}: {kind:?}, {} records", a.file.display(), report.records.len());
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let summaries = report.records.iter().filter(|r| r.summary_of.is_some()).count();
+        let of = if summaries > 0 { format!(" ({})", count(summaries, "summary row")) } else { String::new() };
+        errln!("{}: {format}, {}{of}", a.file.display(), count(report.records.len(), "record"));
+    }
+    if a.full_names && matches!(a.out.format, FormatArg::Table | FormatArg::Markdown) {
+        for r in &mut report.records {
+            if let Some(s) = r.signature.take() {
+                r.kernel = s;
+            }
+        }
     }
     a.out.emit(&report)?;
     Ok(ExitCode::SUCCESS)

@@ -48,16 +48,16 @@ pub fn devices(ctx: &Context, a: &DevicesArgs) -> Result<ExitCode> {
                 .zip(&calibrations)
                 .map(|(d, c)| serde_json::json!({ "device": d, "calibration": c }))
                 .collect();
-            println!("{}", serde_json::to_string_pretty(&out).map_err(|e| Error::Output(e.to_string()))?);
+            outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| Error::Output(e.to_string()))?)?;
         }
         DevicesFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(&list).map_err(|e| Error::Output(e.to_string()))?);
+            outln!("{}", serde_json::to_string_pretty(&list).map_err(|e| Error::Output(e.to_string()))?)?;
         }
         DevicesFormat::Table => {
             for (i, d) in list.iter().enumerate() {
-                println!("{}", describe(d));
+                outln!("{}", describe(d))?;
                 if let Some(c) = calibrations.get(i) {
-                    println!("{}", describe_calibration(d, c));
+                    outln!("{}", describe_calibration(d, c))?;
                 }
             }
         }
@@ -103,25 +103,27 @@ fn opt<T: std::fmt::Display>(v: &Option<T>, unit: &str) -> String {
 }
 
 fn describe(d: &DeviceInfo) -> String {
-    let l = &d.limits;
     let kib = |b: u32| format!("{} KiB", b / 1024);
-    let rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&str, String)> = vec![
         ("device", format!("{} ({})", d.name, d.ordinal)),
-        ("compute capability", d.compute_capability.clone()),
+        ("compute capability", opt(&d.compute_capability, "")),
         ("backend", d.backend.clone()),
         ("driver", opt(&d.driver, "")),
-        ("SMs", d.sms.to_string()),
+        ("SMs", opt(&d.sms, "")),
         ("SM clock (max)", opt(&d.sm_clock_mhz, " MHz")),
-        ("memory", format!("{:.1} GiB", d.memory_bytes as f64 / (1u64 << 30) as f64)),
+        ("memory", opt(&d.memory_bytes.map(|m| format!("{:.1}", m as f64 / (1u64 << 30) as f64)), " GiB")),
         ("memory clock", opt(&d.mem_clock_mhz, " MHz")),
         ("memory bus", opt(&d.mem_bus_width_bits, " bit")),
         (
             "peak bandwidth",
             d.peak_bandwidth_gbs.map(|b| format!("{b:.1} GB/s (2 x clock x bus)")).unwrap_or_else(|| "n/a".into()),
         ),
-        ("L2 cache", format!("{} MiB", d.l2_bytes as f64 / (1u64 << 20) as f64)),
+        ("L2 cache", opt(&d.l2_bytes.map(|b| b as f64 / (1u64 << 20) as f64), " MiB")),
         ("PCI bus id", opt(&d.pci_bus_id, "")),
         ("power limit", opt(&d.power_limit_w, " W")),
+    ];
+    let Some(l) = &d.limits else { return table(rows) };
+    rows.extend([
         ("warp size", l.warp_size.to_string()),
         ("threads per block", l.max_threads_per_block.to_string()),
         ("block dims", format!("{} x {} x {}", l.max_block_dim[0], l.max_block_dim[1], l.max_block_dim[2])),
@@ -133,7 +135,11 @@ fn describe(d: &DeviceInfo) -> String {
         ("shared memory per block", format!("{} ({} opt-in)", kib(l.smem_per_block), kib(l.smem_per_block_optin))),
         ("shared memory per SM", kib(l.smem_per_sm)),
         ("reserved shared per block", format!("{} B", l.reserved_smem_per_block)),
-    ];
+    ]);
+    table(rows)
+}
+
+fn table(rows: Vec<(&str, String)>) -> String {
     let mut b = Builder::default();
     for (k, v) in rows {
         b.push_record([k.to_string(), v]);

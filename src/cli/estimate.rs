@@ -65,13 +65,14 @@ impl TargetArgs {
 }
 
 pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
+    super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
     a.out.check()?;
     super::check_plot(a.plot.as_deref())?;
     let (kernel, blocks) = a.shapes.resolve()?;
     let target = a.target.target()?;
     let (_, regs_from) = estimate::attrs(kernel.as_ref(), &target);
     if !a.out.quiet {
-        eprintln!(
+        errln!(
             "{} {}: {} config{} modelled on {} ({}, {} SMs, {} MHz, {:.0} GB/s achievable), registers from ptxas {regs_from}",
             kernel.name(),
             kernel.problem(),
@@ -84,8 +85,33 @@ pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
             target.figures.copy_gbs
         );
     }
-    let report = estimate::run(kernel.as_ref(), &blocks, &target);
+    let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.progress(blocks.len()));
     a.out.emit(&report)?;
     super::plot_report(a.plot.as_deref(), &report)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The estimates in steps of about 1 % of the shapes, so that a long estimate shows a progress bar on a
+/// terminal and stops at the next step on Ctrl-C (or SIGTERM, SIGHUP) with what finished.
+fn in_steps(
+    kernel: &dyn warpscope::kernels::Kernel,
+    blocks: &[warpscope::spec::Dim3],
+    target: &Target,
+    bar: indicatif::ProgressBar,
+) -> warpscope::record::Report {
+    let step = blocks.len().div_ceil(100).max(1);
+    let mut report = estimate::run(kernel, &blocks[..0], target);
+    for (k, chunk) in blocks.chunks(step).enumerate() {
+        if warpscope::sweep::interrupted() {
+            break;
+        }
+        let first = (k * step) as u32;
+        report.records.extend(estimate::run(kernel, chunk, target).records.into_iter().map(|mut r| {
+            r.index = r.index.map(|i| i + first);
+            r
+        }));
+        bar.inc(chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    report
 }

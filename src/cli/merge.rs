@@ -6,9 +6,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use warpscope::{Result, report};
+use warpscope::output::{self, Named};
+use warpscope::{Result, merge, report};
 
-use super::{OutputArgs, exit_for};
+use super::{OutputArgs, exit_for, usage};
 
 /// Arguments of `merge`.
 #[derive(Args, Debug)]
@@ -16,16 +17,37 @@ pub struct MergeArgs {
     /// Result files (JSON reports or JSON Lines), e.g. one per shard.
     #[arg(required = true, num_args = 1..)]
     files: Vec<PathBuf>,
+    /// Write what the files hold even when configurations of a sweep are missing from all of them (a
+    /// slice not given); each gap is still named on standard error.
+    #[arg(long)]
+    allow_partial: bool,
     #[command(flatten)]
     out: OutputArgs,
 }
 
 pub fn run(a: &MergeArgs) -> Result<ExitCode> {
+    let inputs: Vec<Named<'_>> = a.files.iter().map(|f| Named { what: "FILE", path: f }).collect();
+    output::check_distinct(&inputs, &[Named { what: "-o", path: a.out.dest() }])?;
     a.out.check()?;
-    let reports = a.files.iter().map(|f| report::read(f)).collect::<Result<Vec<_>>>()?;
-    let merged = warpscope::merge::merge(reports)?;
+    let mut reports = Vec::new();
+    for f in &a.files {
+        let r = report::read(f)?;
+        merge::check_input(f, &r)?;
+        reports.push(r);
+    }
+    let merged = merge::merge(reports)?;
+    let gaps = merge::missing(&merged.records)?;
+    if !gaps.is_empty() {
+        let list: Vec<String> = gaps.iter().map(ToString::to_string).collect();
+        if !a.allow_partial {
+            return Err(usage(format!("{}: give every slice, or --allow-partial", list.join("; "))));
+        }
+        for g in &list {
+            errln!("warning: {g}");
+        }
+    }
     if !a.out.quiet {
-        eprintln!("merged {} records from {} files", merged.records.len(), a.files.len());
+        errln!("merged {} records from {} files", merged.records.len(), a.files.len());
     }
     a.out.emit(&merged)?;
     Ok(exit_for(&merged))

@@ -48,7 +48,7 @@ pub fn run(a: &MetricsArgs) -> Result<ExitCode> {
         .collect();
     match a.format {
         CatalogueFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(&entries).map_err(|e| Error::Output(e.to_string()))?)
+            outln!("{}", serde_json::to_string_pretty(&entries).map_err(|e| Error::Output(e.to_string()))?)?
         }
         CatalogueFormat::Table => {
             let mut t = Builder::default();
@@ -56,10 +56,10 @@ pub fn run(a: &MetricsArgs) -> Result<ExitCode> {
             for e in &entries {
                 t.push_record([e.name, &e.ncu, e.unit, e.measured_by, e.description]);
             }
-            println!("{}", t.build().with(Style::psql()));
-            println!(
+            outln!("{}", t.build().with(Style::psql()))?;
+            outln!(
                 "--metrics takes these names, raw Nsight Compute metric names, or all; occupancy is a ratio 0-1 in JSON/CSV, % in tables"
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

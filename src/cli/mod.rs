@@ -1,6 +1,16 @@
 //! Command-line parsing (clap) and dispatch. Each subcommand turns its arguments into library values in
 //! its own file and calls the library; no clap type reaches measurement code.
 
+/// `println!` through [`warpscope::output::println`]: a failed write is the command's error, never a panic.
+macro_rules! outln {
+    ($($t:tt)*) => { warpscope::output::println(&format!($($t)*)) };
+}
+
+/// `eprintln!` through [`warpscope::output::note`]: a closed standard error loses the line, nothing else.
+macro_rules! errln {
+    ($($t:tt)*) => { warpscope::output::note(&format!($($t)*)) };
+}
+
 mod archs;
 mod blur;
 mod compare;
@@ -10,19 +20,23 @@ mod kernels;
 mod merge;
 mod metrics;
 mod model_check;
+mod nvprof;
 mod occupancy;
 mod peak;
+mod ranges;
 mod runspec;
 mod selftest;
+mod signals;
 mod sweep;
 mod transpose;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use warpscope::gpu::BackendKind;
+use warpscope::output::{self, note};
 use warpscope::report::Format;
 use warpscope::{Error, Result};
 
@@ -30,9 +44,6 @@ use warpscope::{Error, Result};
 #[derive(Parser, Debug)]
 #[command(name = "warpscope", version, about, long_about = None)]
 pub struct Cli {
-    /// CUDA device ordinal.
-    #[arg(long, global = true, default_value_t = 0)]
-    device: u32,
     /// Backend: the real GPU, or a deterministic mock for tests (values marked `mock`).
     #[arg(long, global = true, hide = true, value_enum, env = "WARPSCOPE_BACKEND", default_value = "cuda")]
     backend: BackendArg,
@@ -55,7 +66,7 @@ enum Command {
     /// List CUDA devices with the limits configurations are validated against.
     Devices(devices::DevicesArgs),
     /// Run every kernel once at a small size and verify it: the first check that the setup works.
-    Selftest(OutputArgs),
+    Selftest(selftest::SelftestArgs),
     /// Every metric of the sweep table from the models alone, for an arch or a named card (no GPU).
     Estimate(estimate::EstimateArgs),
     /// The time model against measured sweeps, per kernel: median |error|, Spearman, and the regret of
@@ -65,13 +76,13 @@ enum Command {
     Occupancy(occupancy::OccupancyArgs),
     /// The architecture database: compute capabilities and named cards with their limits.
     Archs(archs::ArchsArgs),
-    /// The kernels warpscope can run.
-    Kernels,
+    /// The kernels warpscope can run; with --kernel-file, what your kernel file declares, checked.
+    Kernels(kernels::KernelsArgs),
     /// The metric catalogue: nvprof name, Nsight Compute metric, unit, description.
     Metrics(metrics::MetricsArgs),
-    /// warpscope's results beside Nsight Compute's or nvprof's CSV (or another warpscope run).
+    /// Two result files side by side: warpscope, Nsight Compute or nvprof output (text or CSV), any pair.
     Compare(compare::CompareArgs),
-    /// Read ncu or nvprof CSV output into warpscope's records (`--format json`).
+    /// Read nvprof or Nsight Compute output (text or CSV, any page) into warpscope's records.
     Import(compare::ImportArgs),
     /// Peak benchmarks: memcpy, copy kernels and the MAD curve (memory against compute bound).
     Peak(peak::PeakArgs),
@@ -79,6 +90,9 @@ enum Command {
     Transpose(transpose::TransposeArgs),
     /// Gaussian blur: an image on the GPU, the algorithms' benchmark, or the seed's estimates offline.
     Blur(blur::BlurArgs),
+    /// Profile any CUDA program with nvprof's command line and output: `warpscope nvprof --metrics
+    /// achieved_occupancy ./app args`.
+    Nvprof(nvprof::NvprofArgs),
     /// Join result files of one sweep's slices (--shard, --devices) into one report, in the sweep's order.
     Merge(merge::MergeArgs),
     /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
@@ -89,8 +103,19 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// The man page (roff) on standard output: `warpscope man > warpscope.1`.
-    Man,
+    /// The man page (roff) on standard output: `warpscope man > warpscope.1`, `warpscope man sweep >
+    /// warpscope-sweep.1`.
+    Man {
+        /// A command's own page (`warpscope-sweep(1)`) instead of the main one.
+        command: Option<String>,
+    },
+}
+
+/// The GPU a command runs on (only the commands that use one take `--device`).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct DeviceArg {
+    #[arg(long, default_value_t = 0, value_parser = ranges::DEVICE.parser(), help = ranges::DEVICE.help("CUDA device ordinal"))]
+    device: u32,
 }
 
 /// Output options shared by the commands that emit records.
@@ -99,7 +124,7 @@ pub struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: FormatArg,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (`-o -`: standard output).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Print nothing but the report (no progress or per-config lines).
@@ -130,32 +155,35 @@ impl OutputArgs {
         }
     }
 
+    /// Where the report goes: a file, or `-` for standard output.
+    fn dest(&self) -> &Path {
+        self.output.as_deref().unwrap_or(Path::new(output::STDOUT))
+    }
+
+    /// Whether the report goes to standard output.
+    fn to_stdout(&self) -> bool {
+        output::is_stdout(self.dest())
+    }
+
+    /// The report's destination in words.
+    fn dest_name(&self) -> String {
+        if self.to_stdout() { "standard output".into() } else { self.dest().display().to_string() }
+    }
+
     /// Where JSON Lines go as records finish (`--format jsonl`): the output file — appended to when
     /// `append` (resuming into the same file), else created — or standard output. `None` for the
     /// formats written once at the end.
-    fn stream(&self, append: bool) -> Result<Option<Box<dyn std::io::Write>>> {
+    fn stream(&self, append: bool) -> Result<Option<Box<dyn std::io::Write + Send>>> {
         if self.format != FormatArg::Jsonl {
             return Ok(None);
         }
-        Ok(Some(match &self.output {
-            Some(path) => {
-                let f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(append)
-                    .write(true)
-                    .truncate(!append)
-                    .open(path)
-                    .map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-                Box::new(f)
-            }
-            None => Box::new(std::io::stdout()),
-        }))
+        output::stream(self.dest(), append).map(Some)
     }
 
     /// Whether per-config lines may go to standard output (they go to standard error when stdout
     /// carries a machine-readable report).
     fn lines_to_stdout(&self) -> bool {
-        self.output.is_some() || self.format == FormatArg::Table
+        !self.to_stdout() || self.format == FormatArg::Table
     }
 
     /// Prints a progress line unless quiet.
@@ -164,9 +192,9 @@ impl OutputArgs {
             return;
         }
         if self.lines_to_stdout() {
-            println!("{s}");
+            output::progress_line(s);
         } else {
-            eprintln!("{s}");
+            note(s);
         }
     }
 
@@ -177,68 +205,90 @@ impl OutputArgs {
 
     /// The file the report goes to (`None`: standard output).
     fn output(&self) -> Option<&std::path::Path> {
-        self.output.as_deref()
+        self.output.as_deref().filter(|p| !output::is_stdout(p))
     }
 
     /// Checks, before any work, that the report can be written where asked.
     fn check(&self) -> Result<()> {
-        self.output.as_deref().map(warpscope::report::check_writable).unwrap_or(Ok(()))
+        output::check_writable(self.dest())
     }
 
     /// Writes the report where asked.
     fn emit(&self, report: &warpscope::record::Report) -> Result<()> {
-        match &self.output {
-            Some(path) => {
-                warpscope::report::write_file(report, self.format(), path)?;
-                if !self.quiet {
-                    eprintln!("wrote {}", path.display());
-                }
-                Ok(())
-            }
-            None => warpscope::report::write(report, self.format(), &mut std::io::stdout().lock()),
+        warpscope::report::write_file(report, self.format(), self.dest())?;
+        if let Some(path) = self.output().filter(|_| !self.quiet) {
+            note(&format!("wrote {}", path.display()));
         }
+        Ok(())
     }
 }
 
 /// Global settings every command may need.
 pub struct Context {
     backend: BackendKind,
-    device: u32,
 }
 
-/// Ctrl-C: the first asks running sweeps to stop after the configuration in progress (what finished is
-/// written and the command exits 130); a second one exits at once.
-fn install_interrupt_handler() {
-    let _ = ctrlc::set_handler(|| {
-        if warpscope::sweep::interrupted() {
-            std::process::exit(130);
+/// The command line as clap sees it (for parsing, completions, man pages and run-spec's checks).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// A clap error as one line: the message and any tip, without the usage block.
+pub fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let parts: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .collect();
+    let mut line = String::new();
+    for p in parts {
+        if !line.is_empty() {
+            line += if line.ends_with(':') { " " } else { "; " };
         }
-        warpscope::sweep::interrupt();
-        eprintln!("interrupted: finishing the configuration in progress (Ctrl-C again to stop now)");
-    });
+        line += p;
+    }
+    line.trim_start_matches("error: ").to_string()
 }
 
 /// Parses the command line and runs it.
 pub fn run() -> Result<ExitCode> {
-    let cli = Cli::parse();
-    install_interrupt_handler();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind::{DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand, DisplayVersion};
+            return match e.kind() {
+                DisplayHelp | DisplayVersion => output::print(&e.render().to_string()).map(|()| ExitCode::SUCCESS),
+                DisplayHelpOnMissingArgumentOrSubcommand => {
+                    note(e.render().to_string().trim_end());
+                    Ok(ExitCode::from(2))
+                }
+                _ => Err(usage(one_line(&e))),
+            };
+        }
+    };
+    if matches!(cli.command, Command::Nvprof(_)) {
+        // The stop signals are the profiled program's: warpscope stays to report what was collected.
+        signals::leave_to_program();
+    } else {
+        signals::install();
+    }
     let ctx = Context {
         backend: match cli.backend {
             BackendArg::Cuda => BackendKind::Cuda,
             BackendArg::Mock => BackendKind::Mock,
         },
-        device: cli.device,
     };
     let code = match cli.command {
         Command::Sweep(a) => sweep::sweep(&ctx, &a, false),
         Command::Run(a) => sweep::sweep(&ctx, &a, true),
         Command::Devices(a) => devices::devices(&ctx, &a),
-        Command::Selftest(o) => selftest::selftest(&ctx, &o),
+        Command::Selftest(a) => selftest::selftest(&ctx, &a),
         Command::Estimate(a) => estimate::run(&a),
         Command::ModelCheck(a) => model_check::run(&a),
         Command::Occupancy(a) => occupancy::run(&ctx, &a),
         Command::Archs(a) => archs::run(&a),
-        Command::Kernels => kernels::run(),
+        Command::Kernels(a) => kernels::run(&a),
         Command::Metrics(a) => metrics::run(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Import(a) => compare::import(&a),
@@ -247,23 +297,45 @@ pub fn run() -> Result<ExitCode> {
         Command::Blur(a) => blur::run(&ctx, &a),
         Command::RunSpec(a) => runspec::run(&ctx, &a),
         Command::Merge(a) => merge::run(&a),
+        Command::Nvprof(a) => nvprof::run(&ctx, &a),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut <Cli as clap::CommandFactory>::command(),
-                "warpscope",
-                &mut std::io::stdout(),
-            );
-            Ok(ExitCode::SUCCESS)
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut command(), "warpscope", &mut text);
+            output::emit(Path::new(output::STDOUT), &text).map(|()| ExitCode::SUCCESS)
         }
-        Command::Man => {
-            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
-                .render(&mut std::io::stdout())
-                .map_err(|e| Error::Output(e.to_string()))?;
-            Ok(ExitCode::SUCCESS)
+        Command::Man { command: name } => man(name.as_deref()),
+    };
+    // A write that failed inside the work (standard output closed, a full disk under a stream) ends
+    // the command with its error once what finished has been written.
+    if let Some(e) = output::take_failure() {
+        return Err(e);
+    }
+    let code = code?;
+    Ok(signals::exit_code().map_or(code, ExitCode::from))
+}
+
+/// `warpscope man [COMMAND]`: the main page, listing `warpscope-COMMAND(1)` for each command, or the
+/// page of one command.
+fn man(name: Option<&str>) -> Result<ExitCode> {
+    let mut cmd = command();
+    cmd.build();
+    let page = match name {
+        None => cmd,
+        Some(name) => {
+            let known: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+            let sub = cmd
+                .find_subcommand(name)
+                .cloned()
+                .ok_or_else(|| usage(format!("man: no command '{name}' (commands: {})", known.join(", "))))?;
+            sub.name(format!("warpscope-{name}"))
+                .bin_name(format!("warpscope {name}"))
+                .version(env!("CARGO_PKG_VERSION"))
         }
-    }?;
-    Ok(if warpscope::sweep::interrupted() { ExitCode::from(130) } else { code })
+    };
+    let mut roff = Vec::new();
+    clap_mangen::Man::new(page).render(&mut roff).map_err(|e| Error::Output(e.to_string()))?;
+    output::emit(Path::new(output::STDOUT), &roff)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A progress bar on standard error (configurations done, elapsed, ETA); hidden when quiet or when
@@ -296,12 +368,31 @@ fn check_plot(path: Option<&std::path::Path>) -> Result<()> {
     }
 }
 
+/// Whether the command `name` runs on a GPU (takes `--device`; `occupancy` only with --against-driver).
+fn uses_gpu(name: &str) -> bool {
+    name != "occupancy"
+        && command().find_subcommand(name).is_some_and(|c| c.get_arguments().any(|a| a.get_id() == "device"))
+}
+
+/// Refuses, before any work, a run whose outputs — the report (`-o`, standard output when absent) and
+/// `others` (`--plot`, ...) — are one of its `inputs` or one another ([`output::check_distinct`]).
+fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Option<&Path>)]) -> Result<()> {
+    let inputs: Vec<output::Named<'_>> = inputs.iter().map(|&(what, path)| output::Named { what, path }).collect();
+    let mut outputs = vec![output::Named { what: "-o", path: out.dest() }];
+    outputs.extend(others.iter().filter_map(|&(what, path)| Some(output::Named { what, path: path? })));
+    output::check_distinct(&inputs, &outputs)
+}
+
 /// Draws a report's figure where `--plot` asks.
 fn plot_report(path: Option<&std::path::Path>, report: &warpscope::record::Report) -> Result<()> {
-    if let Some(path) = path {
-        warpscope::report::figures::draw(report, path)?;
-        eprintln!("wrote {}", path.display());
+    let Some(path) = path else { return Ok(()) };
+    if !report.records.iter().any(|r| r.status == warpscope::record::Status::Ok) {
+        // Nothing verified, nothing to draw: the report says why, and the exit code stays the report's.
+        note(&format!("warning: no figure drawn to {}: no configuration verified", path.display()));
+        return Ok(());
     }
+    warpscope::report::figures::draw(report, path)?;
+    note(&format!("wrote {}", path.display()));
     Ok(())
 }
 

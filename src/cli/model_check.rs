@@ -78,7 +78,7 @@ pub fn run(a: &ModelCheckArgs) -> Result<ExitCode> {
                 })
                 .collect();
             let out = serde_json::json!({ "kernels": rows, "meeting_targets": met });
-            println!("{}", serde_json::to_string_pretty(&out).map_err(|e| Error::Output(e.to_string()))?);
+            outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| Error::Output(e.to_string()))?)?;
         }
         CheckFormat::Table | CheckFormat::Markdown => {
             let mut b = Builder::default();
@@ -115,8 +115,8 @@ pub fn run(a: &ModelCheckArgs) -> Result<ExitCode> {
             } else {
                 t.with(Style::psql());
             }
-            println!("{t}");
-            println!(
+            outln!("{t}")?;
+            outln!(
                 "{met} of {} kernels meet the targets (median |error| <= {}%, Spearman >= {} where the measured times \
                  spread more than {}%, regret of the model's pick <= {}%)",
                 fits.len(),
@@ -124,7 +124,7 @@ pub fn run(a: &ModelCheckArgs) -> Result<ExitCode> {
                 check::TARGET_SPEARMAN,
                 check::SPREAD_PCT,
                 check::TARGET_REGRET_PCT
-            );
+            )?;
         }
     }
     Ok(if a.strict && met < fits.len() { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -12,7 +12,7 @@ use warpscope::model::occupancy::{self, Occupancy, Request};
 use warpscope::report::plot::{self, Labels, Series};
 use warpscope::{Error, Result, spec};
 
-use super::{Context, usage};
+use super::{Context, ranges, usage};
 use warpscope::gpu::{BackendKind, CudaBackend};
 
 /// Arguments of `occupancy`.
@@ -24,14 +24,15 @@ pub struct OccupancyArgs {
     /// Threads per block: one value, a list or a range (`32..1024:32`).
     #[arg(long, value_name = "LIST", required_unless_present = "against_driver")]
     block_size: Option<String>,
-    /// Registers per thread.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = ranges::REGS.parser(), help = ranges::REGS.help("Registers per thread"))]
     regs: u32,
-    /// Static shared memory per block, bytes.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = ranges::SMEM.parser(), help = ranges::SMEM.help(
+        "Static shared memory per block, bytes"
+    ))]
     smem: u32,
-    /// Dynamic shared memory per block, bytes.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = ranges::SMEM.parser(), help = ranges::SMEM.help(
+        "Dynamic shared memory per block, bytes"
+    ))]
     dynamic_smem: u32,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
@@ -44,6 +45,9 @@ pub struct OccupancyArgs {
     /// block and dynamic shared-memory sizes; exits 1 on any disagreement.
     #[arg(long, conflicts_with_all = ["arch", "block_size", "plot"])]
     against_driver: bool,
+    #[arg(long, value_parser = ranges::DEVICE.parser(),
+        help = ranges::DEVICE.help("CUDA device ordinal, with --against-driver (default 0)"))]
+    device: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,7 +59,10 @@ enum OccFormat {
 
 pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
     if a.against_driver {
-        return against_driver(ctx);
+        return against_driver(ctx, a.device.unwrap_or(0));
+    }
+    if a.device.is_some() {
+        return Err(usage("--device applies to --against-driver: the calculator itself needs no GPU"));
     }
     let (Some(arch), Some(sizes)) = (&a.arch, &a.block_size) else {
         return Err(usage("occupancy needs --arch and --block-size (or --against-driver)"));
@@ -74,11 +81,11 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
     let out_err = |e: String| Error::Output(e);
     match a.format {
         OccFormat::Json if rows.len() == 1 => {
-            println!("{}", serde_json::to_string_pretty(&rows[0]).map_err(|e| out_err(e.to_string()))?)
+            outln!("{}", serde_json::to_string_pretty(&rows[0]).map_err(|e| out_err(e.to_string()))?)?
         }
-        OccFormat::Json => println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| out_err(e.to_string()))?),
+        OccFormat::Json => outln!("{}", serde_json::to_string_pretty(&rows).map_err(|e| out_err(e.to_string()))?)?,
         OccFormat::Csv => {
-            let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+            let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record([
                 "arch",
                 "block_size",
@@ -120,7 +127,8 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
                 ])
                 .map_err(|e| out_err(e.to_string()))?;
             }
-            w.flush().map_err(|e| out_err(e.to_string()))?;
+            let text = w.into_inner().map_err(|e| out_err(e.to_string()))?;
+            warpscope::output::print(&String::from_utf8_lossy(&text))?;
         }
         OccFormat::Table => {
             let o = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
@@ -151,15 +159,15 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
                     r.reason.clone().unwrap_or_default(),
                 ]);
             }
-            println!(
+            outln!(
                 "{} ({}), {} registers/thread, {} B static + {} B dynamic shared memory per block",
                 arch.sm_name(),
                 arch.family,
                 a.regs,
                 a.smem,
                 a.dynamic_smem
-            );
-            println!("{}", t.build().with(Style::psql()));
+            )?;
+            outln!("{}", t.build().with(Style::psql()))?;
         }
     }
     if let Some(path) = &a.plot {
@@ -175,16 +183,16 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
             Labels::new(title, "threads per block", "occupancy (%)"),
             vec![Series { label: arch.sm_name(), points }],
         )?;
-        eprintln!("wrote {}", path.display());
+        errln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn against_driver(ctx: &Context) -> Result<ExitCode> {
+fn against_driver(ctx: &Context, device: u32) -> Result<ExitCode> {
     if ctx.backend != BackendKind::Cuda {
         return Err(usage("--against-driver needs the real GPU backend"));
     }
-    let mut gpu = CudaBackend::open(ctx.device)?;
+    let mut gpu = CudaBackend::open(device)?;
     let info = warpscope::gpu::Backend::info(&gpu).clone();
     let arch = arch::nearest(info.cc());
     let mut sizes: Vec<u32> = (1..=32).map(|w| w * 32).collect();
@@ -214,7 +222,7 @@ fn against_driver(ctx: &Context) -> Result<ExitCode> {
     let mut regs: Vec<u32> = cases.iter().map(|c| c.regs_per_thread).collect();
     regs.sort();
     regs.dedup();
-    println!(
+    outln!(
         "{} ({}) against {}: {} cases ({} kernels with {:?} registers, {} block sizes, {} dynamic shared-memory sizes): {} agree, {} differ",
         info.name,
         info.driver.as_deref().unwrap_or("driver"),
@@ -226,12 +234,18 @@ fn against_driver(ctx: &Context) -> Result<ExitCode> {
         dynamic.len(),
         cases.len() - bad.len(),
         bad.len()
-    );
+    )?;
     for (c, ours) in bad.iter().take(20) {
-        println!(
+        outln!(
             "  {}: block {} regs {} static {} dynamic {}: driver {} blocks/SM, warpscope {}",
-            c.entry, c.block_size, c.regs_per_thread, c.static_smem, c.dynamic_smem, c.driver_blocks, ours
-        );
+            c.entry,
+            c.block_size,
+            c.regs_per_thread,
+            c.static_smem,
+            c.dynamic_smem,
+            c.driver_blocks,
+            ours
+        )?;
     }
     Ok(if bad.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

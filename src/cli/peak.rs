@@ -12,39 +12,37 @@ use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::sweep::{Event, Options};
 use warpscope::{Result, gpu};
 
-use super::{Context, OutputArgs, exit_for};
+use super::{Context, DeviceArg, OutputArgs, exit_for, ranges};
 
 /// Arguments of `peak`.
 #[derive(Args, Debug)]
 pub struct PeakArgs {
-    /// Image width (elements).
-    #[arg(long, default_value_t = 8192)]
+    #[arg(long, default_value_t = 8192, value_parser = ranges::SIDE.parser(), help = ranges::SIDE.help("Image width (elements)"))]
     nx: u32,
-    /// Image height (elements).
-    #[arg(long, default_value_t = 8192)]
+    #[arg(long, default_value_t = 8192, value_parser = ranges::SIDE.parser(), help = ranges::SIDE.help("Image height (elements)"))]
     ny: u32,
-    /// Threads per (1D) block.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = ranges::THREADS.parser(), help = ranges::THREADS.help("Threads per (1D) block"))]
     block: u32,
-    /// Untimed launches before timing.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = ranges::WARMUP.parser(), help = ranges::WARMUP.help("Untimed launches before timing"))]
     warmup: u32,
-    /// Timed launches per kernel.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = ranges::ITERS.parser(), help = ranges::ITERS.help("Timed launches per kernel"))]
     iters: u32,
     /// Draw the MAD curve (GP/s and GFLOP/s against N) to FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     #[command(flatten)]
+    gpu: DeviceArg,
+    #[command(flatten)]
     out: OutputArgs,
 }
 
 pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
+    super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
     a.out.check()?;
     super::check_plot(a.plot.as_deref())?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
-    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
     let out = &a.out;
     let bar = out.progress(peak::count(a.nx, a.ny)?);
     let measured = peak::run(backend.as_mut(), a.nx, a.ny, a.block, &opts, &mut |e| {
@@ -54,18 +52,18 @@ pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
         }
     });
     bar.finish_and_clear();
-    let (report, summary) = measured?;
+    let (report, summary) = measured.map_err(|e| e.or_smaller("choose a smaller image (--nx/--ny)"))?;
     out.emit(&report)?;
     if !out.quiet {
-        eprintln!("device-to-device memcpy: {:.1} GB/s", summary.memcpy_gbs);
+        errln!("device-to-device memcpy: {:.1} GB/s", summary.memcpy_gbs);
         if let Some((name, pct)) = &summary.best_copy {
-            eprintln!("fastest copy kernel: {name}, {pct:.1}% of memcpy");
+            errln!("fastest copy kernel: {name}, {pct:.1}% of memcpy");
         }
         match summary.compute_bound_from {
-            Some(n) => eprintln!(
+            Some(n) => errln!(
                 "MAD curve: memory bound up to the MAD count before {n}; compute bound from {n} MADs (18+ % under MAD-0's rate from there)"
             ),
-            None => eprintln!("MAD curve: memory bound for every N up to {}", MAD_COUNTS.last().unwrap_or(&0)),
+            None => errln!("MAD curve: memory bound for every N up to {}", MAD_COUNTS.last().unwrap_or(&0)),
         }
     }
     if let Some(path) = &a.plot {
@@ -96,7 +94,7 @@ pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
                 },
             ],
         )?;
-        eprintln!("wrote {}", path.display());
+        errln!("wrote {}", path.display());
     }
     Ok(exit_for(&report))
 }

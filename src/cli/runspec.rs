@@ -3,6 +3,7 @@
 //! in one results folder, and writes `summary.md` with each step's table and figure.
 
 use std::fs::{self, File};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -15,7 +16,7 @@ use warpscope::report::{self, Format};
 use warpscope::runspec::{Spec, Step};
 use warpscope::{Error, Result, sweep};
 
-use super::{Cli, Context, usage};
+use super::{Cli, Context, DeviceArg, signals, usage};
 
 /// Arguments of `run-spec`.
 #[derive(Args, Debug)]
@@ -31,6 +32,8 @@ pub struct RunSpecArgs {
     /// Print and check the command lines without running them.
     #[arg(long)]
     dry_run: bool,
+    #[command(flatten)]
+    gpu: DeviceArg,
 }
 
 /// How one step went.
@@ -54,6 +57,9 @@ fn shell_line(argv: &[String]) -> String {
 }
 
 pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
+    if a.output.as_deref().is_some_and(warpscope::output::is_stdout) {
+        return Err(usage("run-spec -o -: the results are a folder of files, not standard output"));
+    }
     let spec = Spec::read(&a.file)?;
     let dir = a.output.clone().unwrap_or_else(|| PathBuf::from("results").join(&spec.name));
     let steps: Vec<&Step> = match &a.only {
@@ -67,21 +73,29 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
             spec.steps.iter().filter(|s| names.contains(&s.name.as_str())).collect()
         }
     };
-    // Every command line goes through the real parser before anything runs.
-    let mut global = vec!["--device".to_string(), ctx.device.to_string()];
-    if ctx.backend == BackendKind::Mock {
-        global.extend(["--backend".into(), "mock".into()]);
-    }
-    let lines: Vec<Vec<String>> = steps.iter().map(|s| [s.argv(&dir), global.clone()].concat()).collect();
+    // Every command line goes through the real parser before anything runs. The steps that run on a
+    // GPU run on run-spec's --device.
+    let lines: Vec<Vec<String>> = steps
+        .iter()
+        .map(|s| {
+            let mut argv = s.argv(&dir);
+            if super::uses_gpu(&s.command) {
+                argv.extend(["--device".to_string(), a.gpu.device.to_string()]);
+            }
+            if ctx.backend == BackendKind::Mock {
+                argv.extend(["--backend".into(), "mock".into()]);
+            }
+            argv
+        })
+        .collect();
     for (s, argv) in steps.iter().zip(&lines) {
         if let Err(e) = Cli::try_parse_from(std::iter::once("warpscope".to_string()).chain(argv.iter().cloned())) {
-            let first = e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-            return Err(usage(format!("{}: step '{}': {first}", a.file.display(), s.name)));
+            return Err(usage(format!("{}: step '{}': {}", a.file.display(), s.name, super::one_line(&e))));
         }
     }
     if a.dry_run {
         for argv in &lines {
-            println!("{}", shell_line(argv));
+            outln!("{}", shell_line(argv))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -90,7 +104,7 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
     let started = SystemTime::now();
     let mut outcomes = Vec::new();
     for (i, (step, argv)) in steps.iter().zip(lines).enumerate() {
-        eprintln!("[{}/{}] {}: {}", i + 1, steps.len(), step.name, shell_line(&argv));
+        errln!("[{}/{}] {}: {}", i + 1, steps.len(), step.name, shell_line(&argv));
         let file = |ext: &str| dir.join(format!("{}.{ext}", step.name));
         let create =
             |p: PathBuf| File::create(&p).map_err(|source| Error::Io { path: p.display().to_string(), source });
@@ -101,15 +115,22 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
             Stdio::from(create(file("txt"))?)
         };
         let t = Instant::now();
-        let status = Command::new(&exe)
+        // The step runs in its own process group: a stop signal reaches it once, through run-spec,
+        // whether it came from the terminal or from a batch scheduler.
+        let mut child = Command::new(&exe)
             .args(&argv)
             .stdout(stdout)
             .stderr(log)
-            .status()
+            .process_group(0)
+            .spawn()
             .map_err(|e| Error::Output(format!("cannot run {}: {e}", exe.display())))?;
-        let code = status.code().unwrap_or(130);
+        signals::forward_to(Some(child.id()));
+        let status = child.wait();
+        signals::forward_to(None);
+        let status = status.map_err(|e| Error::Output(format!("cannot run {}: {e}", exe.display())))?;
+        let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
         let secs = t.elapsed().as_secs_f64();
-        eprintln!("      exit {code}, {secs:.1} s (log: {})", file("log").display());
+        errln!("      exit {code}, {secs:.1} s (log: {})", file("log").display());
         if step.reports() && file("json").exists() {
             let r = report::read(&file("json"))?;
             for (ext, format) in [("csv", Format::Csv), ("md", Format::Markdown), ("txt", Format::Table)] {
@@ -117,27 +138,37 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
             }
         }
         outcomes.push(Outcome { step, argv, code, secs });
-        if code == 130 || sweep::interrupted() {
-            eprintln!("interrupted: the remaining steps were not run");
+        if signals::is_stop_code(code) || sweep::interrupted() {
+            errln!("interrupted: the remaining steps were not run");
             break;
         }
     }
     let summary = summary(&spec, &a.file, &dir, &outcomes, started)?;
     let path = dir.join("summary.md");
-    report::write_bytes(&path, summary.as_bytes())?;
+    warpscope::output::emit(&path, summary.as_bytes())?;
     for o in &outcomes {
-        println!("{:<24} exit {:<3} {:>8.1} s", o.step.name, o.code, o.secs);
+        outln!("{:<24} exit {:<3} {:>8.1} s", o.step.name, o.code, o.secs)?;
     }
-    println!("results in {} (summary.md)", dir.display());
+    outln!("results in {} (summary.md)", dir.display())?;
     let failed = outcomes.iter().filter(|o| o.code != 0).count();
-    Ok(if sweep::interrupted() || outcomes.iter().any(|o| o.code == 130) {
-        ExitCode::from(130)
-    } else if failed > 0 {
-        eprintln!("{failed} of {} steps failed", outcomes.len());
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    // The exit code says the worst that happened: stopped by a signal, a step that could not run
+    // (bad input, no GPU: 2), a result that failed verification (1).
+    let stopped = outcomes.iter().map(|o| o.code).find(|&c| signals::is_stop_code(c));
+    Ok(match signals::exit_code().or(stopped.and_then(|c| u8::try_from(c).ok())) {
+        Some(code) => ExitCode::from(code),
+        None if failed > 0 => {
+            errln!("{failed} of {} steps failed", outcomes.len());
+            let worst = if outcomes.iter().any(|o| o.code != 0 && o.code != 1) { 2 } else { 1 };
+            ExitCode::from(worst)
+        }
+        None => ExitCode::SUCCESS,
     })
+}
+
+/// The `error:` line a failed step left in its log (its last), if any.
+fn error_line(log: &Path) -> Option<String> {
+    let text = fs::read_to_string(log).ok()?;
+    text.lines().rev().find(|l| l.starts_with("error: ")).map(str::to_string)
 }
 
 /// `YYYY-MM-DD HH:MM UTC` of a time (the civil calendar from days since 1970, proleptic Gregorian).
@@ -185,6 +216,11 @@ fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[Outcome<'_>], start
             md += &format!("{}\n\n", o.step.about);
         }
         md += &format!("`{}` — exit {}, {:.1} s\n\n", shell_line(&o.argv), o.code, o.secs);
+        if o.code != 0
+            && let Some(line) = error_line(&dir.join(format!("{}.log", o.step.name)))
+        {
+            md += &format!("**{line}**\n\n");
+        }
         match r {
             Some(r) => {
                 let mut table = Vec::new();

@@ -7,18 +7,28 @@ use warpscope::record::Report;
 use warpscope::sweep::{self, Event, Options};
 use warpscope::{Result, gpu, ptx, spec};
 
-use super::{Context, OutputArgs, exit_for};
+use super::{Context, DeviceArg, OutputArgs, exit_for};
 
-pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
+/// Arguments of `selftest`.
+#[derive(clap::Args, Debug)]
+pub struct SelftestArgs {
+    #[command(flatten)]
+    gpu: DeviceArg,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+pub fn selftest(ctx: &Context, a: &SelftestArgs) -> Result<ExitCode> {
+    let out = &a.out;
     out.check()?;
-    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
     if !out.quiet {
         let d = backend.info();
-        eprintln!(
+        errln!(
             "selftest on device {} ({}, sm_{}), PTX from {}",
             d.ordinal,
             d.name,
-            d.compute_capability.replace('.', ""),
+            d.compute_capability.as_deref().unwrap_or("?").replace('.', ""),
             ptx::ORIGIN
         );
     }
@@ -41,7 +51,7 @@ pub fn selftest(ctx: &Context, out: &OutputArgs) -> Result<ExitCode> {
     out.emit(&report)?;
     let failed = report.records.iter().filter(|r| r.status != warpscope::record::Status::Ok).count();
     if !out.quiet {
-        eprintln!(
+        errln!(
             "selftest: {} of {} configurations verified{}",
             report.records.len() - failed,
             report.records.len(),

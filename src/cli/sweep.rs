@@ -15,7 +15,9 @@ use warpscope::spec::Dim3;
 use warpscope::sweep::{self, Event, Options};
 use warpscope::{Error, Result, gpu, report, spec};
 
-use super::{Context, OutputArgs, exit_for, usage};
+use warpscope::output::{self, Named};
+
+use super::{Context, DeviceArg, OutputArgs, exit_for, ranges, usage};
 
 /// What to run: a kernel, its problem size and the block shapes (shared by `sweep`, `run`, `estimate`).
 #[derive(Args, Debug)]
@@ -34,20 +36,19 @@ pub struct Shapes {
     /// block.z values for a cartesian sweep.
     #[arg(long, value_name = "LIST")]
     bz: Option<String>,
-    /// Problem width: matrix columns or frame width (default: the kernel's, see `warpscope kernels`).
-    #[arg(long)]
+    #[arg(long, value_parser = ranges::SIDE.parser(), help = ranges::SIDE.help(
+        "Problem width: matrix columns or frame width (default: the kernel's, see `warpscope kernels`)"
+    ))]
     nx: Option<u32>,
-    /// Problem height: matrix rows or frame height.
-    #[arg(long)]
+    #[arg(long, value_parser = ranges::SIDE.parser(), help = ranges::SIDE.help("Problem height: matrix rows or frame height"))]
     ny: Option<u32>,
-    /// Frames per launch, for the image kernels.
-    #[arg(long)]
+    #[arg(long, value_parser = ranges::FRAMES.parser(), help = ranges::FRAMES.help("Frames per launch, for the image kernels"))]
     frames: Option<u32>,
-    /// The kernel's own parameter: multiply-adds per element for `mad` (0, 3, 6, 12, 24, 48, 96).
-    #[arg(long)]
+    #[arg(long, value_parser = ranges::MAD_N.parser(), help = ranges::MAD_N.help(
+        "The kernel's own parameter: multiply-adds per element for `mad` (0, 3, 6, 12, 24, 48, 96)"
+    ))]
     n: Option<u32>,
-    /// Gaussian sigma, for the blur kernels.
-    #[arg(long)]
+    #[arg(long, value_parser = ranges::SIGMA.parser(), help = ranges::SIGMA.help("Gaussian sigma, for the blur kernels"))]
     sigma: Option<f32>,
 }
 
@@ -69,35 +70,41 @@ impl Shapes {
 pub struct SweepArgs {
     #[command(flatten)]
     shapes: Shapes,
-    /// Untimed launches before timing (the verified launch is the first).
-    #[arg(long, default_value_t = 2)]
+    #[command(flatten)]
+    gpu: DeviceArg,
+    #[arg(long, default_value_t = 2, value_parser = ranges::WARMUP.parser(), help = ranges::WARMUP.help(
+        "Untimed launches before timing (the verified launch is the first)"
+    ))]
     warmup: u32,
-    /// Timed launches per configuration.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = ranges::ITERS.parser(), help = ranges::ITERS.help(
+        "Timed launches per configuration"
+    ))]
     iters: u32,
     /// Flush L2 before every timed launch (a scratch buffer of twice the L2 is overwritten outside the
     /// timed events): cold-cache times instead of warm ones.
     #[arg(long)]
     cold: bool,
-    /// Instead of a fixed --iters, time in batches until the spread (IQR / median) is at most PCT
-    /// percent, within --min-iters, --max-iters and --max-time.
-    #[arg(long, value_name = "PCT", conflicts_with = "iters")]
+    #[arg(long, value_name = "PCT", conflicts_with = "iters", value_parser = ranges::NOISE_PCT.parser(),
+        help = ranges::NOISE_PCT.help(
+            "Instead of a fixed --iters, time in batches until the spread (IQR / median) is at most PCT percent, \
+             within --min-iters, --max-iters and --max-time"
+        ))]
     until_noise: Option<f64>,
-    /// With --until-noise: the first batch (and each further batch) of timed launches.
-    #[arg(long, default_value_t = 10, requires = "until_noise")]
+    #[arg(long, default_value_t = 10, requires = "until_noise", value_parser = ranges::NOISE_ITERS.parser(),
+        help = ranges::NOISE_ITERS.help("With --until-noise: the first batch (and each further batch) of timed launches"))]
     min_iters: u32,
-    /// With --until-noise: timed launches at most per configuration.
-    #[arg(long, default_value_t = 1000, requires = "until_noise")]
+    #[arg(long, default_value_t = 1000, requires = "until_noise", value_parser = ranges::NOISE_ITERS.parser(),
+        help = ranges::NOISE_ITERS.help("With --until-noise: timed launches at most per configuration"))]
     max_iters: u32,
-    /// With --until-noise: seconds of timing at most per configuration.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "until_noise")]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "until_noise",
+        value_parser = ranges::MAX_TIME.parser(),
+        help = ranges::MAX_TIME.help("With --until-noise: seconds of timing at most per configuration"))]
     max_time: f64,
     /// Time the configurations round-robin (five slices of --iters each) so that clock and temperature
     /// drift does not favour the first ones; records are reported when all are timed.
     #[arg(long, conflicts_with = "until_noise")]
     interleave: bool,
-    /// Seed of the random inputs (default: fresh each run).
-    #[arg(long)]
+    #[arg(long, value_parser = ranges::SEED.parser(), help = ranges::SEED.help("Seed of the random inputs (default: fresh each run)"))]
     seed: Option<u64>,
     /// Put the time model's prediction and its error beside every measured time, and report the
     /// model's median absolute error and Spearman rank correlation over the sweep.
@@ -123,9 +130,10 @@ pub struct SweepArgs {
     /// runs; `warpscope merge` joins the slices' result files.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
-    /// Give up when one configuration takes longer than SECS (a hung kernel cannot be stopped any other
-    /// way): exit 124, the finished configurations kept in the `--format jsonl` output.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = ranges::TIMEOUT.parser(), help = ranges::TIMEOUT.help(
+        "Give up when one configuration takes longer than SECS (a hung kernel cannot be stopped any other way): \
+         exit 124, the finished configurations written"
+    ))]
     timeout: Option<f64>,
     #[command(flatten)]
     out: OutputArgs,
@@ -133,14 +141,11 @@ pub struct SweepArgs {
 
 /// The same configuration: kernel entry, problem and block.
 fn same_config(r: &Record, kernel: &dyn Kernel, block: Dim3) -> bool {
-    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == block && r.status != Status::Failed
+    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == Some(block) && r.status != Status::Failed
 }
 
 fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
+    output::resolve(a) == output::resolve(b)
 }
 
 /// The measuring options, checked.
@@ -149,17 +154,11 @@ fn options(a: &SweepArgs) -> Result<Options> {
         .seed
         .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
     let metrics = a.metrics.as_deref().map(warpscope::metrics::parse_requested).transpose()?.unwrap_or_default();
+    // Each value's own range is checked by the parser (ranges.rs); what is left is how they combine.
     let until_noise = match a.until_noise {
         None => None,
-        Some(pct) if !(pct.is_finite() && pct > 0.0) => {
-            return Err(usage(format!("--until-noise {pct}: a spread in percent, more than 0")));
-        }
-        Some(_) if a.min_iters < 3 => return Err(usage(format!("--min-iters {}: at least 3", a.min_iters))),
         Some(_) if a.max_iters < a.min_iters => {
             return Err(usage(format!("--max-iters {} is under --min-iters {}", a.max_iters, a.min_iters)));
-        }
-        Some(_) if !(a.max_time.is_finite() && a.max_time > 0.0) => {
-            return Err(usage(format!("--max-time {}: seconds, more than 0", a.max_time)));
         }
         Some(pct) => Some(sweep::Noise { pct, min_iters: a.min_iters, max_iters: a.max_iters, max_secs: a.max_time }),
     };
@@ -177,7 +176,7 @@ fn options(a: &SweepArgs) -> Result<Options> {
 
 /// `--devices all|0,1` (or the one `--device`).
 fn devices(ctx: &Context, a: &SweepArgs) -> Result<Vec<u32>> {
-    let Some(list) = a.devices.as_deref() else { return Ok(vec![ctx.device]) };
+    let Some(list) = a.devices.as_deref() else { return Ok(vec![a.gpu.device]) };
     let count = gpu::device_count(ctx.backend)?;
     let devices: Vec<u32> = if list == "all" {
         (0..count).collect()
@@ -215,7 +214,7 @@ struct Printer<'a> {
     out: &'a OutputArgs,
     opts: &'a Options,
     kernel: &'a dyn Kernel,
-    stream: Option<Box<dyn Write>>,
+    stream: Option<Box<dyn Write + Send>>,
     bar: indicatif::ProgressBar,
     /// Several devices: lines name theirs.
     multi: bool,
@@ -251,7 +250,7 @@ impl Printer<'_> {
         self.bar.suspend(|| match e {
             Event::Planned { total, invalid } => {
                 if !out.quiet {
-                    eprintln!(
+                    errln!(
                         "{} {}: {total} config{} ({invalid} invalid), {} warm-up + {} timed launches each, on device {device} ({name}), seed {}",
                         kernel.name(),
                         kernel.problem(),
@@ -265,17 +264,17 @@ impl Printer<'_> {
             Event::Baseline(m) => {
                 if !out.quiet {
                     let on = if multi { format!(" on device {device}") } else { String::new() };
-                    eprintln!("device-to-device memcpy{on}: {:.1} GB/s ({})", m.value, m.source.as_str());
+                    errln!("device-to-device memcpy{on}: {:.1} GB/s ({})", m.value, m.source.as_str());
                 }
             }
             Event::Record(r) => {
                 out.line(&r.seed_line());
                 if let Some(c) = r.conditions.as_ref().filter(|c| c.throttled()) {
                     let clock = c.sm_clock_mhz.map(|[lo, hi]| format!(", SM clock {lo}-{hi} MHz")).unwrap_or_default();
-                    eprintln!(
+                    errln!(
                         "warning: {} {} was timed while the GPU throttled ({}){clock}: its time is not comparable",
                         r.kernel,
-                        r.block,
+                        warpscope::record::dims(r.block),
                         c.throttle.join(", ")
                     );
                 }
@@ -283,10 +282,10 @@ impl Printer<'_> {
                     && t.iqr_pct() > n.pct
                     && !out.quiet
                 {
-                    eprintln!(
+                    errln!(
                         "note: {} {}: spread {:.2}% still above {}% after {} timed launches (a cap was reached)",
                         r.kernel,
-                        r.block,
+                        warpscope::record::dims(r.block),
                         t.iqr_pct(),
                         n.pct,
                         t.iters
@@ -294,18 +293,20 @@ impl Printer<'_> {
                 }
                 if let Some(w) = stream.as_mut() {
                     // Each line is flushed as its configuration finishes: a killed run loses nothing done.
+                    // A failed write stops the sweep, which then ends with the error.
                     let written = report::jsonl::line(r).and_then(|l| {
-                        w.write_all(l.as_bytes()).and_then(|_| w.flush()).map_err(|e| Error::Output(e.to_string()))
+                        w.write_all(l.as_bytes())
+                            .and_then(|()| w.flush())
+                            .map_err(|e| output::write_error(&out.dest_name(), &e))
                     });
                     if let Err(e) = written {
-                        eprintln!("error: {e}");
-                        sweep::interrupt();
+                        output::fail(e);
                     }
                 }
             }
             Event::Counters(passes) => {
                 if !out.quiet {
-                    eprintln!(
+                    errln!(
                         "hardware counters: {} metric{} through CUPTI, {passes} replay pass{} per config",
                         opts.metrics.len(),
                         if opts.metrics.len() == 1 { "" } else { "s" },
@@ -313,11 +314,11 @@ impl Printer<'_> {
                     );
                 }
             }
-            Event::NoCounters(why) => eprintln!("warning: measured metrics unavailable: {why}; showing estimates"),
-            Event::Warning(why) => eprintln!("warning: {why}"),
+            Event::NoCounters(why) => errln!("warning: measured metrics unavailable: {why}; showing estimates"),
+            Event::Warning(why) => errln!("warning: {why}"),
             Event::Phase(name, secs) => {
                 if out.verbose && !out.quiet {
-                    eprintln!("{name}: {secs:.3} s");
+                    errln!("{name}: {secs:.3} s");
                 }
             }
         });
@@ -384,7 +385,7 @@ fn watchdog(secs: f64, printer: &Printer<'_>, out: &OutputArgs, jsonl: Option<St
             },
         };
         let (s, are) = if n == 1 { ("", "is") } else { ("s", "are") };
-        eprintln!("error: a configuration ran past --timeout {secs} s; the {n} finished configuration{s} {are} {kept}");
+        errln!("error: a configuration ran past --timeout {secs} s; the {n} finished configuration{s} {are} {kept}");
         std::process::exit(124);
     });
 }
@@ -395,6 +396,7 @@ fn on_devices(
     devices: &[u32],
     kernel: &dyn Kernel,
     todo: &[(u32, Dim3)],
+    sweep_size: u32,
     opts: &Options,
     printer: &mut Printer<'_>,
 ) -> Result<Report> {
@@ -409,7 +411,7 @@ fn on_devices(
                 s.spawn(move || -> Result<Report> {
                     let mut backend = gpu::open(kind, d)?;
                     let name = backend.info().name.clone();
-                    sweep::run_indexed(backend.as_mut(), kernel, &mine, opts, &mut |e| {
+                    sweep::run_indexed(backend.as_mut(), kernel, &mine, sweep_size, opts, &mut |e| {
                         let _ = tx.send((d, name.clone(), Owned::of(e)));
                     })
                 })
@@ -433,18 +435,33 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
     }
     let opts = options(a)?;
-    if let Some(secs) = a.timeout.filter(|s| !(s.is_finite() && *s > 0.0)) {
-        return Err(usage(format!("--timeout {secs}: seconds, more than 0")));
-    }
     let devices = devices(ctx, a)?;
     let shard = a.shard.as_deref().map(shard).transpose()?;
-    let resumed = match &a.resume {
-        Some(path) if path.exists() => report::read(path)?.records,
+    // Resuming into the file resumed from (JSON Lines appended, a report rewritten whole) is the one
+    // way an input may be an output.
+    let append = matches!((&a.resume, a.out.output()), (Some(r), Some(o)) if same_file(r, o));
+    let resume_input: Vec<Named<'_>> =
+        a.resume.iter().filter(|_| !append).map(|p| Named { what: "--resume", path: p }).collect();
+    let mut outputs = vec![Named { what: "-o", path: a.out.dest() }];
+    outputs.extend(a.plot.as_deref().map(|p| Named { what: "--plot", path: p }));
+    output::check_distinct(&resume_input, &outputs)?;
+    let earlier = match &a.resume {
+        Some(path) if path.exists() => {
+            let r = report::read(path)?;
+            warpscope::resume::check_sweep(&r, path, kernel.entry(), &kernel.problem())?;
+            Some((path.as_path(), r))
+        }
         Some(path) => return Err(usage(format!("--resume {}: no such file", path.display()))),
-        None => Vec::new(),
+        None => None,
     };
+    // A file that names its devices is resumed on the same kind.
+    if let Some((path, r)) = earlier.as_ref().filter(|(_, r)| !warpscope::resume::measured_on(r).is_empty()) {
+        for d in gpu::list(ctx.backend)?.iter().filter(|d| devices.contains(&d.ordinal)) {
+            warpscope::resume::check_device(r, path, d)?;
+        }
+    }
+    let resumed = earlier.as_ref().map(|(_, r)| r.records.clone()).unwrap_or_default();
     super::check_plot(a.plot.as_deref())?;
-    let append = matches!((&a.resume, &a.out.output), (Some(r), Some(o)) if same_file(r, o));
     if !append {
         a.out.check()?;
     }
@@ -455,10 +472,10 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     let todo: Vec<(u32, Dim3)> =
         mine.iter().copied().filter(|&(_, b)| !resumed.iter().any(|r| same_config(r, kernel.as_ref(), b))).collect();
     if let (Some((k, n)), false) = (shard, a.out.quiet) {
-        eprintln!("shard {k}/{n}: {} of {} configurations", mine.len(), blocks.len());
+        errln!("shard {k}/{n}: {} of {} configurations", mine.len(), blocks.len());
     }
     if !resumed.is_empty() && !a.out.quiet {
-        eprintln!(
+        errln!(
             "resuming: {} of {} configurations already done, {} to run",
             mine.len() - todo.len(),
             mine.len(),
@@ -468,7 +485,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     let mut stream = a.out.stream(append)?;
     if let Some(w) = stream.as_mut().filter(|_| !append) {
         for r in &resumed {
-            w.write_all(report::jsonl::line(r)?.as_bytes()).map_err(|e| Error::Output(e.to_string()))?;
+            w.write_all(report::jsonl::line(r)?.as_bytes()).map_err(|e| output::write_error(&a.out.dest_name(), &e))?;
         }
     }
     if todo.is_empty() {
@@ -496,39 +513,40 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     };
     if let Some(secs) = a.timeout {
         let jsonl = printer.stream.is_some().then(|| {
-            a.out.output.as_ref().map_or("the JSON Lines on standard output".to_string(), |p| p.display().to_string())
+            a.out.output().map_or("the JSON Lines on standard output".to_string(), |p| p.display().to_string())
         });
         watchdog(secs, &printer, &a.out, jsonl);
     }
+    let size = blocks.len() as u32;
     let report = if devices.len() == 1 {
         let mut backend = gpu::open(ctx.backend, devices[0])?;
         let name = backend.info().name.clone();
         if let Ok(mut p) = printer.partial.lock() {
             p.device = backend.info().clone();
         }
-        sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &todo, &opts, &mut |e| {
+        sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &todo, size, &opts, &mut |e| {
             printer.event(devices[0], &name, e)
         })
     } else {
-        on_devices(ctx.backend, &devices, kernel.as_ref(), &todo, &opts, &mut printer)
+        on_devices(ctx.backend, &devices, kernel.as_ref(), &todo, size, &opts, &mut printer)
     };
     printer.bar.finish_and_clear();
     // The sweep is over: --timeout no longer applies (writing and plotting may take their time).
     if let Ok(mut t) = printer.progress.lock() {
         *t = None;
     }
-    let mut report = report?;
+    let mut report = report.map_err(|e| e.or_smaller("choose a smaller problem (--nx/--ny/--frames)"))?;
     let ran = report.records.len();
     report.records.splice(0..0, resumed);
     if printer.stream.is_none() {
         a.out.emit(&report)?;
     }
     super::plot_report(a.plot.as_deref(), &report)?;
-    if sweep::interrupted() {
-        eprintln!(
+    if super::signals::exit_code().is_some() {
+        errln!(
             "interrupted: {ran} of {} configurations finished and kept{}",
             todo.len(),
-            a.out.output.as_ref().map(|p| format!(" in {}", p.display())).unwrap_or_default()
+            a.out.output().map(|p| format!(" in {}", p.display())).unwrap_or_default()
         );
     }
     Ok(exit_for(&report))

@@ -9,7 +9,7 @@ use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::sweep::{Event, Options};
 use warpscope::{Result, gpu, spec, transpose_bench};
 
-use super::{Context, OutputArgs, exit_for, usage};
+use super::{Context, DeviceArg, OutputArgs, exit_for, ranges, usage};
 
 /// Arguments of `transpose`.
 #[derive(Args, Debug)]
@@ -20,19 +20,20 @@ pub struct TransposeArgs {
     /// Sizes, comma-separated: square sides, or heights when --width is given.
     #[arg(long, default_value = "1024,2048,4096,8192,16384")]
     sizes: String,
-    /// A fixed width: the sizes become heights (the seed's naive transpose slowed as the image grew taller).
-    #[arg(long)]
+    #[arg(long, value_parser = ranges::SIDE.parser(), help = ranges::SIDE.help(
+        "A fixed width: the sizes become heights (the seed's naive transpose slowed as the image grew taller)"
+    ))]
     width: Option<u32>,
     /// Draw each variant's % of the fastest copy, and the naive transpose's GB/s, against the size to
     /// FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     plot: Option<std::path::PathBuf>,
-    /// Untimed launches before timing.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = ranges::WARMUP.parser(), help = ranges::WARMUP.help("Untimed launches before timing"))]
     warmup: u32,
-    /// Timed launches per kernel.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = ranges::ITERS.parser(), help = ranges::ITERS.help("Timed launches per kernel"))]
     iters: u32,
+    #[command(flatten)]
+    gpu: DeviceArg,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -43,12 +44,13 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
             "transpose needs --bench (a single transpose is `warpscope sweep transpose-shared --block 32x8`)",
         ));
     }
+    super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
     a.out.check()?;
     super::check_plot(a.plot.as_deref())?;
     let sizes = spec::parse_int_list(&a.sizes)?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
-    let mut backend = gpu::open(ctx.backend, ctx.device)?;
+    let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
     let out = &a.out;
     let bar = out.progress(transpose_bench::count(a.width, &sizes)?);
     let measured = transpose_bench::run(backend.as_mut(), a.width, &sizes, &opts, &mut |e| {
@@ -58,20 +60,23 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
         }
     });
     bar.finish_and_clear();
-    let (report, best) = measured?;
+    let (report, best) = measured.map_err(|e| e.or_smaller("choose smaller --sizes (and --width)"))?;
     out.emit(&report)?;
     if !out.quiet {
         for b in &best {
-            eprintln!(
+            errln!(
                 "{}x{}: fastest transpose {}, {:.1}% of the fastest copy",
-                b.width, b.height, b.kernel, b.pct_of_copy
+                b.width,
+                b.height,
+                b.kernel,
+                b.pct_of_copy
             );
         }
         let naive = transpose_bench::naive_series(&report);
         if naive.len() > 1 {
             let list: Vec<String> = naive.iter().map(|(p, g)| format!("{g:.0} ({p})")).collect();
             let falls = naive.windows(2).all(|w| w[1].1 < w[0].1);
-            eprintln!(
+            errln!(
                 "naive transpose, GB/s: {}: {}",
                 list.join(", "),
                 if falls {
@@ -126,7 +131,7 @@ pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
                 },
             ],
         )?;
-        eprintln!("wrote {}", path.display());
+        errln!("wrote {}", path.display());
     }
     Ok(exit_for(&report))
 }

@@ -264,19 +264,19 @@ fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersi
     Ok(DeviceInfo {
         ordinal,
         name,
-        compute_capability: format!("{major}.{minor}"),
+        compute_capability: Some(format!("{major}.{minor}")),
         backend: "cuda".into(),
-        sms: a(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        sms: Some(a(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?),
         sm_clock_mhz: sm_clock,
         mem_clock_mhz: mem_clock,
         mem_bus_width_bits: bus,
-        memory_bytes: ctx.total_mem().map_err(cu("cuDeviceTotalMem"))? as u64,
-        l2_bytes: a(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
+        memory_bytes: Some(ctx.total_mem().map_err(cu("cuDeviceTotalMem"))? as u64),
+        l2_bytes: Some(a(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64),
         peak_bandwidth_gbs: mem_khz.zip(bus).map(|(k, b)| 2.0 * k as f64 * 1e3 * b as f64 / 8.0 / 1e9),
         driver,
         pci_bus_id: Some(pci),
         power_limit_w: nv.power_limit_w,
-        limits: DeviceLimits {
+        limits: Some(DeviceLimits {
             warp_size: a(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
             max_threads_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             max_block_dim: [
@@ -297,7 +297,7 @@ fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersi
             smem_per_block_optin: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             smem_per_sm: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
             reserved_smem_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
-        },
+        }),
     })
 }
 
@@ -312,7 +312,7 @@ impl CudaBackend {
     ) -> Result<Vec<crate::model::occupancy::DriverCase>> {
         use cudarc::driver::sys::CUfunction_attribute_enum as A;
         let m = self.module(module)?;
-        let optin = self.info.limits.smem_per_block_optin;
+        let optin = self.info.checked_limits()?.smem_per_block_optin;
         let mut cases = Vec::new();
         for entry in ptx::entries(module) {
             let f = m.load_function(entry).map_err(cu("cuModuleGetFunction"))?;
@@ -385,7 +385,7 @@ impl Backend for CudaBackend {
         let fill = self.fill_function()?;
         let stream = self.stream.clone();
         let ctx = self.ctx.clone();
-        let sms = self.info.sms;
+        let sms = self.info.sms.unwrap_or(1);
         let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
         cur.slices.clear();
         let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
@@ -478,7 +478,7 @@ impl Backend for CudaBackend {
         let call = format!("cuLaunchKernel({entry})");
         if cold && self.flush.is_none() {
             // One scratch buffer of twice the L2, allocated on first use and kept.
-            let words = (2 * self.info.l2_bytes as usize).max(1 << 20) / 4;
+            let words = (2 * self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20) / 4;
             // SAFETY: only ever written by cuMemsetD32.
             self.flush = Some(unsafe { self.stream.alloc::<u32>(words) }.map_err(cu("cuMemAlloc"))?);
         }
@@ -502,7 +502,7 @@ impl Backend for CudaBackend {
 
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
         let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
-        let bytes = (4 * self.info.l2_bytes as usize).max(256 << 20).min(free / 4) & !255;
+        let bytes = (4 * self.info.l2_bytes.unwrap_or(0) as usize).max(256 << 20).min(free / 4) & !255;
         let len = bytes / 4;
         // SAFETY: scratch buffers; the copy reads `src` uninitialised, which is harmless for a copy.
         let src = unsafe { self.stream.alloc::<f32>(len) }.map_err(cu("cuMemAlloc"))?;
@@ -526,8 +526,8 @@ impl Backend for CudaBackend {
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
         let (read, l1_read, smem_read, partial) =
             (func("calRead")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
-        let sms = self.info.sms.max(1);
-        let l2 = (self.info.l2_bytes as usize).max(1 << 20);
+        let sms = self.info.sms.unwrap_or(1).max(1);
+        let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
         // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
         // read from DRAM, re-read in part (L2, L1) and store to; a flush buffer of 2 x L2.
         let chase_words = ((4 * l2).max(256 << 20) / 4) & !7;

@@ -2,6 +2,8 @@
 //! warpscope opens libcuda.so.1 itself, checks every entry point it will use and the driver's CUDA
 //! version against the embedded PTX, and turns each failure into one clear error.
 
+use std::path::PathBuf;
+
 use crate::error::{Error, Result};
 use crate::ptx;
 
@@ -105,6 +107,63 @@ pub fn driver() -> Result<DriverVersion> {
         return Err(Error::NoDriver("cudarc cannot open libcuda under any of its names".into()));
     }
     Ok(version)
+}
+
+/// Where to look for an NVIDIA library (libcupti, libnvrtc), in order: `env_var` (a file, or a folder),
+/// `subdirs` of each CUDA root (`$CUDA_PATH`, `$CUDA_HOME`, /usr/local/cuda, /usr/local/cuda-*, newest
+/// first), the system library folder, pip wheels (`site-packages/nvidia/*/lib`, also under
+/// `$VIRTUAL_ENV`), then the bare `names` for the loader's own search.
+pub fn library_candidates(env_var: &str, names: &[&str], subdirs: &[&str]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(v) = std::env::var_os(env_var) {
+        let p = PathBuf::from(v);
+        if p.is_file() {
+            return vec![p];
+        }
+        dirs.push(p);
+    }
+    let glob_sorted = |pattern: &str| -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> =
+            glob::glob(pattern).map(|ps| ps.filter_map(|p| p.ok()).collect()).unwrap_or_default();
+        found.sort();
+        found.reverse(); // newest CUDA first
+        found
+    };
+    let mut roots: Vec<String> = ["CUDA_PATH", "CUDA_HOME"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(|r| r.to_string_lossy().into_owned())
+        .collect();
+    roots.extend(["/usr/local/cuda".to_string(), "/usr/local/cuda-*".to_string()]);
+    for root in &roots {
+        for sub in subdirs {
+            dirs.extend(glob_sorted(&format!("{root}/{sub}")));
+        }
+    }
+    let mut patterns = vec![
+        "/usr/lib/x86_64-linux-gnu".to_string(),
+        "/usr/lib/python3*/site-packages/nvidia/*/lib".to_string(),
+        "/usr/local/lib/python3*/dist-packages/nvidia/*/lib".to_string(),
+        "/usr/local/lib/python3*/site-packages/nvidia/*/lib".to_string(),
+        "/opt/*/.venv/lib/python3*/site-packages/nvidia/*/lib".to_string(),
+    ];
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV") {
+        patterns.push(format!("{}/lib/python3*/site-packages/nvidia/*/lib", venv.to_string_lossy()));
+    }
+    for p in &patterns {
+        dirs.extend(glob_sorted(p));
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in dirs {
+        for name in names {
+            let p = d.join(name);
+            if p.is_file() && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.extend(names.iter().map(PathBuf::from));
+    out
 }
 
 /// The loader's message with its causes (dlerror's text), on one line.

@@ -35,11 +35,12 @@ impl Gaussian {
         if !(sigma.is_finite() && sigma >= 0.5) {
             return Err(Error::usage(format!("invalid sigma {sigma}: 0.5 or more")));
         }
-        let r = (3.0 * sigma).ceil() as i32;
-        if 2 * r + 1 > MAX_TAPS {
-            return Err(Error::usage(format!("sigma {sigma} needs {} taps, more than {MAX_TAPS}", 2 * r + 1)));
+        // In f64: 3 sigma of a huge sigma must not wrap past the check as an integer would.
+        let r = (3.0 * f64::from(sigma)).ceil();
+        if 2.0 * r + 1.0 > f64::from(MAX_TAPS) {
+            return Err(Error::usage(format!("sigma {sigma} needs {} taps, more than {MAX_TAPS}", 2.0 * r + 1.0)));
         }
-        Ok(Gaussian { sigma, r })
+        Ok(Gaussian { sigma, r: r as i32 })
     }
 
     /// Taps and the normalisation factor, in f32, as the kernels compute them.
@@ -574,6 +575,11 @@ mod tests {
         assert_eq!(t.len(), 31);
         assert!((t.iter().sum::<f32>() * n - 1.0).abs() < 1e-6);
         assert!(Gaussian::new(0.1).is_err() && Gaussian::new(100.0).is_err());
+        // Sigmas whose tap count overflows a 32-bit int are refused, not wrapped into range.
+        for huge in [1e9, 7.2e8, f32::MAX] {
+            let e = Gaussian::new(huge).unwrap_err().to_string();
+            assert!(e.contains("taps, more than 255"), "{huge}: {e}");
+        }
     }
 
     #[test]

@@ -73,14 +73,14 @@ type Group = ((String, String), Vec<(f64, f64, Dim3)>);
 pub fn fits(records: &[Record], predicted: &[Option<f64>]) -> Vec<KernelFit> {
     let mut groups: Vec<Group> = Vec::new();
     for (r, p) in records.iter().zip(predicted) {
-        let (Some(t), Some(p)) = (r.time_ms.as_ref(), p) else { continue };
+        let (Some(t), Some(p), Some(block)) = (r.time_ms.as_ref(), p, r.block) else { continue };
         if !(t.median > 0.0 && p.is_finite()) {
             continue;
         }
         let key = (r.kernel.clone(), r.problem.clone());
         match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push((t.median, *p, r.block)),
-            None => groups.push((key, vec![(t.median, *p, r.block)])),
+            Some((_, v)) => v.push((t.median, *p, block)),
+            None => groups.push((key, vec![(t.median, *p, block)])),
         }
     }
     groups.into_iter().filter_map(|((kernel, problem), v)| fit(kernel, problem, &v)).collect()
@@ -130,8 +130,13 @@ pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>>
             let clock = report.device.sm_clock_mhz.unwrap_or(1500);
             let copy = copy.unwrap_or_else(|| report.device.peak_bandwidth_gbs.unwrap_or(1000.0) * 0.88);
             let figures = report.baselines.calibration.clone().unwrap_or_else(|| Figures::of_arch(arch, clock, copy));
-            let mut t =
-                Target { name: report.device.name.clone(), arch, sms: report.device.sms, clock_mhz: clock, figures };
+            let mut t = Target {
+                name: report.device.name.clone(),
+                arch,
+                sms: report.device.sms.unwrap_or(0),
+                clock_mhz: clock,
+                figures,
+            };
             t.figures.copy_gbs = copy;
             t
         }
@@ -143,7 +148,7 @@ pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>>
     let mut kernels: Vec<((String, String), Box<dyn crate::kernels::Kernel>)> = Vec::new();
     let mut out = Vec::with_capacity(report.records.len());
     for r in &report.records {
-        let Some(t) = r.time_ms.as_ref() else {
+        let (Some(t), Some(grid), Some(block)) = (r.time_ms.as_ref(), r.grid, r.block) else {
             out.push(None);
             continue;
         };
@@ -153,11 +158,11 @@ pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>>
         }
         let kernel = &kernels.iter().find(|(k, _)| *k == key).expect("inserted above").1;
         let (attrs, _) = crate::estimate::attrs(kernel.as_ref(), &target);
-        let launch = Launch { grid: r.grid, block: r.block, dynamic_smem: kernel.dynamic_smem(r.block) };
+        let launch = Launch { grid, block, dynamic_smem: kernel.dynamic_smem(block) };
         let occ = occupancy::theoretical(
             target.arch,
             &Request {
-                block_size: r.block.volume().min(u32::MAX as u64) as u32,
+                block_size: block.volume().min(u32::MAX as u64) as u32,
                 regs_per_thread: attrs.registers,
                 static_smem: attrs.static_smem,
                 dynamic_smem: launch.dynamic_smem,

@@ -5,6 +5,7 @@
 
 use crate::metrics::{self, RATIO};
 use crate::record::{Record, Report, Status};
+use crate::spec::Dim3;
 
 use super::plot::{Chart, Heatmap, Labels, Panel, Series};
 use super::table::metric_columns;
@@ -22,7 +23,7 @@ fn time_of(r: &Record) -> Option<f64> {
 /// The charts of `report`, titles naming `what` (kernel, problem, device).
 pub fn charts(report: &Report) -> Vec<(String, Chart)> {
     let ok: Vec<&Record> = report.records.iter().filter(|r| r.status == Status::Ok).collect();
-    let names: Vec<String> = ok.iter().map(|r| r.block.to_string()).collect();
+    let names: Vec<String> = ok.iter().map(|r| crate::record::dims(r.block)).collect();
     let what = match ok.first() {
         Some(r) => format!("{} {} on {}", r.kernel, r.problem, report.device.name),
         None => report.device.name.clone(),
@@ -81,7 +82,7 @@ pub fn charts(report: &Report) -> Vec<(String, Chart)> {
         .filter(|c| c.name == metrics::THEORETICAL_OCCUPANCY || c.name == metrics::ACHIEVED_OCCUPANCY)
         .map(|c| {
             let mut points: Vec<(f64, f64)> =
-                ok.iter().filter_map(|r| Some((r.block.volume() as f64, shown(c.of(r)?)))).collect();
+                ok.iter().filter_map(|r| Some((r.block?.volume() as f64, shown(c.of(r)?)))).collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             Series { label: format!("{} ({})", c.name, c.source.as_str()), points }
         })
@@ -99,13 +100,14 @@ pub fn charts(report: &Report) -> Vec<(String, Chart)> {
     }
 
     // A cartesian sweep: time over block.x x block.y.
-    let mut xs: Vec<u32> = report.records.iter().map(|r| r.block.x).collect();
-    let mut ys: Vec<u32> = report.records.iter().map(|r| r.block.y).collect();
+    let blocks: Vec<Dim3> = report.records.iter().filter_map(|r| r.block).collect();
+    let mut xs: Vec<u32> = blocks.iter().map(|b| b.x).collect();
+    let mut ys: Vec<u32> = blocks.iter().map(|b| b.y).collect();
     xs.sort_unstable();
     xs.dedup();
     ys.sort_unstable();
     ys.dedup();
-    let flat = report.records.iter().all(|r| r.block.z == 1);
+    let flat = blocks.len() == report.records.len() && blocks.iter().all(|b| b.z == 1);
     if flat && xs.len() >= 2 && ys.len() >= 2 && xs.len() * ys.len() == report.records.len() {
         let values = ys
             .iter()
@@ -115,7 +117,7 @@ pub fn charts(report: &Report) -> Vec<(String, Chart)> {
                         report
                             .records
                             .iter()
-                            .find(|r| r.block.x == x && r.block.y == y && r.status == Status::Ok)
+                            .find(|r| r.block == Some(Dim3::new(x, y, 1)) && r.status == Status::Ok)
                             .and_then(time_of)
                     })
                     .collect()

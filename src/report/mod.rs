@@ -1,7 +1,7 @@
 //! Output formats: every one reads the same [`Report`]; each lives in its own file and writes to any
 //! `io::Write`. Files are written whole or not at all ([`crate::outfile`]).
 
-mod csv;
+pub mod csv;
 pub mod figures;
 mod json;
 pub mod jsonl;
@@ -9,14 +9,13 @@ pub mod plot;
 mod table;
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::outfile::OutFile;
-use crate::record::Report;
+use crate::record::{Report, SCHEMA_VERSION};
 
-pub use crate::outfile::{check_writable, write_bytes};
+pub use crate::output::check_writable;
 pub use table::{format_value, seed_header};
 
 /// Output formats of `sweep`, `run`, `estimate`.
@@ -51,7 +50,7 @@ impl std::str::FromStr for Format {
 
 /// Writes `report` in `format` to `w`.
 pub fn write(report: &Report, format: Format, w: &mut dyn Write) -> Result<()> {
-    let io = |e: io::Error| Error::Output(e.to_string());
+    let io = |e: std::io::Error| Error::Output(e.to_string());
     match format {
         Format::Table => table::write(report, table::Flavor::Text, w),
         Format::Markdown => table::write(report, table::Flavor::Markdown, w),
@@ -62,33 +61,51 @@ pub fn write(report: &Report, format: Format, w: &mut dyn Write) -> Result<()> {
     w.flush().map_err(io)
 }
 
-/// Writes `report` to `path`, whole or not at all (see [`crate::outfile`]).
+/// `report` in `format`, as the bytes a file or standard output receives.
+pub fn render(report: &Report, format: Format) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    write(report, format, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// Writes `report` to `path` (`-`: standard output), a file whole or not at all (see [`crate::output`]).
 pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
-    let out = OutFile::new(path);
-    let written = fs::File::create(out.target())
-        .map_err(|source| Error::Io { path: path.display().to_string(), source })
-        .and_then(|f| {
-            let mut f = io::BufWriter::new(f);
-            write(report, format, &mut f)?;
-            f.into_inner().map_err(|e| Error::Output(e.to_string())).map(drop)
-        })
-        .map_err(|e| match e {
-            Error::Output(why) => Error::Output(format!("{}: {why}", path.display())),
-            e => e,
-        });
-    out.finish(written)
+    crate::output::emit(path, &render(report, format)?)
+}
+
+/// Just the version of a JSON report.
+#[derive(serde::Deserialize)]
+struct Versioned {
+    schema_version: u32,
 }
 
 /// A warpscope report read back: a JSON report, or JSON Lines records (then the device is unknown).
 pub fn read(path: &Path) -> Result<Report> {
     let text = fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let bad = |e: String| Error::usage(format!("{}: {e}", path.display()));
+    parse(&text).map_err(|e| Error::usage(format!("{}: {e}", path.display())))
+}
+
+/// Whether `text` is a whole JSON report (one pretty-printed object) rather than JSON Lines (a whole
+/// record on each line).
+pub fn is_json_report(text: &str) -> bool {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    // A report is one pretty-printed object; a JSON Lines file has a whole record on its first line.
-    if first.trim() == "{" || first.contains("\"schema_version\"") {
-        return serde_json::from_str(&text).map_err(|e| bad(format!("not a warpscope JSON report: {e}")));
+    first.trim() == "{" || first.contains("\"schema_version\"")
+}
+
+/// A warpscope report from its text: a JSON report of a schema version up to this warpscope's, or
+/// JSON Lines records.
+pub fn parse(text: &str) -> Result<Report> {
+    if is_json_report(text) {
+        // The version first: a newer warpscope's report may not parse as this one's.
+        let version = serde_json::from_str::<Versioned>(text).ok().map(|v| v.schema_version);
+        if let Some(v) = version.filter(|&v| v > SCHEMA_VERSION) {
+            return Err(Error::usage(format!(
+                "schema_version {v} is newer than this warpscope's ({SCHEMA_VERSION}): read it with a newer warpscope"
+            )));
+        }
+        return serde_json::from_str(text).map_err(|e| Error::usage(format!("not a warpscope JSON report: {e}")));
     }
-    let records = jsonl::parse(&text).map_err(|e| bad(e.to_string()))?;
+    let records = jsonl::parse(text)?;
     let mut report = Report::new(crate::gpu::DeviceInfo::unknown());
     report.records = records;
     Ok(report)

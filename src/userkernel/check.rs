@@ -1,0 +1,117 @@
+//! Verifying a user kernel's outputs against the expected ones (a reference kernel's, `.npy` files', or the
+//! first configuration's), element by element in parallel, into the same [`Verification`] built-in
+//! kernels report: `|got - want| <= atol + rtol * |want|` as numpy.allclose (and Kernel Tuner) read it;
+//! NaN (the poison of float outputs) never passes; integers compare exactly unless a tolerance is given.
+
+use rayon::prelude::*;
+
+use super::data::{HostData, Num};
+use super::file::VerifySpec;
+use crate::record::{Mismatch, Verification};
+
+const CHUNK: usize = 1 << 16;
+
+/// Whether `got` is acceptable for `want`.
+fn accepts(spec: &VerifySpec, got: Num, want: Num) -> bool {
+    match (got, want) {
+        (Num::Int(g), Num::Int(w)) if !spec.tolerance_given => g == w,
+        _ => {
+            let (g, w) = (got.as_f64(), want.as_f64());
+            (g - w).abs() <= spec.atol + spec.rtol * w.abs() || (g == w)
+        }
+    }
+}
+
+/// Compares each output (name, what the GPU wrote) with its expected contents.
+pub fn compare(outputs: &[(&str, &HostData)], expected: &[&HostData], spec: &VerifySpec) -> Verification {
+    let mut v = Verification { checked: 0, mismatches: 0, max_abs_error: 0.0, first_mismatch: None };
+    for ((name, got), want) in outputs.iter().zip(expected) {
+        if got.ty != want.ty || got.len() != want.len() {
+            v.checked += want.len() as u64;
+            v.mismatches += want.len().max(1) as u64;
+            continue;
+        }
+        let n = got.len();
+        let (count, max_err, first) = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let (mut count, mut max_err, mut first) = (0u64, 0f64, None);
+                for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                    let (g, w) = (got.get(i), want.get(i));
+                    let err = (g.as_f64() - w.as_f64()).abs();
+                    if err.is_finite() {
+                        max_err = max_err.max(err);
+                    }
+                    if !accepts(spec, g, w) {
+                        count += 1;
+                        first.get_or_insert((i, g, w));
+                    }
+                }
+                (count, max_err, first)
+            })
+            .reduce(|| (0, 0.0, None), |a, b| (a.0 + b.0, a.1.max(b.1), a.2.or(b.2)));
+        v.checked += n as u64;
+        v.mismatches += count;
+        v.max_abs_error = v.max_abs_error.max(max_err);
+        if v.first_mismatch.is_none()
+            && let Some((i, g, w)) = first
+        {
+            v.first_mismatch = Some(Mismatch {
+                buffer: name.to_string(),
+                index: i as u64,
+                got: g.as_f64() as f32,
+                expected: w.as_f64() as f32,
+            });
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::userkernel::data::{ElemType, Init, Poison};
+    use crate::userkernel::file::Expected;
+
+    fn spec(rtol: f64, atol: f64, given: bool) -> VerifySpec {
+        VerifySpec { expected: Expected::SameAsFirst, rtol, atol, tolerance_given: given }
+    }
+
+    fn f32s(xs: &[f32]) -> HostData {
+        HostData { ty: ElemType::F32, bytes: xs.iter().flat_map(|x| x.to_le_bytes()).collect() }
+    }
+
+    #[test]
+    fn tolerance_as_numpy_allclose() {
+        let want = f32s(&[1.0, 100.0, 0.0]);
+        let close = f32s(&[1.000_005, 100.000_9, 0.000_000_5]);
+        assert!(compare(&[("C", &close)], &[&want], &spec(1e-5, 1e-6, true)).passed());
+        let far = f32s(&[1.0, 100.01, 0.0]);
+        let v = compare(&[("C", &far)], &[&want], &spec(1e-5, 1e-6, true));
+        assert_eq!(v.mismatches, 1);
+        let m = v.first_mismatch.unwrap();
+        assert_eq!((m.buffer.as_str(), m.index), ("C", 1));
+    }
+
+    #[test]
+    fn poison_fails_and_integers_are_exact() {
+        let want = f32s(&[1.0, 2.0]);
+        let poisoned = HostData::poisoned(ElemType::F32, 2, Poison::Checked);
+        assert_eq!(compare(&[("C", &poisoned)], &[&want], &spec(1.0, 1.0, true)).mismatches, 2);
+        let a = Init::Sequence(Num::Int(0), Num::Int(1)).generate(ElemType::I64, 1000, 0, 0).unwrap();
+        let mut b = a.clone();
+        b.bytes[8 * 500] ^= 1;
+        assert_eq!(compare(&[("idx", &b)], &[&a], &spec(1e-5, 1e-6, false)).mismatches, 1, "exact by default");
+        assert!(compare(&[("idx", &b)], &[&a], &spec(0.0, 1.0, true)).passed(), "within atol 1 when asked");
+        // Integer outputs that neither run wrote differ: the two poisons are different.
+        let r = HostData::poisoned(ElemType::I32, 4, Poison::Reference);
+        let c = HostData::poisoned(ElemType::I32, 4, Poison::Checked);
+        assert!(!compare(&[("o", &c)], &[&r], &spec(0.0, 0.0, false)).passed());
+    }
+
+    #[test]
+    fn a_wrong_length_fails() {
+        let v = compare(&[("C", &f32s(&[1.0]))], &[&f32s(&[1.0, 2.0])], &spec(0.0, 0.0, false));
+        assert!(!v.passed());
+    }
+}

@@ -1,0 +1,542 @@
+//! Turning a kernel file's modules into what the driver loads: PTX and binaries pass through; `.cu`
+//! sources are compiled by NVRTC (found like libcupti: `WARPSCOPE_NVRTC`, CUDA's folders, the
+//! `nvidia-cuda-nvrtc` pip wheel; probed first, so a missing library is an error, never cudarc's panic),
+//! with the parameters as `-D` defines and `-arch=compute_XY` of the device, in parallel across modules,
+//! and cached on disk keyed by the source (with its local headers), options, arch, NVRTC and driver.
+//! The compiler sits behind a small trait so that the cache is tested without NVRTC.
+
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use super::expand::ModuleSpec;
+use super::file::{Image, KernelFile, include_dirs};
+use super::source::CudaSource;
+
+/// A compile that failed: the first error line, and NVRTC's whole log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompileError {
+    /// One line for a table row or an error message.
+    pub summary: String,
+    /// The compiler's full log.
+    pub log: String,
+}
+
+/// One compilation: a CUDA source and the options it is compiled with.
+#[derive(Clone, Debug)]
+pub struct Job<'a> {
+    /// The source and its local headers.
+    pub source: &'a CudaSource,
+    /// Every option, in order: `-arch=compute_90`, `-Dtile=4`, `-I...`, the file's own.
+    pub options: Vec<String>,
+}
+
+/// Something that compiles CUDA C++ to PTX (NVRTC; a fake one in tests).
+pub trait Compiler: Sync {
+    /// What it is and its version (`NVRTC 13.0`): part of the cache key.
+    fn version(&self) -> String;
+    /// PTX text, or the log of a failed compile.
+    fn compile(&self, job: &Job<'_>) -> Result<String, CompileError>;
+}
+
+/// What a module becomes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Code {
+    /// PTX, JIT-compiled by the driver at load.
+    Ptx(String),
+    /// A cubin or fatbinary, loaded as it is.
+    Binary(Vec<u8>),
+}
+
+/// A built module and how it was obtained.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Built {
+    /// The code.
+    pub code: Code,
+    /// Taken from the on-disk cache.
+    pub cached: bool,
+    /// Seconds spent compiling (0 for the cache and for files loaded as they are).
+    pub compile_secs: f64,
+}
+
+/// The device a module is built for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// Compute capability (9, 0).
+    pub cc: (u32, u32),
+    /// The driver's version, as it goes into the cache key (`none` without a driver).
+    pub driver: String,
+}
+
+/// The on-disk cache of compiled modules: `<dir>/<sha256>.ptx`, written through a temporary name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cache {
+    dir: Option<PathBuf>,
+}
+
+impl Cache {
+    /// The user's cache (`$WARPSCOPE_CACHE_DIR`, else the platform's, e.g. `~/.cache/warpscope`), a
+    /// `nvrtc` folder inside.
+    pub fn user() -> Cache {
+        Cache { dir: crate::gpu::calibrate::cache_dir().map(|b| b.join("nvrtc")) }
+    }
+
+    /// A cache in `dir`.
+    pub fn at(dir: &Path) -> Cache {
+        Cache { dir: Some(dir.to_path_buf()) }
+    }
+
+    /// No cache: every module is compiled.
+    pub fn none() -> Cache {
+        Cache { dir: None }
+    }
+
+    /// The folder, if any.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// The key of a compilation: SHA-256 over the source and its local headers (names and texts), the
+    /// options in order, the compiler's version and the driver's.
+    pub fn key(job: &Job<'_>, compiler: &str, driver: &str) -> String {
+        let mut h = Sha256::new();
+        let mut field = |tag: &str, data: &[u8]| {
+            h.update(tag.as_bytes());
+            h.update((data.len() as u64).to_le_bytes());
+            h.update(data);
+        };
+        for (i, (path, text)) in job.source.files.iter().enumerate() {
+            // The main file's name does not matter; a header's name does (it is what #include says).
+            let name = if i == 0 {
+                String::new()
+            } else {
+                path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            };
+            field("file", name.as_bytes());
+            field("text", text.as_bytes());
+        }
+        for o in &job.options {
+            field("option", o.as_bytes());
+        }
+        field("compiler", compiler.as_bytes());
+        field("driver", driver.as_bytes());
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The cached PTX of `key`.
+    pub fn get(&self, key: &str) -> Option<String> {
+        std::fs::read_to_string(self.dir.as_ref()?.join(format!("{key}.ptx"))).ok()
+    }
+
+    /// Stores `ptx` under `key` (a temporary file renamed into place, so readers never see half a file).
+    pub fn put(&self, key: &str, ptx: &str) -> std::io::Result<()> {
+        let Some(dir) = &self.dir else { return Ok(()) };
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, ptx)?;
+        std::fs::rename(&tmp, dir.join(format!("{key}.ptx")))
+    }
+}
+
+/// The options a module is compiled with: the arch, the defines, `-I` the source's folder, the line
+/// table (so compute-sanitizer names source lines), then the file's own options.
+pub fn options(file: &KernelFile, spec: &ModuleSpec, target: &Target) -> Vec<String> {
+    let src = &file.sources[spec.source];
+    let dir = src.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut o = vec![format!("-arch=compute_{}{}", target.cc.0, target.cc.1)];
+    o.extend(spec.defines.iter().map(|(n, v)| format!("-D{n}={v}")));
+    o.push(format!("-I{}", dir.display()));
+    o.push("-lineinfo".into());
+    let kernel_dir = file.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let include = include_dirs(&file.compiler_options, &kernel_dir);
+    let mut it = file.compiler_options.iter();
+    while let Some(opt) = it.next() {
+        // -I folders are relative to the kernel file: pass them resolved.
+        if opt == "-I" || opt == "--include-path" {
+            it.next();
+        } else if !(opt.starts_with("-I") || opt.starts_with("--include-path=")) {
+            o.push(opt.clone());
+        }
+    }
+    o.extend(include.iter().map(|d| format!("-I{}", d.display())));
+    o
+}
+
+/// Builds every module (in parallel): files loaded as they are pass through, CUDA sources come from the
+/// cache or `compiler`. A module that cannot be built carries its error; configurations using it become
+/// rows with that reason.
+pub fn build(
+    file: &KernelFile,
+    modules: &[ModuleSpec],
+    target: &Target,
+    compiler: Option<&dyn Compiler>,
+    cache: &Cache,
+) -> Vec<Result<Built, CompileError>> {
+    modules
+        .par_iter()
+        .map(|spec| {
+            let src = &file.sources[spec.source];
+            let pass = |code| Ok(Built { code, cached: false, compile_secs: 0.0 });
+            match &src.image {
+                Image::Ptx(text) => pass(Code::Ptx(text.clone())),
+                Image::Cubin(b) | Image::Fatbin(b) => pass(Code::Binary(b.clone())),
+                Image::Cuda(source) => {
+                    let Some(compiler) = compiler else {
+                        return Err(CompileError { summary: no_nvrtc(&src.path), log: String::new() });
+                    };
+                    let job = Job { source, options: options(file, spec, target) };
+                    let key = Cache::key(&job, &compiler.version(), &target.driver);
+                    if let Some(ptx) = cache.get(&key) {
+                        return Ok(Built { code: Code::Ptx(ptx), cached: true, compile_secs: 0.0 });
+                    }
+                    let t = Instant::now();
+                    let ptx = compiler.compile(&job).map_err(|e| {
+                        let defines: Vec<&str> =
+                            job.options.iter().filter(|o| o.starts_with("-D")).map(String::as_str).collect();
+                        CompileError {
+                            summary: format!(
+                                "{}: NVRTC failed ({}): {}",
+                                src.path.display(),
+                                defines.join(" "),
+                                e.summary
+                            ),
+                            log: e.log,
+                        }
+                    })?;
+                    let secs = t.elapsed().as_secs_f64();
+                    // A cache that cannot be written only costs the next run a compile.
+                    let _ = cache.put(&key, &ptx);
+                    Ok(Built { code: Code::Ptx(ptx), cached: false, compile_secs: secs })
+                }
+            }
+        })
+        .collect()
+}
+
+/// The message for a `.cu` kernel file on a machine without NVRTC.
+pub fn no_nvrtc(path: &Path) -> String {
+    format!(
+        "{} needs NVRTC (libnvrtc) to compile, and none was found: install the CUDA toolkit or `pip install nvidia-cuda-nvrtc`, or set WARPSCOPE_NVRTC to libnvrtc.so (a .ptx kernel needs only the driver)",
+        path.display()
+    )
+}
+
+type CreateProgram = unsafe extern "C" fn(
+    *mut *mut c_void,
+    *const c_char,
+    *const c_char,
+    c_int,
+    *const *const c_char,
+    *const *const c_char,
+) -> c_int;
+type CompileProgram = unsafe extern "C" fn(*mut c_void, c_int, *const *const c_char) -> c_int;
+type SizeOf = unsafe extern "C" fn(*mut c_void, *mut usize) -> c_int;
+type CopyOut = unsafe extern "C" fn(*mut c_void, *mut c_char) -> c_int;
+
+/// libnvrtc, loaded at run time with every entry point checked.
+pub struct Nvrtc {
+    path: PathBuf,
+    version: (i32, i32),
+    create: CreateProgram,
+    compile: CompileProgram,
+    destroy: unsafe extern "C" fn(*mut *mut c_void) -> c_int,
+    log_size: SizeOf,
+    log: CopyOut,
+    ptx_size: SizeOf,
+    ptx: CopyOut,
+    error_string: unsafe extern "C" fn(c_int) -> *const c_char,
+    _lib: libloading::Library,
+    /// libnvrtc-builtins from libnvrtc's folder, loaded first: NVRTC opens it by its bare name, which the
+    /// loader does not find beside a pip wheel's libnvrtc.
+    _builtins: Option<libloading::Library>,
+}
+
+/// Where to look for libnvrtc (see [`crate::gpu::probe::library_candidates`]).
+pub fn nvrtc_candidates() -> Vec<PathBuf> {
+    crate::gpu::probe::library_candidates(
+        "WARPSCOPE_NVRTC",
+        &["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"],
+        &["lib64", "targets/*/lib"],
+    )
+}
+
+/// Loads `libnvrtc-builtins.so.*` of `dir` with global symbols, so that NVRTC's own `dlopen` of it by
+/// name finds it already loaded.
+fn preload_builtins(dir: &Path) -> Option<libloading::Library> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvrtc-builtins.so")))
+        .collect();
+    found.sort();
+    let path = found.pop()?;
+    let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_GLOBAL;
+    // SAFETY: NVRTC's builtins library has no initialisers with side effects beyond registering itself.
+    unsafe { libloading::os::unix::Library::open(Some(&path), flags) }.ok().map(Into::into)
+}
+
+impl Nvrtc {
+    /// The first libnvrtc of [`nvrtc_candidates`] that opens and has every entry point; `Err` says what
+    /// was tried.
+    pub fn load() -> Result<Nvrtc, String> {
+        let mut tried = Vec::new();
+        for path in nvrtc_candidates() {
+            let builtins = path.parent().and_then(preload_builtins);
+            // SAFETY: loading NVIDIA's runtime compiler, a self-contained library.
+            match unsafe { libloading::Library::new(&path) } {
+                Ok(lib) => match Nvrtc::resolve(lib, &path, builtins) {
+                    Ok(n) => return Ok(n),
+                    Err(e) => tried.push(e),
+                },
+                Err(_) => tried.push(path.display().to_string()),
+            }
+        }
+        Err(format!("no usable libnvrtc (tried {})", tried.join(", ")))
+    }
+
+    fn resolve(lib: libloading::Library, path: &Path, builtins: Option<libloading::Library>) -> Result<Nvrtc, String> {
+        macro_rules! sym {
+            ($name:literal) => {
+                // SAFETY: the type is NVRTC's documented signature of this entry point.
+                *unsafe { lib.get($name.as_bytes()) }.map_err(|_| format!("{} has no {}", path.display(), $name))?
+            };
+        }
+        let version: unsafe extern "C" fn(*mut c_int, *mut c_int) -> c_int = sym!("nvrtcVersion");
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: two out-parameters.
+        if unsafe { version(&mut major, &mut minor) } != 0 {
+            return Err(format!("{}: nvrtcVersion failed", path.display()));
+        }
+        Ok(Nvrtc {
+            path: path.to_path_buf(),
+            version: (major, minor),
+            create: sym!("nvrtcCreateProgram"),
+            compile: sym!("nvrtcCompileProgram"),
+            destroy: sym!("nvrtcDestroyProgram"),
+            log_size: sym!("nvrtcGetProgramLogSize"),
+            log: sym!("nvrtcGetProgramLog"),
+            ptx_size: sym!("nvrtcGetPTXSize"),
+            ptx: sym!("nvrtcGetPTX"),
+            error_string: sym!("nvrtcGetErrorString"),
+            _lib: lib,
+            _builtins: builtins,
+        })
+    }
+
+    /// The library that was loaded.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, call: &str, rc: c_int) -> CompileError {
+        // SAFETY: nvrtcGetErrorString returns a static string for any code.
+        let text = unsafe { CStr::from_ptr((self.error_string)(rc)) }.to_string_lossy().into_owned();
+        CompileError { summary: format!("{call}: {text}"), log: String::new() }
+    }
+
+    /// Copies out a program's log or PTX.
+    fn read(&self, prog: *mut c_void, size: SizeOf, copy: CopyOut) -> String {
+        let mut n = 0usize;
+        // SAFETY: prog is a live program; size writes one usize.
+        if unsafe { size(prog, &mut n) } != 0 || n == 0 {
+            return String::new();
+        }
+        let mut buf = vec![0u8; n];
+        // SAFETY: buf holds the n bytes NVRTC said it needs.
+        if unsafe { copy(prog, buf.as_mut_ptr().cast()) } != 0 {
+            return String::new();
+        }
+        CStr::from_bytes_until_nul(&buf).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+}
+
+/// Destroys an NVRTC program when dropped.
+struct Program<'a>(&'a Nvrtc, *mut c_void);
+
+impl Drop for Program<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the program was created by nvrtcCreateProgram and is destroyed once.
+        unsafe { (self.0.destroy)(&mut self.1) };
+    }
+}
+
+impl Compiler for Nvrtc {
+    fn version(&self) -> String {
+        format!("NVRTC {}.{}", self.version.0, self.version.1)
+    }
+
+    fn compile(&self, job: &Job<'_>) -> Result<String, CompileError> {
+        let nul = |s: &str| {
+            CString::new(s)
+                .map_err(|_| CompileError { summary: "a NUL byte in the source or options".into(), log: String::new() })
+        };
+        let (main_path, main_text) = &job.source.files[0];
+        let src = nul(main_text)?;
+        let name = nul(&main_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "kernel.cu".into()))?;
+        let opts: Vec<CString> = job.options.iter().map(|o| nul(o)).collect::<Result<_, _>>()?;
+        let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+        let mut prog = std::ptr::null_mut();
+        // SAFETY: valid NUL-terminated strings; no headers passed in memory (NVRTC reads them via -I).
+        let rc =
+            unsafe { (self.create)(&mut prog, src.as_ptr(), name.as_ptr(), 0, std::ptr::null(), std::ptr::null()) };
+        if rc != 0 {
+            return Err(self.err("nvrtcCreateProgram", rc));
+        }
+        let prog = Program(self, prog);
+        // SAFETY: ptrs holds opts.len() valid strings that outlive the call.
+        let rc = unsafe { (self.compile)(prog.1, ptrs.len() as c_int, ptrs.as_ptr()) };
+        let log = self.read(prog.1, self.log_size, self.log);
+        if rc != 0 {
+            let summary = log.lines().find(|l| l.contains("error")).unwrap_or("compilation failed").trim().to_string();
+            return Err(CompileError { summary, log });
+        }
+        let ptx = self.read(prog.1, self.ptx_size, self.ptx);
+        if ptx.is_empty() {
+            return Err(CompileError { summary: "NVRTC produced no PTX".into(), log });
+        }
+        Ok(ptx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts its compiles; fails on a source containing `#error`.
+    struct Fake(AtomicUsize);
+
+    impl Compiler for Fake {
+        fn version(&self) -> String {
+            "fake 1.0".into()
+        }
+        fn compile(&self, job: &Job<'_>) -> Result<String, CompileError> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            if job.source.main().contains("#error") {
+                return Err(CompileError {
+                    summary: "k.cu(2): error: boom".into(),
+                    log: "k.cu(2): error: boom\n1 error".into(),
+                });
+            }
+            Ok(format!(
+                ".version 9.0\n// {}\n.visible .entry k(\n.param .u64 k_param_0\n)\n{{\n}}\n",
+                job.options.join(" ")
+            ))
+        }
+    }
+
+    fn kernel_file(dir: &Path, cu: &str) -> KernelFile {
+        std::fs::write(dir.join("k.cu"), cu).unwrap();
+        std::fs::write(dir.join("k.h"), "#define HALF 2\n").unwrap();
+        let toml = "source = \"k.cu\"\nentry = \"k\"\ngrid = [\"n / block_size_x\"]\n[sizes]\nn = 1024\n[tune_params]\ntile = [1, 2, 4]\n[[args]]\nname = \"a\"\ntype = \"f32\"\nlen = \"n\"\noutput = true\n";
+        std::fs::write(dir.join("k.toml"), toml).unwrap();
+        KernelFile::load(&dir.join("k.toml"), &[]).unwrap()
+    }
+
+    const CU: &str = "#include \"k.h\"\n__global__ void k(float *a) { a[0] = tile * HALF; }\n";
+
+    #[test]
+    fn modules_are_compiled_once_then_come_from_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = kernel_file(dir.path(), CU);
+        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1), crate::spec::Dim3::new(256, 1, 1)]), &[]).unwrap();
+        assert_eq!(ex.configs.len(), 6);
+        assert_eq!(ex.modules.len(), 3, "block_size_x is not in the source: one module per tile value");
+        let cache = Cache::at(&dir.path().join("cache"));
+        let fake = Fake(AtomicUsize::new(0));
+        let target = Target { cc: (9, 0), driver: "13.0".into() };
+        let first = build(&k, &ex.modules, &target, Some(&fake), &cache);
+        assert!(first.iter().all(|b| b.as_ref().is_ok_and(|b| !b.cached)));
+        assert_eq!(fake.0.load(Ordering::SeqCst), 3);
+        let Code::Ptx(ptx) = &first[1].as_ref().unwrap().code else { panic!("PTX expected") };
+        assert!(ptx.contains("-arch=compute_90") && ptx.contains("-Dtile=2") && ptx.contains("-lineinfo"), "{ptx}");
+        let second = build(&k, &ex.modules, &target, Some(&fake), &cache);
+        assert!(second.iter().all(|b| b.as_ref().is_ok_and(|b| b.cached)));
+        assert_eq!(fake.0.load(Ordering::SeqCst), 3, "no compile the second time");
+        assert_eq!(first[1].as_ref().unwrap().code, second[1].as_ref().unwrap().code);
+        // Another driver, arch or compiler: compiled again.
+        build(&k, &ex.modules[..1], &Target { cc: (9, 0), driver: "13.1".into() }, Some(&fake), &cache);
+        build(&k, &ex.modules[..1], &Target { cc: (8, 0), driver: "13.0".into() }, Some(&fake), &cache);
+        assert_eq!(fake.0.load(Ordering::SeqCst), 5);
+    }
+
+    #[test]
+    fn the_key_covers_the_source_its_headers_and_the_options() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = kernel_file(dir.path(), CU);
+        let Image::Cuda(src) = &k.sources[0].image else { panic!("a .cu source") };
+        assert_eq!(src.files.len(), 2, "k.h is read with k.cu");
+        let job = |s: &CudaSource, o: &[&str]| {
+            Cache::key(&Job { source: s, options: o.iter().map(|x| x.to_string()).collect() }, "NVRTC 13.0", "13.0")
+        };
+        let base = job(src, &["-Dtile=1"]);
+        assert_eq!(base, job(src, &["-Dtile=1"]), "stable");
+        assert_eq!(base.len(), 64);
+        assert_ne!(base, job(src, &["-Dtile=2"]));
+        let mut edited = src.clone();
+        edited.files[1].1.push_str("// a changed header\n");
+        assert_ne!(base, job(&edited, &["-Dtile=1"]), "a header edit recompiles");
+        assert_ne!(base, Cache::key(&Job { source: src, options: vec!["-Dtile=1".into()] }, "NVRTC 13.1", "13.0"));
+    }
+
+    #[test]
+    fn a_failed_compile_carries_the_log_and_no_nvrtc_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = kernel_file(dir.path(), "#error boom\n__global__ void k(float *a) { a[0] = tile; }\n");
+        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[]).unwrap();
+        let fake = Fake(AtomicUsize::new(0));
+        let target = Target { cc: (7, 5), driver: "none".into() };
+        let r = build(&k, &ex.modules, &target, Some(&fake), &Cache::none());
+        let e = r[0].as_ref().unwrap_err();
+        assert!(e.summary.contains("NVRTC failed (-Dtile=1): k.cu(2): error: boom"), "{}", e.summary);
+        assert!(e.log.contains("1 error"));
+        let r = build(&k, &ex.modules, &target, None, &Cache::none());
+        assert!(r[0].as_ref().unwrap_err().summary.contains("needs NVRTC"));
+    }
+
+    #[test]
+    fn the_user_cache_follows_xdg() {
+        // Only reads the environment; nothing is written.
+        let c = Cache::user();
+        if std::env::var_os("WARPSCOPE_CACHE_DIR").is_none()
+            && std::env::var_os("XDG_CACHE_HOME").is_none()
+            && let Some(home) = std::env::var_os("HOME")
+        {
+            assert_eq!(c.dir(), Some(PathBuf::from(home).join(".cache/warpscope/nvrtc").as_path()));
+        }
+    }
+
+    /// The real NVRTC, when this machine has one (`pip install nvidia-cuda-nvrtc`, or WARPSCOPE_NVRTC).
+    #[test]
+    fn real_nvrtc_when_present() {
+        let Ok(nvrtc) = Nvrtc::load() else {
+            eprintln!("no libnvrtc here: the real compile path is checked where NVRTC is installed");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let k = kernel_file(dir.path(), CU);
+        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[]).unwrap();
+        let target = Target { cc: (7, 5), driver: "none".into() };
+        let built = build(&k, &ex.modules, &target, Some(&nvrtc), &Cache::none());
+        let Ok(Built { code: Code::Ptx(ptx), .. }) = &built[0] else { panic!("{:?}", built[0]) };
+        assert!(ptx.contains(".target sm_75"), "{ptx}");
+        // C++ linkage: the entry is mangled and still found, its parameter list checked.
+        k.check_ptx(ptx, "k", k.entry_at).unwrap();
+        let bad = kernel_file(dir.path(), "__global__ void k(float *a) { a[0] = tile + ; }\n");
+        let r = build(
+            &bad,
+            &bad.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[]).unwrap().modules,
+            &target,
+            Some(&nvrtc),
+            &Cache::none(),
+        );
+        let e = r[0].as_ref().unwrap_err();
+        assert!(e.log.contains("error"), "{e:?}");
+    }
+}
