@@ -10,7 +10,8 @@ const CHUNK: usize = 1 << 16;
 
 /// Compares every output element with the reference under the kernel's tolerance.
 pub fn compare(kernel: &dyn Kernel, outputs: &[&[f32]], reference: &[Vec<f32>]) -> Verification {
-    let names: Vec<&str> = kernel.buffers().iter().filter(|b| b.role == Role::Output).map(|b| b.name).collect();
+    let buffers = kernel.buffers();
+    let names: Vec<&str> = buffers.iter().filter(|b| b.role == Role::Output).map(|b| b.name.as_ref()).collect();
     let mut v = Verification { checked: 0, mismatches: 0, max_abs_error: 0.0, first_mismatch: None };
     for (k, (out, r)) in outputs.iter().zip(reference).enumerate() {
         if out.len() != r.len() {

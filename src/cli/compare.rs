@@ -2,13 +2,13 @@
 //! output read into warpscope's records.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::baseline::{self, Verdict};
 use warpscope::compare::{self, Comparison, Pick, Row};
 use warpscope::import::{self, Format};
@@ -87,7 +87,7 @@ pub struct ImportArgs {
 }
 
 /// `compare --baseline OLD NEW`.
-fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<ExitCode> {
+fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<Outcome> {
     let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
     for u in &unmatched {
         errln!("unmatched: {u} (not timed in {})", old.display());
@@ -161,9 +161,9 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<E
         limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
     Ok(if regressed > 0 {
         errln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
-        ExitCode::from(1)
+        Outcome::CheckFailed
     } else {
-        ExitCode::SUCCESS
+        Outcome::Ok
     })
 }
 
@@ -175,7 +175,7 @@ fn tool(report: &Report) -> String {
     }
 }
 
-pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
+pub fn compare(a: &CompareArgs) -> Result<Outcome> {
     let other = match (&a.baseline, &a.other) {
         (Some(old), _) => return against_baseline(a, old, a.fail_above),
         (None, Some(other)) => other,
@@ -211,13 +211,13 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
             let bad = cmp.above(limit);
             if bad.is_empty() {
                 errln!("all {} deltas within {limit}", cmp.rows.len());
-                ExitCode::SUCCESS
+                Outcome::Ok
             } else {
                 errln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
-                ExitCode::from(1)
+                Outcome::CheckFailed
             }
         }
-        None => ExitCode::SUCCESS,
+        None => Outcome::Ok,
     })
 }
 
@@ -313,9 +313,9 @@ fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
     Ok(())
 }
 
-pub fn import(a: &ImportArgs) -> Result<ExitCode> {
+pub fn import(a: &ImportArgs) -> Result<Outcome> {
     super::check_outputs(&[("FILE", &a.file)], &a.out, &[])?;
-    a.out.check()?;
+    a.out.to().check()?;
     let (format, mut report) = import::read_file(&a.file, a.from)?;
     if !a.out.quiet {
         let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -330,6 +330,6 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
             }
         }
     }
-    a.out.emit(&report)?;
-    Ok(ExitCode::SUCCESS)
+    a.out.to().emit(&report)?;
+    Ok(Outcome::Ok)
 }

@@ -1,9 +1,8 @@
 //! `warpscope estimate`: the sweep table from the models alone, for an arch or a named card.
 
-use std::process::ExitCode;
-
 use clap::Args;
 
+use warpscope::Outcome;
 use warpscope::model::arch::{self, Arch, Card};
 use warpscope::model::time::Target;
 use warpscope::{Result, estimate};
@@ -64,10 +63,10 @@ impl TargetArgs {
     }
 }
 
-pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
+pub fn run(a: &EstimateArgs) -> Result<Outcome> {
     super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
-    a.out.check()?;
-    super::check_plot(a.plot.as_deref())?;
+    a.out.to().check()?;
+    warpscope::report::check_plot(a.plot.as_deref())?;
     let (kernel, blocks) = a.shapes.resolve()?;
     let target = a.target.target()?;
     let (_, regs_from) = estimate::attrs(kernel.as_ref(), &target);
@@ -85,10 +84,10 @@ pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
             target.figures.copy_gbs
         );
     }
-    let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.progress(blocks.len()));
-    a.out.emit(&report)?;
-    super::plot_report(a.plot.as_deref(), &report)?;
-    Ok(ExitCode::SUCCESS)
+    let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.to().progress(blocks.len()));
+    a.out.to().emit(&report)?;
+    warpscope::report::plot_report(a.plot.as_deref(), &report)?;
+    Ok(Outcome::Ok)
 }
 
 /// The estimates in steps of about 1 % of the shapes, so that a long estimate shows a progress bar on a
@@ -102,7 +101,7 @@ fn in_steps(
     let step = blocks.len().div_ceil(100).max(1);
     let mut report = estimate::run(kernel, &blocks[..0], target);
     for (k, chunk) in blocks.chunks(step).enumerate() {
-        if warpscope::sweep::interrupted() {
+        if warpscope::signals::stop_requested() {
             break;
         }
         let first = (k * step) as u32;

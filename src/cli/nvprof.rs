@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
@@ -138,7 +137,7 @@ impl NvprofArgs {
     }
 }
 
-pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<warpscope::Outcome> {
     if a.query_metrics || a.query_events {
         let devices = query_devices(ctx);
         let text = if a.query_metrics { render::query_metrics(&devices) } else { render::query_events(&devices) };
@@ -146,14 +145,14 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
         if a.query_metrics && a.query_events {
             output::print(&render::query_events(&devices))?;
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(warpscope::Outcome::Ok);
     }
     let opts = a.options()?;
     let counters = opts.validate()?;
     check_files(&opts)?;
     let injection = runner::injection_library()?;
     let live = opts.log_file.is_none();
-    let outcome = runner::run(&opts, &counters, &injection, live, &super::signals::forward_to)?;
+    let outcome = runner::run(&opts, &counters, &injection, live, &warpscope::signals::forward_to)?;
     let view = View { opts: &opts, counters: &counters };
     let host = options::hostname();
     let mut blocks: Vec<(u32, String)> =
@@ -176,7 +175,7 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
     {
         return Err(Error::Driver(format!("nothing could be profiled: {e}")));
     }
-    Ok(ExitCode::from(code))
+    Ok(warpscope::Outcome::Program(code))
 }
 
 /// Devices to list for the queries; without a driver, one line saying the list holds for any GPU.

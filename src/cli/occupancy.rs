@@ -1,12 +1,12 @@
 //! `warpscope occupancy`: the exact theoretical occupancy calculator, for any arch of the database.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::model::arch;
 use warpscope::model::occupancy::{self, Occupancy, Request};
 use warpscope::report::plot::{self, Labels, Series};
@@ -57,7 +57,7 @@ enum OccFormat {
     Csv,
 }
 
-pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     if a.against_driver {
         return against_driver(ctx, a.device.unwrap_or(0));
     }
@@ -67,7 +67,7 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
     let (Some(arch), Some(sizes)) = (&a.arch, &a.block_size) else {
         return Err(usage("occupancy needs --arch and --block-size (or --against-driver)"));
     };
-    super::check_plot(a.plot.as_deref())?;
+    warpscope::report::check_plot(a.plot.as_deref())?;
     let arch = arch::parse_arch(arch).map_err(usage)?;
     let sizes = spec::parse_int_list(sizes)?;
     let rows: Vec<Occupancy> = sizes
@@ -185,10 +185,10 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
         )?;
         errln!("wrote {}", path.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }
 
-fn against_driver(ctx: &Context, device: u32) -> Result<ExitCode> {
+fn against_driver(ctx: &Context, device: u32) -> Result<Outcome> {
     if ctx.backend != BackendKind::Cuda {
         return Err(usage("--against-driver needs the real GPU backend"));
     }
@@ -247,7 +247,7 @@ fn against_driver(ctx: &Context, device: u32) -> Result<ExitCode> {
             ours
         )?;
     }
-    Ok(if bad.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if bad.is_empty() { Outcome::Ok } else { Outcome::CheckFailed })
 }
 
 fn ptx_entries() -> usize {

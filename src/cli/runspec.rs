@@ -5,16 +5,17 @@
 use std::fs::{self, File};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use clap::{Args, Parser};
 
+use warpscope::Outcome;
 use warpscope::gpu::BackendKind;
 use warpscope::record::Report;
 use warpscope::report::{self, Format};
 use warpscope::runspec::{Spec, Step};
-use warpscope::{Error, Result, sweep};
+use warpscope::{Error, Result};
 
 use super::{Cli, Context, DeviceArg, signals, usage};
 
@@ -37,7 +38,7 @@ pub struct RunSpecArgs {
 }
 
 /// How one step went.
-struct Outcome<'a> {
+struct StepRun<'a> {
     step: &'a Step,
     argv: Vec<String>,
     code: i32,
@@ -56,7 +57,7 @@ fn shell_line(argv: &[String]) -> String {
     std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
 }
 
-pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<Outcome> {
     if a.output.as_deref().is_some_and(warpscope::output::is_stdout) {
         return Err(usage("run-spec -o -: the results are a folder of files, not standard output"));
     }
@@ -97,7 +98,7 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
         for argv in &lines {
             outln!("{}", shell_line(argv))?;
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome::Ok);
     }
     fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
     let exe = std::env::current_exe().map_err(|e| Error::Output(format!("cannot find warpscope's own binary: {e}")))?;
@@ -137,8 +138,8 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
                 report::write_file(&r, format, &file(ext))?;
             }
         }
-        outcomes.push(Outcome { step, argv, code, secs });
-        if signals::is_stop_code(code) || sweep::interrupted() {
+        outcomes.push(StepRun { step, argv, code, secs });
+        if signals::is_stop_code(code) || signals::stop_requested() {
             errln!("interrupted: the remaining steps were not run");
             break;
         }
@@ -154,14 +155,15 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
     // The exit code says the worst that happened: stopped by a signal, a step that could not run
     // (bad input, no GPU: 2), a result that failed verification (1).
     let stopped = outcomes.iter().map(|o| o.code).find(|&c| signals::is_stop_code(c));
-    Ok(match signals::exit_code().or(stopped.and_then(|c| u8::try_from(c).ok())) {
-        Some(code) => ExitCode::from(code),
+    let stopped_by = signals::first().and_then(|s| u8::try_from(128 + s).ok());
+    Ok(match stopped_by.or(stopped.and_then(|c| u8::try_from(c).ok())) {
+        Some(code) => Outcome::Program(code),
         None if failed > 0 => {
             errln!("{failed} of {} steps failed", outcomes.len());
-            let worst = if outcomes.iter().any(|o| o.code != 0 && o.code != 1) { 2 } else { 1 };
-            ExitCode::from(worst)
+            let worst = outcomes.iter().any(|o| o.code != 0 && o.code != 1);
+            if worst { Outcome::Program(2) } else { Outcome::CheckFailed }
         }
-        None => ExitCode::SUCCESS,
+        None => Outcome::Ok,
     })
 }
 
@@ -188,7 +190,7 @@ fn utc(t: SystemTime) -> String {
 }
 
 /// The results folder's summary.md: what ran where, and each step's table and figure.
-fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[Outcome<'_>], started: SystemTime) -> Result<String> {
+fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[StepRun<'_>], started: SystemTime) -> Result<String> {
     let reports: Vec<Option<Report>> = outcomes
         .iter()
         .map(|o| {
