@@ -28,7 +28,6 @@ struct Pending {
     smem: u32,
     stream: u32,
     correlation: u32,
-    invocation: u32,
     context: u32,
     device: u32,
     /// CUPTI's clock when the launch was called (the kernel's start, as profiled kernels run alone).
@@ -85,6 +84,8 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
     let t0 = Instant::now();
     let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
     let name = prof.names.entry(l.symbol.clone()).or_insert_with(|| kernel_name(&l.symbol)).clone();
+    // nvprof's `--kernels` count (from 1, per name as the filter matches it); records count their
+    // own `invocation` from 0 when the process's results are joined.
     let invocation = {
         let n = prof.invocations.entry(name.base.clone()).or_insert(0);
         *n += 1;
@@ -131,7 +132,6 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
         smem: l.dynamic_smem,
         stream: l.stream,
         correlation: l.correlation,
-        invocation,
         context: l.context_id,
         device,
         called,
@@ -373,20 +373,21 @@ fn profiled_record(st: &State, p: &Pending, counters: &[String], values: &[f64])
             t.samples.clear();
             t
         }),
+        signature: p.name.signature(),
         trace: Some(Trace {
             kind: ActivityKind::Kernel,
-            name: p.name.full.clone(),
             pid: st.pid,
             start_ns: duration.map(|_| st.since_launch(p.called)),
             duration_ns: duration.map(|ns| ns.round() as u64),
             context: p.context,
             stream: p.stream,
             correlation: p.correlation,
-            invocation: Some(p.invocation),
             dynamic_smem: Some(p.smem),
             ..Trace::default()
         }),
-        ..Record::new(&p.name.base, "", d(p.grid), d(p.block), Status::Ok)
+        // Which launch of its kernel it is (`invocation`) is counted when the process's records are
+        // joined, as for traced launches.
+        ..Record::new(&p.name.short, "", d(p.grid), d(p.block), Status::Ok)
     }
 }
 
