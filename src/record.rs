@@ -427,6 +427,9 @@ pub fn paren(d: Option<Dim3>) -> String {
 pub struct Baselines {
     /// Device-to-device cuMemcpy bandwidth, bytes read + written per second, in GB/s.
     pub memcpy_dtod_gbs: Option<Metric>,
+    /// The time model's figures for the device (its calibration, `sweep --model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::model::time::Figures>,
 }
 
 /// How a run timed its configurations (the report's `timing` object).
@@ -482,6 +485,10 @@ pub struct ModelFit {
     pub median_abs_error_pct: f64,
     /// Spearman's rank correlation of predicted and measured times.
     pub spearman: Option<f64>,
+    /// Measured time of the shape the model predicts fastest over the measured fastest, less one,
+    /// percent (one kernel and problem in the sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regret_pct: Option<f64>,
 }
 
 impl ModelFit {
@@ -493,10 +500,17 @@ impl ModelFit {
             .collect();
         let errors: Vec<f64> = pairs.iter().map(|(m, p)| 100.0 * (p - m).abs() / m).collect();
         let (measured, predicted): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+        let predictions: Vec<Option<f64>> =
+            records.iter().map(|r| r.metric(crate::metrics::PREDICTED_TIME).map(|m| m.value)).collect();
+        let per_kernel = crate::model::check::fits(records, &predictions);
         Some(ModelFit {
             configs: pairs.len(),
             median_abs_error_pct: crate::stats::median(&errors)?,
             spearman: crate::stats::spearman(&measured, &predicted),
+            regret_pct: match per_kernel.as_slice() {
+                [one] => Some(one.regret_pct),
+                _ => None,
+            },
         })
     }
 }

@@ -19,6 +19,7 @@ mod estimate;
 mod kernels;
 mod merge;
 mod metrics;
+mod model_check;
 mod nvprof;
 mod occupancy;
 mod peak;
@@ -68,6 +69,9 @@ enum Command {
     Selftest(selftest::SelftestArgs),
     /// Every metric of the sweep table from the models alone, for an arch or a named card (no GPU).
     Estimate(estimate::EstimateArgs),
+    /// The time model against measured sweeps, per kernel: median |error|, Spearman, and the regret of
+    /// the model's pick of block shape.
+    ModelCheck(model_check::ModelCheckArgs),
     /// Theoretical occupancy: blocks and warps per SM, the limiting resource, for any arch (no GPU).
     Occupancy(occupancy::OccupancyArgs),
     /// The architecture database: compute capabilities and named cards with their limits.
@@ -281,6 +285,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Devices(a) => devices::devices(&ctx, &a),
         Command::Selftest(a) => selftest::selftest(&ctx, &a),
         Command::Estimate(a) => estimate::run(&a),
+        Command::ModelCheck(a) => model_check::run(&a),
         Command::Occupancy(a) => occupancy::run(&ctx, &a),
         Command::Archs(a) => archs::run(&a),
         Command::Kernels(a) => kernels::run(&a),

@@ -315,6 +315,7 @@ impl Printer<'_> {
                 }
             }
             Event::NoCounters(why) => errln!("warning: measured metrics unavailable: {why}; showing estimates"),
+            Event::Warning(why) => errln!("warning: {why}"),
             Event::Phase(name, secs) => {
                 if out.verbose && !out.quiet {
                     errln!("{name}: {secs:.3} s");
@@ -332,6 +333,7 @@ enum Owned {
     Phase(&'static str, f64),
     Counters(usize),
     NoCounters(Unavailable),
+    Warning(String),
 }
 
 impl Owned {
@@ -343,6 +345,7 @@ impl Owned {
             Event::Phase(n, s) => Owned::Phase(n, s),
             Event::Counters(p) => Owned::Counters(p),
             Event::NoCounters(u) => Owned::NoCounters(u.clone()),
+            Event::Warning(w) => Owned::Warning(w),
         }
     }
 
@@ -354,6 +357,7 @@ impl Owned {
             Owned::Phase(n, s) => Event::Phase(n, *s),
             Owned::Counters(p) => Event::Counters(*p),
             Owned::NoCounters(u) => Event::NoCounters(u),
+            Owned::Warning(w) => Event::Warning(w.clone()),
         }
     }
 }

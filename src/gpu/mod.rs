@@ -1,6 +1,7 @@
 //! The GPU behind a small trait: the real CUDA backend (cudarc, driver API, loaded at run time) and a
 //! deterministic mock, so the whole pipeline runs end to end in CI without a GPU.
 
+pub mod calibrate;
 mod cuda;
 mod mock;
 mod nvml;
@@ -243,6 +244,9 @@ pub trait Backend {
     /// least 256 MiB), timed like [`Backend::time`]: the DRAM bandwidth records are compared with.
     /// Returns the bytes copied and the per-iteration times.
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)>;
+    /// Runs the calibration microbenchmarks (kernels/calibrate.cu) and returns what they measured; the
+    /// mock returns made-up figures (marked `mock` by [`calibrate::calibration`]).
+    fn calibrate(&mut self) -> Result<crate::model::calibration::Measurements>;
     /// Runs `kernel` once on the given inputs (not random ones: an image to blur, say) and returns its
     /// outputs. Loads the kernel; the current problem's buffers are released.
     fn apply(&mut self, kernel: &dyn Kernel, launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>>;

@@ -198,9 +198,10 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     writeln!(w, "{text}").map_err(io)?;
     if let Some(fit) = &report.model_fit {
         let rho = fit.spearman.map(|r| format!("{r:.3}")).unwrap_or_else(|| "n/a".into());
+        let regret = fit.regret_pct.map(|r| format!(", regret of its pick {r:.1}%")).unwrap_or_default();
         writeln!(
             w,
-            "time model over {} configs: median absolute error {:.1}%, Spearman {rho}",
+            "time model over {} configs: median absolute error {:.1}%, Spearman {rho}{regret}",
             fit.configs, fit.median_abs_error_pct
         )
         .map_err(io)?;
