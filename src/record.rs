@@ -304,6 +304,17 @@ pub enum ActivityKind {
     Memset,
 }
 
+impl ActivityKind {
+    /// The name JSON and CSV give it: `kernel`, `memcpy`, `memset`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActivityKind::Kernel => "kernel",
+            ActivityKind::Memcpy => "memcpy",
+            ActivityKind::Memset => "memset",
+        }
+    }
+}
+
 /// One GPU activity of a program profiled from outside (`warpscope nvprof`): what a profiler's GPU
 /// trace shows beside the launch shape. Its name is the record's (`signature`, else `kernel`:
 /// `[CUDA memcpy HtoD]` for a copy), which launch it was the record's `invocation`. Times are

@@ -78,6 +78,9 @@ pub(super) struct Timing {
     pub(super) decode: Duration,
     pub(super) reconfigure: Duration,
     pub(super) entered: Option<Instant>,
+    /// Replay passes of the counters collected, and how many counters.
+    pub(super) passes: usize,
+    pub(super) counters: usize,
 }
 
 pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
@@ -170,7 +173,7 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
         if split_rates() {
             all = split(&all);
         }
-        if st.cfg.gpu && !all.iter().any(|c| c == DURATION) {
+        if st.cfg.gpu && with_duration() && !all.iter().any(|c| c == DURATION) {
             all.push(DURATION.to_string());
         }
         let (mine, replay) = match st.cfg.replay {
@@ -210,6 +213,12 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
                 .map_err(|e| e.to_string())?
         }
     };
+    if prof.replay == Replay::Kernel && session.passes <= 1 && user_replay() {
+        // One pass: the launch itself is the pass, so nothing needs saving, restoring or replaying.
+        prof.replay = Replay::User;
+    }
+    prof.timing.passes = session.passes;
+    prof.timing.counters = counters.len();
     session.configure(prof.replay).map_err(|e| e.to_string())?;
     if session.passes > 1 && prof.replay == Replay::Kernel && !prof.replay_noted.contains(&device) {
         prof.replay_noted.push(device);
@@ -316,11 +325,32 @@ pub(super) fn close(st: &State, prof: &mut Prof, context: Context) {
     }
 }
 
+/// Overhead experiments (docs/PERF-NOTES.md, `scripts/nvprof-check.sh OUT overhead`), each an
+/// environment switch that leaves the default alone until a GPU run shows which is fastest and
+/// still agrees with it:
+/// - `WARPSCOPE_NVPROF_RATES=split`: rates as count / duration ([`split_rates`]);
+/// - `WARPSCOPE_NVPROF_DURATION=0`: no `gpu__time_duration.sum` beside the metrics (traced profiled
+///   launches then have no duration), to see what timing every profiled launch costs;
+/// - `WARPSCOPE_NVPROF_REPLAY=user`: under kernel replay, a counter set that fits one pass is collected
+///   with CUPTI's user replay (the launch is the one pass, nothing is saved or restored), to see
+///   whether kernel replay's save/restore costs even when there is nothing to replay.
+fn switch(name: &str, value: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == value)
+}
+
+fn with_duration() -> bool {
+    !switch("WARPSCOPE_NVPROF_DURATION", "0")
+}
+
+fn user_replay() -> bool {
+    switch("WARPSCOPE_NVPROF_REPLAY", "user")
+}
+
 /// Whether `.per_second` counters are collected as their count and `gpu__time_duration.sum`, and divided
 /// here (`WARPSCOPE_NVPROF_RATES=split`): the same value by Nsight Compute's definition of a rate, an
 /// experiment on where the cost of rate counters lies (docs/PERF-NOTES.md).
 fn split_rates() -> bool {
-    std::env::var("WARPSCOPE_NVPROF_RATES").is_ok_and(|v| v == "split")
+    switch("WARPSCOPE_NVPROF_RATES", "split")
 }
 
 /// The counters with each `X.per_second` replaced by `X` and `gpu__time_duration.sum`.

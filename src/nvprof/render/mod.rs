@@ -48,11 +48,7 @@ pub fn replay_notice(device: u32) -> String {
 /// 10 and later printed without `Warning:` (a GTX 1080's `--csv --print-gpu-trace --metrics all` and a
 /// GTX 1070's `--metrics` in tests/fixtures/profilers; CUDA 7-9 printed it with, as the K20c's file).
 pub fn notice(pid: u32, text: &str) -> String {
-    if text.starts_with(REPLAY) {
-        format!("{} {text}\n", tag(pid))
-    } else {
-        format!("{} Warning: {text}\n", tag(pid))
-    }
+    if text.starts_with(REPLAY) { format!("{} {text}\n", tag(pid)) } else { format!("{} Warning: {text}\n", tag(pid)) }
 }
 
 /// An error as nvprof printed it.

@@ -99,7 +99,9 @@ fn value_width<'a>(values: impl Iterator<Item = &'a String>) -> usize {
 fn metrics(p: &Process, v: View, groups: &[KernelLaunches]) -> String {
     let ms = &v.counters.metrics;
     let cells = |dev: &Option<u32>, kernel: &String, launches: &[&Record]| {
-        ms.iter().filter_map(move |m| stats(launches, &m.name).map(|s| (*dev, kernel.clone(), m, s))).collect::<Vec<_>>()
+        ms.iter()
+            .filter_map(move |m| stats(launches, &m.name).map(|s| (*dev, kernel.clone(), m, s)))
+            .collect::<Vec<_>>()
     };
     let rows: Vec<_> = groups.iter().flat_map(|((dev, kernel), launches)| cells(dev, kernel, launches)).collect();
     if v.opts.csv {
@@ -173,8 +175,7 @@ fn events(p: &Process, v: View, groups: &[KernelLaunches]) -> String {
         return out;
     }
     let name_w = name_width(es.iter().map(|e| e.name.as_str()));
-    let texts: Vec<[String; 4]> =
-        rows.iter().map(|(.., s)| [s.min, s.max, s.avg, s.sum].map(format::count)).collect();
+    let texts: Vec<[String; 4]> = rows.iter().map(|(.., s)| [s.min, s.max, s.avg, s.sum].map(format::count)).collect();
     let val_w = value_width(texts.iter().flatten());
     let mut out = format!(
         "Invocations{:>name_w$}{:>val_w$}{:>val_w$}{:>val_w$}{:>val_w$}\n",

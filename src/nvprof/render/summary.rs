@@ -105,14 +105,8 @@ fn csv(rows: &[SummaryRow], times: Times) -> String {
     let csv_times = if times == Times::Auto { Times::Column } else { times };
     let unit = |f: &dyn Fn(&SummaryRow) -> f64| format::column_unit(rows.iter().map(f), csv_times);
     let units = [unit(&|r| r.total), unit(&|r| r.avg), unit(&|r| r.min), unit(&|r| r.max)];
-    let _ = writeln!(
-        out,
-        ",%,{},,{},{},{},",
-        units[0].suffix(),
-        units[1].suffix(),
-        units[2].suffix(),
-        units[3].suffix()
-    );
+    let _ =
+        writeln!(out, ",%,{},,{},{},{},", units[0].suffix(), units[1].suffix(), units[2].suffix(), units[3].suffix());
     for r in rows {
         out.push_str(&csv_line(&[
             Cell::Text(r.kind.into()),
@@ -154,16 +148,7 @@ fn text(rows: &[SummaryRow], times: Times) -> String {
         let kind = if r.kind == last { String::new() } else { format!("{}:", r.kind) };
         last = r.kind;
         let pct = if fixed.is_some() { format!("{:.2}", r.pct) } else { format!("{:.2}%", r.pct) };
-        out.push_str(&line(
-            &kind,
-            &pct,
-            &t(r.total),
-            &r.calls.to_string(),
-            &t(r.avg),
-            &t(r.min),
-            &t(r.max),
-            &r.name,
-        ));
+        out.push_str(&line(&kind, &pct, &t(r.total), &r.calls.to_string(), &t(r.avg), &t(r.min), &t(r.max), &r.name));
     }
     out
 }
