@@ -95,7 +95,8 @@ if has seed; then
     fi
   }
   seed_failed() { # the profiler (not the program) failed
-    if [ "$1" = ws ]; then grep -q -e '^error:' -e '^==[0-9]*== Error:' "$out/seed-ws-$2.err"
+    # (counters "left out" in a parallel lane were busy in another process, not missing: run again alone)
+    if [ "$1" = ws ]; then grep -q -e '^error:' -e '^==[0-9]*== Error:' -e 'and left out:' "$out/seed-ws-$2.err"
     else grep -q '==ERROR==' "$out/seed-ncu-$2.err" "$out/seed-ncu-$2.out" && ! grep -q 'returned an error code' "$out/seed-ncu-$2.err"; fi
   }
   jobs=()

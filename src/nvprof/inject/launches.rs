@@ -206,7 +206,9 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
                     format!("this GPU has none of the counters asked for ({})", bad.join(", "))
                 });
             }
-            st.notice(format!("not available on device {device} and left out: {}", bad.join(", ")));
+            // CUPTI's own words go with the list: a session refused because another process holds the
+            // counters can look like unknown counters, and the user must be able to tell which it was.
+            st.notice(format!("not available on device {device} and left out: {} (CUPTI: {e})", bad.join(", ")));
             counters.retain(|c| !bad.contains(c));
             prof.counters = Some(counters.clone());
             Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges)
