@@ -9,9 +9,10 @@ use tabled::settings::Style;
 
 use warpscope::baseline::{self, Verdict};
 use warpscope::compare::{self, Comparison, Pick};
-use warpscope::record::Report;
-use warpscope::{Error, Result, import, report};
+use warpscope::report::{figures, html};
+use warpscope::{Error, Result, import, output, report};
 
+use super::report::command_line;
 use super::{OutputArgs, usage};
 
 /// Arguments of `compare`.
@@ -39,6 +40,14 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: CompareFormat,
+    /// Draw the deltas to FILE (.svg or .png): a panel per metric, a bar per configuration, the
+    /// --fail-above threshold drawn (with --baseline: each configuration's change of median time).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// Write a self-contained HTML report of the comparison to FILE: the deltas' figure, the matched
+    /// metrics and both sides' records in sortable, filterable tables.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -63,20 +72,10 @@ pub struct ImportArgs {
     out: OutputArgs,
 }
 
-/// A warpscope report (JSON or JSON Lines) or another tool's CSV.
-fn read_any(path: &PathBuf) -> Result<Report> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let text = String::from_utf8_lossy(&bytes);
-    if text.trim_start().starts_with('{') {
-        report::read(path)
-    } else {
-        import::parse(&text).map(|(_, r)| r).map_err(|e| usage(format!("{}: {e}", path.display())))
-    }
-}
-
 /// `compare --baseline OLD NEW`.
 fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) -> Result<ExitCode> {
-    let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
+    let (old_report, new_report) = (report::read(old)?, report::read(&a.results)?);
+    let (changes, unmatched) = baseline::diff(&old_report, &new_report);
     for u in &unmatched {
         errln!("unmatched: {u} (not timed in {})", old.display());
     }
@@ -145,6 +144,14 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
         count(Verdict::Slower),
         count(Verdict::Same)
     );
+    if let Some(path) = &a.plot {
+        figures::baseline(&changes, limit).draw(path)?;
+        errln!("wrote {}", path.display());
+    }
+    if let Some(path) = &a.html {
+        html::write(&html::baseline_page(&old_report, &new_report, &changes, limit, &command_line())?, path)?;
+        errln!("wrote {}", path.display());
+    }
     let regressed =
         limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
     Ok(if regressed > 0 {
@@ -155,14 +162,35 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
     })
 }
 
+/// Refuses, before any work, figure and page files that could not be written, or that are one of the
+/// inputs or one another.
+fn check_files(a: &CompareArgs) -> Result<()> {
+    let inputs: Vec<output::Named<'_>> =
+        [("RESULTS", Some(&a.results)), ("OTHER", a.other.as_ref()), ("--baseline", a.baseline.as_ref())]
+            .into_iter()
+            .filter_map(|(what, p)| Some(output::Named { what, path: p? }))
+            .collect();
+    let outputs: Vec<output::Named<'_>> = [("--plot", a.plot.as_ref()), ("--html", a.html.as_ref())]
+        .into_iter()
+        .filter_map(|(what, p)| Some(output::Named { what, path: p? }))
+        .collect();
+    output::check_distinct(&inputs, &outputs)?;
+    super::check_plot(a.plot.as_deref())?;
+    match &a.html {
+        Some(p) => output::check_writable(p),
+        None => Ok(()),
+    }
+}
+
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
+    check_files(a)?;
     let other = match (&a.baseline, &a.other) {
         (Some(old), _) => return against_baseline(a, old, a.fail_above),
         (None, Some(other)) => other,
         (None, None) => return Err(usage("compare needs the other tool's file, or --baseline OLD")),
     };
-    let ours = read_any(&a.results)?;
-    let theirs = read_any(other)?;
+    let ours = report::read_any(&a.results)?;
+    let theirs = report::read_any(other)?;
     let pick = match a.source {
         PickArg::Measured => Pick::Measured,
         PickArg::Estimated => Pick::Estimated,
@@ -179,6 +207,15 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         )));
     }
     print(&cmp, a.format, &theirs.device.backend)?;
+    let name = theirs.device.backend.as_str();
+    if let Some(path) = &a.plot {
+        figures::comparison(&cmp, a.fail_above, name).draw(path)?;
+        errln!("wrote {}", path.display());
+    }
+    if let Some(path) = &a.html {
+        html::write(&html::comparison_page(&ours, &theirs, &cmp, a.fail_above, name, &command_line())?, path)?;
+        errln!("wrote {}", path.display());
+    }
     Ok(match a.fail_above {
         Some(limit) => {
             let bad = cmp.above(limit);

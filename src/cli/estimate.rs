@@ -18,10 +18,8 @@ pub struct EstimateArgs {
     shapes: Shapes,
     #[command(flatten)]
     target: TargetArgs,
-    /// Draw the figure to FILE (.svg or .png): predicted time and every metric per configuration,
-    /// occupancy against block size, and a block.x x block.y heatmap.
-    #[arg(long, value_name = "FILE")]
-    plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    fig: super::report::FigureArgs,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -65,9 +63,9 @@ impl TargetArgs {
 }
 
 pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
-    super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
+    super::check_outputs(&[], &a.out, &a.fig.outputs())?;
     a.out.check()?;
-    super::check_plot(a.plot.as_deref())?;
+    a.fig.check()?;
     let (kernel, blocks) = a.shapes.resolve()?;
     let target = a.target.target()?;
     let (_, regs_from) = estimate::attrs(kernel.as_ref(), &target);
@@ -87,7 +85,7 @@ pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
     }
     let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.progress(blocks.len()));
     a.out.emit(&report)?;
-    super::plot_report(a.plot.as_deref(), &report)?;
+    a.fig.emit(&report)?;
     Ok(ExitCode::SUCCESS)
 }
 

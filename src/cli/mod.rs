@@ -22,6 +22,7 @@ mod metrics;
 mod occupancy;
 mod peak;
 mod ranges;
+mod report;
 mod runspec;
 mod selftest;
 mod signals;
@@ -89,6 +90,8 @@ enum Command {
     Merge(merge::MergeArgs),
     /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
     RunSpec(runspec::RunSpecArgs),
+    /// A self-contained HTML report (figures, sortable and filterable records) of any results file.
+    Report(report::ReportArgs),
     /// Shell completions on standard output: `warpscope completions bash > /etc/bash_completion.d/warpscope`.
     Completions {
         /// The shell.
@@ -283,6 +286,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Blur(a) => blur::run(&ctx, &a),
         Command::RunSpec(a) => runspec::run(&ctx, &a),
         Command::Merge(a) => merge::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpscope", &mut text);
@@ -368,17 +372,16 @@ fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Op
     output::check_distinct(&inputs, &outputs)
 }
 
-/// Draws a report's figure where `--plot` asks.
-fn plot_report(path: Option<&std::path::Path>, report: &warpscope::record::Report) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    if !report.records.iter().any(|r| r.status == warpscope::record::Status::Ok) {
-        // Nothing verified, nothing to draw: the report says why, and the exit code stays the report's.
-        note(&format!("warning: no figure drawn to {}: no configuration verified", path.display()));
-        return Ok(());
-    }
-    warpscope::report::figures::draw(report, path)?;
-    note(&format!("wrote {}", path.display()));
-    Ok(())
+/// A command line as a shell would take it back.
+fn shell_line(argv: &[String]) -> String {
+    let quote = |a: &String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c)) {
+            a.clone()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
 }
 
 /// A usage error.

@@ -118,10 +118,8 @@ pub struct SweepArgs {
     /// keep its records: with `--format jsonl -o FILE` the new records are appended to it.
     #[arg(long, value_name = "FILE")]
     resume: Option<std::path::PathBuf>,
-    /// Draw the sweep's figure to FILE (.svg or .png): time and every metric per configuration,
-    /// measured beside estimated, occupancy against block size, and a block.x x block.y heatmap.
-    #[arg(long, value_name = "FILE")]
-    plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    fig: super::report::FigureArgs,
     /// Spread the configurations over these GPUs of this host (`all` or `0,1`), a thread and context
     /// each; every record names its device.
     #[arg(long, value_name = "LIST", conflicts_with = "device")]
@@ -439,7 +437,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     let resume_input: Vec<Named<'_>> =
         a.resume.iter().filter(|_| !append).map(|p| Named { what: "--resume", path: p }).collect();
     let mut outputs = vec![Named { what: "-o", path: a.out.dest() }];
-    outputs.extend(a.plot.as_deref().map(|p| Named { what: "--plot", path: p }));
+    outputs.extend(a.fig.outputs().into_iter().filter_map(|(what, path)| Some(Named { what, path: path? })));
     output::check_distinct(&resume_input, &outputs)?;
     let earlier = match &a.resume {
         Some(path) if path.exists() => {
@@ -457,7 +455,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         }
     }
     let resumed = earlier.as_ref().map(|(_, r)| r.records.clone()).unwrap_or_default();
-    super::check_plot(a.plot.as_deref())?;
+    a.fig.check()?;
     if !append {
         a.out.check()?;
     }
@@ -490,6 +488,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
         if stream.is_none() {
             a.out.emit(&report)?;
         }
+        a.fig.emit(&report)?;
         return Ok(exit_for(&report));
     }
     let mut printer = Printer {
@@ -537,7 +536,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<ExitCode> {
     if printer.stream.is_none() {
         a.out.emit(&report)?;
     }
-    super::plot_report(a.plot.as_deref(), &report)?;
+    a.fig.emit(&report)?;
     if super::signals::exit_code().is_some() {
         errln!(
             "interrupted: {ran} of {} configurations finished and kept{}",

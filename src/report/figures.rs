@@ -1,145 +1,628 @@
-//! The figure of a sweep or estimate report (`--plot`): time per configuration (with the model's
-//! prediction), each metric per configuration with its measured and estimated values side by side,
-//! occupancy against threads per block, and a block.x x block.y heatmap of the time when the sweep is
-//! a cartesian grid.
+//! What the figures show, from the records: a report's kernel time and every metric per configuration
+//! (block shapes as categories, measured and estimated of a metric in one panel, the fastest
+//! configuration starred), occupancy against threads per block, heatmaps of chosen metrics over
+//! block.x x block.y; a comparison's deltas per metric and configuration with the threshold; and the
+//! occupancy calculator's three views (block size, registers, shared memory). Drawing is
+//! [`super::plot`]'s business.
 
+use crate::baseline::Change;
+use crate::compare::Comparison;
 use crate::metrics::{self, RATIO};
-use crate::record::{Record, Report, Status};
+use crate::model::arch::Arch;
+use crate::model::occupancy::{self, Limiter, Request};
+use crate::record::{Metric, Record, Report, Source, Status};
 
-use super::plot::{Chart, Heatmap, Labels, Panel, Series};
+use super::plot::{self, Band, Bars, CatSeries, Chart, Curve, Heatmap, Labels, Marked, PALETTE, Series, Style};
 use super::table::metric_columns;
 
-/// Value of a metric for plotting: occupancy ratios as percentages, like the tables.
-fn shown(m: &crate::record::Metric) -> f64 {
-    if m.unit == RATIO && m.name.contains("occupancy") { 100.0 * m.value } else { m.value }
+/// The order of the configurations along the axes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    /// As swept (the block list's order).
+    #[default]
+    Sweep,
+    /// Fastest first.
+    Time,
 }
 
-/// The time a record is placed by: measured median, else the model's prediction.
-fn time_of(r: &Record) -> Option<f64> {
-    r.time_ms.as_ref().map(|t| t.median).or_else(|| r.metric(metrics::PREDICTED_TIME).map(|m| m.value))
+/// What the figures of a report show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Order of the configurations.
+    pub order: Order,
+    /// Metrics drawn as block.x x block.y heatmaps when the sweep is a cartesian grid (`time` is the
+    /// kernel time).
+    pub heatmaps: Vec<String>,
 }
 
-/// The charts of `report`, titles naming `what` (kernel, problem, device).
-pub fn charts(report: &Report) -> Vec<(String, Chart)> {
-    let ok: Vec<&Record> = report.records.iter().filter(|r| r.status == Status::Ok).collect();
-    let names: Vec<String> = ok.iter().map(|r| r.block.to_string()).collect();
-    let what = match ok.first() {
-        Some(r) => format!("{} {} on {}", r.kernel, r.problem, report.device.name),
-        None => report.device.name.clone(),
+impl Default for Options {
+    fn default() -> Self {
+        Options { order: Order::Sweep, heatmaps: vec![TIME.to_string()] }
+    }
+}
+
+/// The name standing for the kernel time among metric names (`--heatmap time,achieved_occupancy`).
+pub const TIME: &str = "time";
+
+/// Charts under one title.
+pub struct Figure {
+    /// What the figure is of (kernel, problem, device).
+    pub title: String,
+    /// The charts, in reading order.
+    pub charts: Vec<Chart>,
+}
+
+impl Figure {
+    /// Draws the figure into `path` (.svg or .png).
+    pub fn draw(self, path: &std::path::Path) -> crate::Result<()> {
+        plot::figure(path, Some(&self.title), self.charts)
+    }
+}
+
+/// The colour of a source, the same in every chart.
+pub fn source_color(s: Source) -> plotters::style::RGBColor {
+    match s {
+        Source::Measured => PALETTE[0],
+        Source::Estimated => PALETTE[1],
+        Source::Imported => PALETTE[2],
+        Source::Mock => PALETTE[4],
+    }
+}
+
+/// Value of a metric as shown: occupancy ratios as percentages, like the tables.
+pub fn shown(m: &Metric) -> f64 {
+    if is_occupancy_ratio(m) { 100.0 * m.value } else { m.value }
+}
+
+/// Unit of a metric as shown.
+pub fn shown_unit(m: &Metric) -> String {
+    if is_occupancy_ratio(m) { "%".into() } else { m.unit.clone() }
+}
+
+fn is_occupancy_ratio(m: &Metric) -> bool {
+    m.unit == RATIO && m.name.ends_with("occupancy")
+}
+
+/// Where a record's time comes from: its events' median (measured, or mock on the mock backend), the
+/// GPU's own `duration`, or the model's prediction.
+pub fn time_source(report: &Report, r: &Record) -> Option<Source> {
+    if r.time_ms.is_some() {
+        return Some(match report.device.backend.as_str() {
+            "mock" => Source::Mock,
+            "cuda" => Source::Measured,
+            "model" => Source::Estimated,
+            _ => Source::Imported,
+        });
+    }
+    duration(r).map(|(_, s)| s).or_else(|| r.metric(metrics::PREDICTED_TIME).map(|m| m.source))
+}
+
+/// The `duration` metric in ms, with its source.
+fn duration(r: &Record) -> Option<(f64, Source)> {
+    let m = r.metric(metrics::DURATION)?;
+    let ms = match plot::si::Scale::of(&m.unit) {
+        plot::si::Scale::Time(f) => m.value * f * 1e3,
+        _ => return None,
     };
-    let idx = |i: usize| i as f64;
-    let mut out = Vec::new();
+    Some((ms, m.source))
+}
 
-    // Time per configuration, with the prediction beside it.
-    let mut time = Vec::new();
-    let measured: Vec<(f64, f64)> =
-        ok.iter().enumerate().filter_map(|(i, r)| Some((idx(i), r.time_ms.as_ref()?.median))).collect();
-    if !measured.is_empty() {
-        let source = if report.device.backend == "mock" { "mock" } else { "measured" };
-        time.push(Series { label: format!("median ({source})"), points: measured });
-    }
-    let predicted: Vec<(f64, f64)> =
-        ok.iter().enumerate().filter_map(|(i, r)| Some((idx(i), r.metric(metrics::PREDICTED_TIME)?.value))).collect();
-    if !predicted.is_empty() {
-        time.push(Series { label: "predicted (est)".into(), points: predicted });
-    }
-    out.push((format!("{what}: kernel time"), "ms".to_string(), time));
+/// The time a record is ranked by, ms: its median, else the GPU's duration, else the prediction.
+pub fn time_of(r: &Record) -> Option<f64> {
+    r.time_ms
+        .as_ref()
+        .map(|t| t.median)
+        .or_else(|| duration(r).map(|d| d.0))
+        .or_else(|| r.metric(metrics::PREDICTED_TIME).map(|m| m.value))
+        .filter(|t| t.is_finite())
+}
 
-    // Every other metric, one panel each, a series per source.
+/// The configurations a report's figures draw (those that ran and verified, or were estimated or
+/// imported), in the order asked for.
+pub fn drawn(report: &Report, order: Order) -> Vec<&Record> {
+    let mut ok: Vec<&Record> = report.records.iter().filter(|r| r.status == Status::Ok).collect();
+    if order == Order::Time {
+        ok.sort_by(|a, b| match (time_of(a), time_of(b)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+    }
+    ok
+}
+
+/// The fastest of `records` (its index).
+fn best(records: &[&Record]) -> Option<usize> {
+    records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((i, time_of(r)?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
+/// The name of each record on an axis: its block, with the kernel, problem or device where those vary;
+/// repeats numbered (`32x16 #2`).
+pub fn category_names(records: &[&Record]) -> Vec<String> {
+    let first = records.first();
+    let kernels = records.iter().any(|r| first.is_some_and(|f| f.kernel != r.kernel));
+    let problems = records.iter().any(|r| first.is_some_and(|f| f.problem != r.problem));
+    let devices = records.iter().any(|r| first.is_some_and(|f| f.device != r.device));
+    let mut names: Vec<String> = Vec::new();
+    for r in records {
+        let mut n = r.block.to_string();
+        if kernels {
+            n = format!("{} {n}", crate::import::base_name(&r.kernel));
+        }
+        if problems && !r.problem.is_empty() {
+            n = format!("{n} {}", r.problem);
+        }
+        if let (true, Some(d)) = (devices, r.device) {
+            n = format!("{n} @{d}");
+        }
+        let seen = names.iter().filter(|m| **m == n || m.starts_with(&format!("{n} #"))).count();
+        names.push(if seen > 0 { format!("{n} #{}", seen + 1) } else { n });
+    }
+    names
+}
+
+/// What a report's figure is of: kernel and problem (when one), and the device.
+pub fn subject(report: &Report) -> String {
+    let device = &report.device.name;
+    let mut kernels: Vec<&str> = report.records.iter().map(|r| r.kernel.as_str()).collect();
+    kernels.sort_unstable();
+    kernels.dedup();
+    match (kernels.as_slice(), report.records.first()) {
+        ([_], Some(r)) => format!("{} {} on {device}", r.kernel, r.problem).replace("  ", " "),
+        _ => format!("{} kernels on {device}", kernels.len()),
+    }
+}
+
+/// What was left out of the charts, for their notes.
+fn left_out(report: &Report) -> String {
+    let count = |s: Status| report.records.iter().filter(|r| r.status == s).count();
+    let parts: Vec<String> = [(Status::Invalid, "invalid"), (Status::Failed, "failed")]
+        .iter()
+        .filter(|(s, _)| count(*s) > 0)
+        .map(|(s, name)| format!("{} {name}", count(*s)))
+        .collect();
+    if parts.is_empty() { String::new() } else { format!("{} not drawn (see the table)", parts.join(", ")) }
+}
+
+/// The figure of a report (`sweep`, `estimate`, `report`, imports).
+pub fn report(report: &Report, opts: &Options) -> Figure {
+    let records = drawn(report, opts.order);
+    let title = subject(report);
+    let names = category_names(&records);
+    let best = best(&records);
+    let axis = match opts.order {
+        Order::Sweep => "block",
+        Order::Time => "block, fastest first",
+    };
+    let axis = if names.iter().any(|n| n.contains(' ')) { axis.replace("block", "configuration") } else { axis.into() };
+    let skipped = left_out(report);
+    let note =
+        |extra: String| [extra, skipped.clone()].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ");
+    let mut charts = Vec::new();
+
+    // Kernel time: the measured median as bars, the model's prediction as diamonds over them.
+    let measured: Vec<Option<f64>> = records.iter().map(|r| r.time_ms.as_ref().map(|t| t.median)).collect();
+    let durations: Vec<Option<f64>> = records.iter().map(|r| duration(r).map(|d| d.0)).collect();
+    let predicted: Vec<Option<f64>> =
+        records.iter().map(|r| r.metric(metrics::PREDICTED_TIME).map(|m| m.value)).collect();
+    // The first of the events' median, the GPU's duration and the prediction are bars; the others are
+    // points over them (the duration a dot, the prediction a diamond).
+    let mut series: Vec<CatSeries> = Vec::new();
+    let sources = [
+        (measured, "median", records.iter().find_map(|r| r.time_ms.as_ref().and(time_source(report, r))), Style::Dot),
+        (durations, "duration", records.iter().find_map(|r| duration(r).map(|d| d.1)), Style::Dot),
+        (
+            predicted,
+            "predicted",
+            records.iter().find_map(|r| r.metric(metrics::PREDICTED_TIME).map(|m| m.source)),
+            Style::Diamond,
+        ),
+    ];
+    for (values, what, source, style) in sources {
+        let Some(src) = source.filter(|_| values.iter().any(Option::is_some)) else { continue };
+        series.push(CatSeries {
+            label: format!("{what} ({})", src.as_str()),
+            color: source_color(src),
+            style: if series.is_empty() { Style::Bar } else { style },
+            values,
+        });
+    }
+    let best_note = best
+        .map(|i| format!("best: {} at {}", names[i], plot::si::format(time_of(records[i]).unwrap_or(0.0), "ms")))
+        .unwrap_or_default();
+    charts.push(Chart::Bars(Bars {
+        labels: Labels::new("kernel time", axis.clone(), "time"),
+        unit: "ms".into(),
+        categories: names.clone(),
+        series,
+        best,
+        threshold: None,
+        note: note(best_note),
+    }));
+
+    // Every other metric: one panel each, a series per source.
     let columns = metric_columns(report);
     let mut seen: Vec<&str> = Vec::new();
     for c in &columns {
-        if [metrics::PREDICTED_TIME, metrics::MODEL_ERROR].contains(&c.name.as_str()) || seen.contains(&c.name.as_str())
-        {
+        let name = c.name.as_str();
+        if [metrics::PREDICTED_TIME, metrics::MODEL_ERROR, metrics::DURATION].contains(&name) || seen.contains(&name) {
             continue;
         }
-        seen.push(&c.name);
-        let mut series = Vec::new();
+        seen.push(name);
+        let cols: Vec<_> = columns.iter().filter(|x| x.name == name).collect();
+        let primary_exists = cols.iter().any(|x| x.source != Source::Estimated);
         let mut unit = String::new();
-        for col in columns.iter().filter(|x| x.name == c.name) {
-            let points: Vec<(f64, f64)> =
-                ok.iter().enumerate().filter_map(|(i, r)| col.of(r).map(|m| (idx(i), shown(m)))).collect();
-            if let Some(m) = ok.iter().find_map(|r| col.of(r)) {
-                unit = if m.unit == RATIO && m.name.contains("occupancy") { "%".into() } else { m.unit.clone() };
+        let mut series = Vec::new();
+        for col in cols {
+            let values: Vec<Option<f64>> = records.iter().map(|r| col.of(r).map(shown)).collect();
+            if let Some(m) = records.iter().find_map(|r| col.of(r)) {
+                unit = shown_unit(m);
             }
-            series.push(Series { label: format!("{} ({})", c.name, col.source.as_str()), points });
+            let style = if col.source == Source::Estimated && primary_exists { Style::Diamond } else { Style::Bar };
+            series.push(CatSeries {
+                label: col.source.as_str().to_string(),
+                color: source_color(col.source),
+                style,
+                values,
+            });
         }
-        out.push((format!("{what}: {}", c.name), unit, series));
+        let y = if plot::si::Scale::of(&unit).labels_carry_unit() || unit.is_empty() {
+            String::new()
+        } else {
+            unit.clone()
+        };
+        charts.push(Chart::Bars(Bars {
+            labels: Labels::new(name, axis.clone(), y),
+            unit,
+            categories: names.clone(),
+            series,
+            best,
+            threshold: None,
+            note: String::new(),
+        }));
     }
-    let mut charts: Vec<(String, Chart)> = out
-        .into_iter()
-        .filter(|(_, _, s)| !s.is_empty())
-        .map(|(title, unit, series)| {
-            let labels = Labels::new(title.clone(), "block (configuration)", unit);
-            (title, Chart::Lines(Panel { labels, series, x_names: Some(names.clone()) }))
-        })
-        .collect();
 
     // Occupancy against threads per block.
+    let sizes: Vec<u64> = {
+        let mut s: Vec<u64> = records.iter().map(|r| r.block.volume()).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    };
     let occ: Vec<Series> = columns
         .iter()
         .filter(|c| c.name == metrics::THEORETICAL_OCCUPANCY || c.name == metrics::ACHIEVED_OCCUPANCY)
         .map(|c| {
             let mut points: Vec<(f64, f64)> =
-                ok.iter().filter_map(|r| Some((r.block.volume() as f64, shown(c.of(r)?)))).collect();
+                records.iter().filter_map(|r| Some((r.block.volume() as f64, shown(c.of(r)?)))).collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             Series { label: format!("{} ({})", c.name, c.source.as_str()), points }
         })
         .collect();
-    if !occ.is_empty() {
-        let title = format!("{what}: occupancy against block size");
-        charts.push((
-            title.clone(),
-            Chart::Lines(Panel {
-                labels: Labels::new(title.clone(), "threads per block", "occupancy (%)"),
-                series: occ,
-                x_names: None,
-            }),
-        ));
+    if !occ.is_empty() && sizes.len() >= 2 {
+        charts.push(Chart::Curve(Curve {
+            labels: Labels::new("occupancy against block size", "threads per block", ""),
+            x_unit: String::new(),
+            y_unit: "%".into(),
+            series: occ,
+            bands: Vec::new(),
+            marks: Vec::new(),
+            x_ticks: Some(block_size_ticks(*sizes.last().unwrap_or(&1024) as u32)),
+            y_range: Some((0.0, 100.0)),
+            note: String::new(),
+        }));
     }
 
-    // A cartesian sweep: time over block.x x block.y.
-    let mut xs: Vec<u32> = report.records.iter().map(|r| r.block.x).collect();
-    let mut ys: Vec<u32> = report.records.iter().map(|r| r.block.y).collect();
+    for metric in &opts.heatmaps {
+        if let Some(h) = heatmap(report, metric, best.map(|i| records[i])) {
+            charts.push(Chart::Heat(h));
+        }
+    }
+    Figure { title, charts }
+}
+
+/// Ticks for a threads-per-block axis: multiples of a power-of-two step.
+fn block_size_ticks(max: u32) -> Vec<(f64, String)> {
+    let step = [32u32, 64, 128, 256, 512].into_iter().find(|s| max / s <= 8).unwrap_or(1024);
+    (0..=max.div_ceil(step)).map(|k| ((k * step) as f64, (k * step).to_string())).collect()
+}
+
+/// Whether a lower value of the metric is better (times, transactions, errors).
+fn low_is_good(metric: &str) -> bool {
+    metric == TIME
+        || metric == metrics::DURATION
+        || metric == metrics::PREDICTED_TIME
+        || metric.contains("transactions")
+        || metric.contains("error")
+}
+
+/// The value a heatmap shows for a record: the time, or the metric from its best source (measured,
+/// imported, mock, then estimated).
+fn heat_value(r: &Record, metric: &str) -> Option<(f64, String)> {
+    if metric == TIME {
+        return time_of(r).map(|t| (t, "ms".to_string()));
+    }
+    let rank = |s: Source| match s {
+        Source::Measured => 0,
+        Source::Imported => 1,
+        Source::Mock => 2,
+        Source::Estimated => 3,
+    };
+    r.metrics
+        .iter()
+        .filter(|m| m.name == metric && m.value.is_finite())
+        .min_by_key(|m| rank(m.source))
+        .map(|m| (shown(m), shown_unit(m)))
+}
+
+/// A heatmap of `metric` over block.x x block.y, when the report is one kernel's cartesian sweep with
+/// the metric in it.
+fn heatmap(report: &Report, metric: &str, best: Option<&Record>) -> Option<Heatmap> {
+    let recs = &report.records;
+    let first = recs.first()?;
+    if recs.iter().any(|r| r.block.z != 1 || r.kernel != first.kernel || r.problem != first.problem) {
+        return None;
+    }
+    let mut xs: Vec<u32> = recs.iter().map(|r| r.block.x).collect();
+    let mut ys: Vec<u32> = recs.iter().map(|r| r.block.y).collect();
     xs.sort_unstable();
     xs.dedup();
     ys.sort_unstable();
     ys.dedup();
-    let flat = report.records.iter().all(|r| r.block.z == 1);
-    if flat && xs.len() >= 2 && ys.len() >= 2 && xs.len() * ys.len() == report.records.len() {
-        let values = ys
-            .iter()
-            .map(|&y| {
-                xs.iter()
-                    .map(|&x| {
-                        report
-                            .records
-                            .iter()
-                            .find(|r| r.block.x == x && r.block.y == y && r.status == Status::Ok)
-                            .and_then(time_of)
-                    })
-                    .collect()
-            })
-            .collect();
-        let kernel = ok.first().map_or("", |r| r.kernel.as_str());
-        let title = format!("{kernel}: kernel time (ms) over block.x x block.y");
-        charts.push((
-            title.clone(),
-            Chart::Heat(Heatmap {
-                title,
-                columns: xs.iter().map(u32::to_string).collect(),
-                rows: ys.iter().map(u32::to_string).collect(),
-                values,
-                unit: "ms".into(),
-            }),
-        ));
+    if xs.len() < 2 || ys.len() < 2 || xs.len() * ys.len() != recs.len() {
+        return None;
     }
-    charts
+    let cell = |x: u32, y: u32| recs.iter().find(|r| r.block.x == x && r.block.y == y && r.status == Status::Ok);
+    let mut unit = String::new();
+    let values: Vec<Vec<Option<f64>>> = ys
+        .iter()
+        .map(|&y| {
+            xs.iter()
+                .map(|&x| {
+                    let (v, u) = heat_value(cell(x, y)?, metric)?;
+                    unit = u;
+                    Some(v)
+                })
+                .collect()
+        })
+        .collect();
+    if values.iter().flatten().all(Option::is_none) {
+        return None;
+    }
+    let best =
+        best.and_then(|b| Some((ys.iter().position(|&y| y == b.block.y)?, xs.iter().position(|&x| x == b.block.x)?)));
+    let what = if metric == TIME { "kernel time".to_string() } else { metric.to_string() };
+    Some(Heatmap {
+        title: format!("{what} over block.x x block.y"),
+        columns: xs.iter().map(u32::to_string).collect(),
+        rows: ys.iter().map(u32::to_string).collect(),
+        values,
+        unit,
+        best,
+        low_is_good: low_is_good(metric),
+    })
 }
 
-/// Draws the report's figure into `path` (.svg or .png).
-pub fn draw(report: &Report, path: &std::path::Path) -> crate::Result<()> {
-    super::plot::figure(path, charts(report).into_iter().map(|(_, c)| c).collect())
+/// The metrics a report can draw as heatmaps: `time` and every metric name in it.
+pub fn heatmap_names(report: &Report) -> Vec<String> {
+    let mut names = vec![TIME.to_string()];
+    for m in report.records.iter().flat_map(|r| &r.metrics) {
+        if !names.contains(&m.name) {
+            names.push(m.name.clone());
+        }
+    }
+    names
+}
+
+/// The figure of a comparison: per metric, the delta of every matched configuration (percentage points
+/// for percentages and occupancy, relative % otherwise), with the threshold of `--fail-above`.
+pub fn comparison(cmp: &Comparison, threshold: Option<f64>, other: &str) -> Figure {
+    let mut metrics_in_order: Vec<&str> = Vec::new();
+    for r in &cmp.rows {
+        if !metrics_in_order.contains(&r.metric.as_str()) {
+            metrics_in_order.push(&r.metric);
+        }
+    }
+    let kernels = {
+        let mut k: Vec<&str> = cmp.rows.iter().map(|r| r.kernel.as_str()).collect();
+        k.sort_unstable();
+        k.dedup();
+        k.len()
+    };
+    let charts = metrics_in_order
+        .iter()
+        .map(|&m| {
+            let rows: Vec<_> = cmp.rows.iter().filter(|r| r.metric == m).collect();
+            let points = rows.iter().any(|r| r.unit == "%");
+            let categories = rows
+                .iter()
+                .map(|r| if kernels > 1 { format!("{} {}", r.kernel, r.block) } else { r.block.to_string() })
+                .collect();
+            let beyond = threshold.map(|t| rows.iter().filter(|r| r.delta.abs() > t).count());
+            let note = match beyond {
+                Some(n) => format!("{n} of {} beyond the threshold", rows.len()),
+                None => format!("{} configurations", rows.len()),
+            };
+            Chart::Bars(Bars {
+                labels: Labels::new(
+                    format!("{m}: warpscope - {other}"),
+                    "block",
+                    if points { "percentage points" } else { "relative difference" },
+                ),
+                unit: "%".into(),
+                categories,
+                series: vec![CatSeries {
+                    label: if points { "delta (points)".into() } else { "delta (% of theirs)".into() },
+                    color: PALETTE[0],
+                    style: Style::Bar,
+                    values: rows.iter().map(|r| Some(r.delta).filter(|d| d.is_finite())).collect(),
+                }],
+                best: None,
+                threshold,
+                note,
+            })
+        })
+        .collect();
+    Figure { title: format!("warpscope against {other}: {} deltas", cmp.rows.len()), charts }
+}
+
+/// The figure of `compare --baseline`: each configuration's change of median time, with the limit of
+/// `--fail-above`.
+pub fn baseline(changes: &[Change], limit: Option<f64>) -> Figure {
+    let categories = changes.iter().map(|c| c.block.to_string()).collect();
+    let chart = Chart::Bars(Bars {
+        labels: Labels::new("median time against the baseline", "block", "change"),
+        unit: "%".into(),
+        categories,
+        series: vec![
+            CatSeries {
+                label: "change of the median".into(),
+                color: PALETTE[0],
+                style: Style::Bar,
+                values: changes.iter().map(|c| Some(c.change_pct)).collect(),
+            },
+            CatSeries {
+                label: "noise (spread of the noisier run)".into(),
+                color: PALETTE[7],
+                style: Style::Diamond,
+                values: changes.iter().map(|c| Some(c.noise_pct)).collect(),
+            },
+        ],
+        best: None,
+        threshold: limit,
+        note: "positive: slower than the baseline".into(),
+    });
+    let kernel = changes.first().map(|c| format!("{} {}", c.kernel, c.problem)).unwrap_or_default();
+    Figure { title: format!("{kernel}: against the baseline"), charts: vec![chart] }
+}
+
+/// The colour of a limiting resource.
+fn limiter_color(l: Option<Limiter>) -> plotters::style::RGBColor {
+    match l {
+        Some(Limiter::Warps) => PALETTE[0],
+        Some(Limiter::Registers) => PALETTE[3],
+        Some(Limiter::SharedMemory) => PALETTE[2],
+        Some(Limiter::Blocks) => PALETTE[4],
+        None => PALETTE[7],
+    }
+}
+
+fn limiter_label(l: Option<Limiter>) -> String {
+    match l {
+        Some(l) => format!("limited by {}", l.as_str().replace('_', " ")),
+        None => "cannot launch".into(),
+    }
+}
+
+/// One view of the calculator: occupancy as `vary` changes one input of `req` over `xs`.
+fn calculator_view(
+    arch: &Arch,
+    req: &Request,
+    xs: &[u32],
+    vary: fn(&Request, u32) -> Request,
+    current: u32,
+    (title, x_title): (&str, &str),
+    x_ticks: Vec<(f64, String)>,
+) -> Chart {
+    let at = |x: u32| occupancy::theoretical(arch, &vary(req, x));
+    let points: Vec<(f64, f64)> = xs.iter().map(|&x| (x as f64, at(x).occupancy_pct)).collect();
+    // Stretches of one limiter, shaded; each x owns half the gap to its neighbours.
+    let mut bands: Vec<Band> = Vec::new();
+    for (i, &x) in xs.iter().enumerate() {
+        let o = at(x);
+        let l = o.launchable.then_some(o.limiter);
+        let from = if i == 0 { x as f64 } else { (xs[i - 1] as f64 + x as f64) / 2.0 };
+        let to = if i + 1 == xs.len() { x as f64 } else { (xs[i + 1] as f64 + x as f64) / 2.0 };
+        match bands.last_mut() {
+            Some(b) if b.label == limiter_label(l) => b.to = to,
+            _ => bands.push(Band { from, to, label: limiter_label(l), color: limiter_color(l) }),
+        }
+    }
+    let now = at(current);
+    let mark = Marked {
+        at: (current as f64, now.occupancy_pct),
+        label: format!(
+            "current: {current} ({} of {} warps, {})",
+            now.active_warps_per_sm,
+            now.max_warps_per_sm,
+            plot::si::format(now.occupancy_pct, "%")
+        ),
+    };
+    Chart::Curve(Curve {
+        labels: Labels::new(title, x_title, "occupancy"),
+        x_unit: String::new(),
+        y_unit: "%".into(),
+        series: vec![Series { label: arch.sm_name(), points }],
+        bands,
+        marks: vec![mark],
+        x_ticks: Some(x_ticks),
+        y_range: Some((0.0, 100.0)),
+        note: String::new(),
+    })
+}
+
+/// The occupancy calculator's figure for `req` on `arch`, as NVIDIA's spreadsheet draws it: occupancy as
+/// the block size, the registers per thread and the shared memory per block vary in turn, the others
+/// held; the current point marked and the limiting resource shaded.
+pub fn calculator(arch: &Arch, req: &Request) -> Figure {
+    let sizes: Vec<u32> = (1..=arch.max_threads_per_block / 32).map(|w| w * 32).collect();
+    let regs: Vec<u32> = (1..=arch.max_regs_per_thread).collect();
+    let smem_max = arch.smem_per_block_optin;
+    let unit = arch.smem_alloc_unit.max(smem_max / 256).max(1);
+    let smem: Vec<u32> = (0..=smem_max / unit).map(|k| k * unit).collect();
+    let held = req.static_smem + req.dynamic_smem;
+    let reg_step = if arch.max_regs_per_thread > 128 { 32 } else { 16 };
+    let kib_step = [8u32, 16, 32, 64].into_iter().find(|s| smem_max / 1024 / s <= 8).unwrap_or(128);
+    let charts = vec![
+        calculator_view(
+            arch,
+            req,
+            &sizes,
+            |r, x| Request { block_size: x, ..*r },
+            req.block_size,
+            ("varying block size", "threads per block"),
+            block_size_ticks(arch.max_threads_per_block),
+        ),
+        calculator_view(
+            arch,
+            req,
+            &regs,
+            |r, x| Request { regs_per_thread: x, ..*r },
+            req.regs_per_thread,
+            ("varying registers per thread", "registers per thread"),
+            (0..=arch.max_regs_per_thread.div_ceil(reg_step))
+                .map(|k| ((k * reg_step) as f64, (k * reg_step).to_string()))
+                .collect(),
+        ),
+        calculator_view(
+            arch,
+            &Request { static_smem: 0, dynamic_smem: held, ..*req },
+            &smem,
+            |r, x| Request { dynamic_smem: x, ..*r },
+            held,
+            ("varying shared memory per block", "shared memory per block"),
+            (0..=smem_max / 1024 / kib_step)
+                .map(|k| ((k * kib_step * 1024) as f64, format!("{} KiB", k * kib_step)))
+                .collect(),
+        ),
+    ];
+    Figure {
+        title: format!(
+            "Occupancy on {} ({}): {} threads, {} registers, {} B shared memory per block",
+            arch.sm_name(),
+            arch.family,
+            req.block_size,
+            req.regs_per_thread,
+            held
+        ),
+        charts,
+    }
 }
 
 #[cfg(test)]
@@ -147,30 +630,123 @@ mod tests {
     use super::*;
     use crate::gpu::MockBackend;
     use crate::kernels::SumMatrix;
-    use crate::sweep::{self, Options};
+    use crate::sweep::{self, Options as SweepOptions};
 
-    #[test]
-    fn a_cartesian_sweep_gets_every_chart() {
+    fn cartesian() -> Report {
         let mut b = MockBackend::new(0).unwrap();
         let k = SumMatrix::new(256, 256).unwrap();
         let blocks = crate::spec::blocks_from(None, Some("32,64"), Some("1,2,32"), None).unwrap();
-        let opts = Options { iters: 3, model: true, ..Options::default() };
-        let report = sweep::run(&mut b, &k, &blocks, &opts, &mut |_| {}).unwrap();
-        let titles: Vec<String> = charts(&report).into_iter().map(|(t, _)| t).collect();
+        let opts = SweepOptions { iters: 3, model: true, ..SweepOptions::default() };
+        sweep::run(&mut b, &k, &blocks, &opts, &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn a_cartesian_sweep_gets_every_chart() {
+        let report = cartesian();
+        let opts = Options { heatmaps: vec![TIME.into(), metrics::ACHIEVED_OCCUPANCY.into()], ..Options::default() };
+        let fig = super::report(&report, &opts);
+        let titles: Vec<&str> = fig.charts.iter().map(Chart::title).collect();
         for want in [
             "kernel time",
             "achieved_occupancy",
             "gld_efficiency",
             "occupancy against block size",
-            "over block.x x block.y",
+            "kernel time over block.x x block.y",
+            "achieved_occupancy over block.x x block.y",
         ] {
-            assert!(titles.iter().any(|t| t.contains(want)), "{want}: {titles:?}");
+            assert!(titles.contains(&want), "{want}: {titles:?}");
         }
+        // 64x32 is invalid: five configurations drawn, the fastest starred, the invalid one noted.
+        let Chart::Bars(time) = &fig.charts[0] else { panic!("time first") };
+        assert_eq!(time.categories, ["32x1", "32x2", "32x32", "64x1", "64x2"]);
+        let fastest = time.series[0].values.iter().enumerate().min_by(|a, b| a.1.unwrap().total_cmp(&b.1.unwrap()));
+        assert_eq!(time.best, fastest.map(|f| f.0));
+        assert!(time.note.contains("1 invalid not drawn"), "{}", time.note);
+        assert_eq!(time.series[0].label, "median (mock)");
+        // The mock marks its model's values mock too: the legend says so.
+        assert_eq!((time.series[1].label.as_str(), time.series[1].style), ("predicted (mock)", Style::Diamond));
+        let Chart::Heat(h) = fig.charts.iter().find(|c| c.title().starts_with("kernel time over")).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (h.columns.clone(), h.rows.clone()),
+            (vec!["32".to_string(), "64".into()], vec!["1".to_string(), "2".into(), "32".into()])
+        );
+        assert_eq!(h.values[2][1], None, "64x32 is invalid");
         let dir = tempfile::tempdir().unwrap();
         let svg = dir.path().join("s.svg");
-        draw(&report, &svg).unwrap();
+        fig.draw(&svg).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
-        // The invalid 64x32 cell is drawn as such; the configurations name the x axis.
-        assert!(text.contains("invalid") && text.contains("32x2") && text.contains("predicted (est)"));
+        assert!(text.contains("invalid") && text.contains("32x2") && text.contains("predicted (mock)"));
+    }
+
+    #[test]
+    fn measured_and_estimated_share_a_panel() {
+        // A real H200 run with CUPTI counters beside the model's estimates.
+        let report: Report =
+            serde_json::from_str(include_str!("../../tests/fixtures/ws-h200-cupti-metrics.json")).unwrap();
+        let fig = super::report(&report, &Options::default());
+        let Some(Chart::Bars(occ)) = fig.charts.iter().find(|c| c.title() == metrics::ACHIEVED_OCCUPANCY) else {
+            panic!("no occupancy panel")
+        };
+        let legend: Vec<(&str, Style)> = occ.series.iter().map(|s| (s.label.as_str(), s.style)).collect();
+        assert_eq!(legend, [("measured", Style::Bar), ("estimated", Style::Diamond)]);
+        assert_eq!(occ.unit, "%");
+        let first = &report.records[0];
+        let measured = first.metrics.iter().find(|m| m.name == "achieved_occupancy" && m.source == Source::Measured);
+        assert_eq!(occ.series[0].values[0], measured.map(|m| 100.0 * m.value));
+        // The time panel: the events' median as bars, CUPTI's duration as dots.
+        let Chart::Bars(time) = &fig.charts[0] else { panic!() };
+        let legend: Vec<&str> = time.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(legend, ["median (measured)", "duration (measured)"]);
+        assert!(fig.title.contains("NVIDIA H200"), "{}", fig.title);
+    }
+
+    #[test]
+    fn sorted_by_time_fastest_first() {
+        let report = cartesian();
+        let fig = super::report(&report, &Options { order: Order::Time, heatmaps: vec![] });
+        let Chart::Bars(time) = &fig.charts[0] else { panic!() };
+        let v: Vec<f64> = time.series[0].values.iter().map(|v| v.unwrap()).collect();
+        assert!(v.windows(2).all(|w| w[0] <= w[1]), "{v:?}");
+        assert_eq!(time.best, Some(0));
+        assert!(time.labels.x.contains("fastest first"));
+    }
+
+    #[test]
+    fn calculator_views_mark_the_current_point_and_shade_limiters() {
+        let arch = crate::model::arch::parse_arch("sm_90").unwrap();
+        let req = Request { block_size: 256, regs_per_thread: 64, static_smem: 0, dynamic_smem: 0 };
+        let fig = calculator(arch, &req);
+        assert_eq!(fig.charts.len(), 3);
+        for c in &fig.charts {
+            let Chart::Curve(c) = c else { panic!() };
+            let m = &c.marks[0];
+            // The marked point lies on the curve.
+            assert!(c.series[0].points.iter().any(|p| *p == m.at), "{}", c.labels.title);
+            // Bands tile the axis and name real limiters.
+            assert!(c.bands.windows(2).all(|w| (w[0].to - w[1].from).abs() < 1e-9));
+            assert!(c.bands.iter().all(|b| b.label.starts_with("limited by") || b.label == "cannot launch"));
+        }
+        // 64 registers x 256 threads on sm_90: registers limit (4 blocks of 8 warps = 50 %).
+        let Chart::Curve(regs) = &fig.charts[1] else { panic!() };
+        assert_eq!(regs.marks[0].at, (64.0, 50.0));
+        let band = regs.bands.iter().find(|b| b.from <= 64.0 && b.to >= 64.0).unwrap();
+        assert_eq!(band.label, "limited by registers");
+        // Up to 255 registers a 256-thread block still launches (one per SM): registers limit to the end.
+        assert_eq!(regs.bands.last().unwrap().label, "limited by registers");
+        assert_eq!(regs.series[0].points.last(), Some(&(255.0, 12.5)));
+    }
+
+    #[test]
+    fn categories_name_what_varies() {
+        let mut a =
+            Record::new("k1", "64x64", crate::spec::Dim3::new(2, 2, 1), crate::spec::Dim3::new(32, 8, 1), Status::Ok);
+        let b = Record { kernel: "k2".into(), ..a.clone() };
+        assert_eq!(category_names(&[&a, &b]), ["k1 32x8", "k2 32x8"]);
+        let c = a.clone();
+        assert_eq!(category_names(&[&a, &c]), ["32x8", "32x8 #2"]);
+        a.problem = "128x128".into();
+        assert_eq!(category_names(&[&a, &c]), ["32x8 128x128", "32x8 64x64"]);
     }
 }

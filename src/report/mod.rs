@@ -3,6 +3,7 @@
 
 mod csv;
 pub mod figures;
+pub mod html;
 mod json;
 pub mod jsonl;
 pub mod plot;
@@ -77,6 +78,18 @@ pub fn write_file(report: &Report, format: Format, path: &Path) -> Result<()> {
 #[derive(serde::Deserialize)]
 struct Versioned {
     schema_version: u32,
+}
+
+/// Any results file warpscope reads: its own JSON report or JSON Lines, or another profiler's CSV
+/// (`ncu --csv`, `nvprof --csv`), whose values come back marked imported.
+pub fn read_any(path: &Path) -> Result<Report> {
+    let bytes = fs::read(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    let text = String::from_utf8_lossy(&bytes);
+    if text.trim_start().starts_with('{') {
+        parse(&text, path)
+    } else {
+        crate::import::parse(&text).map(|(_, r)| r).map_err(|e| Error::usage(format!("{}: {e}", path.display())))
+    }
 }
 
 /// A warpscope report read back: a JSON report, or JSON Lines records (then the device is unknown).
