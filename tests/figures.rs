@@ -236,7 +236,8 @@ fn figures_draw_the_records_of_the_json() {
     }
     let heat = find("achieved_occupancy over block.x x block.y");
     for (y, x, label) in heat.cells() {
-        let r = ok.iter().find(|r| r["block"][0].to_string() == x && r["block"][1].to_string() == y);
+        let (bx, by) = (x.parse::<u64>().ok(), y.parse::<u64>().ok());
+        let r = ok.iter().find(|r| r["block"][0].as_u64() == bx && r["block"][1].as_u64() == by);
         let want = r.map_or("invalid".to_string(), |r| {
             si::format(100.0 * metric(r, "achieved_occupancy", "mock").unwrap(), "%")
         });

@@ -723,7 +723,7 @@ mod tests {
             let Chart::Curve(c) = c else { panic!() };
             let m = &c.marks[0];
             // The marked point lies on the curve.
-            assert!(c.series[0].points.iter().any(|p| *p == m.at), "{}", c.labels.title);
+            assert!(c.series[0].points.contains(&m.at), "{}", c.labels.title);
             // Bands tile the axis and name real limiters.
             assert!(c.bands.windows(2).all(|w| (w[0].to - w[1].from).abs() < 1e-9));
             assert!(c.bands.iter().all(|b| b.label.starts_with("limited by") || b.label == "cannot launch"));
