@@ -519,3 +519,71 @@ fn report_reads_any_results_file() {
         .success()
         .stderr(predicate::str::contains("warning: no heatmap of nope"));
 }
+
+#[test]
+fn run_spec_and_baseline_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("e.toml");
+    std::fs::write(
+        &spec,
+        "name = \"small\"\nabout = \"A small experiment.\"\n\n[[step]]\nname = \"sweep\"\nabout = \"Four shapes.\"\n\
+         command = \"sweep\"\nkernel = \"sum-matrix\"\nnx = 512\nny = 256\nbx = \"32,64\"\nby = \"1,2\"\niters = 3\n\n\
+         [[step]]\nname = \"occ\"\ncommand = \"occupancy\"\narch = \"sm_90\"\nblock_size = \"128,256\"\n",
+    )
+    .unwrap();
+    let (out, html) = (dir.path().join("results"), dir.path().join("all.html"));
+    mock(&["run-spec", spec.to_str().unwrap(), "-o", out.to_str().unwrap(), "--html", html.to_str().unwrap()])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!("wrote {}", html.display())));
+    let page = read(&html);
+    // A section per step: the sweep's figures and records, the occupancy step's printed table.
+    assert!(page.contains("<h2>sweep</h2>") && page.contains("<p>Four shapes.</p>") && page.contains("<h2>occ</h2>"));
+    assert!(page.contains("<h3>Records</h3>") && page.contains("limiter"), "the occupancy table is kept");
+    let titles: Vec<String> = svg::charts(&page).iter().map(|c| c.title().to_string()).collect();
+    assert!(titles.contains(&"kernel time".to_string()) && titles.len() >= 5, "{titles:?}");
+    assert_no_overlap(&html);
+    mock(&["run-spec", spec.to_str().unwrap(), "-o", out.to_str().unwrap(), "--html", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("give a file name"));
+
+    // compare --baseline: each configuration's change, as drawn and as tabled.
+    let (old, new) = (dir.path().join("old.json"), dir.path().join("new.json"));
+    for (file, seed) in [(&old, "1"), (&new, "2")] {
+        run_ok(&[
+            "sweep",
+            "sum-matrix",
+            "--nx",
+            "512",
+            "--ny",
+            "256",
+            "--block",
+            "32x8,16x16,64x4",
+            "--iters",
+            "5",
+            "--seed",
+            seed,
+            "--format",
+            "json",
+            "-o",
+            file.to_str().unwrap(),
+            "-q",
+        ]);
+    }
+    let (plot, page) = (dir.path().join("b.svg"), dir.path().join("b.html"));
+    let base = ["compare", "--baseline", old.to_str().unwrap(), new.to_str().unwrap()];
+    let changes: Value =
+        serde_json::from_slice(&mock(&[&base[..], &["--format", "json"]].concat()).output().unwrap().stdout).unwrap();
+    mock(&[&base[..], &["--plot", plot.to_str().unwrap(), "--html", page.to_str().unwrap()]].concat())
+        .assert()
+        .success();
+    let chart = &svg::charts(&read(&plot))[0];
+    let (_, px) = chart.y_scale("%");
+    let want: Vec<f64> = changes.as_array().unwrap().iter().map(|c| c["change_pct"].as_f64().unwrap()).collect();
+    let blue = svg::hex(warpscope::report::plot::PALETTE[0]);
+    close(&chart.bars(&blue, "%"), &want, 1.5 * px, "change_pct");
+    assert_no_overlap(&plot);
+    assert_no_overlap(&page);
+    assert!(read(&page).contains("<h2>Changes</h2>"));
+}

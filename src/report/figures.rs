@@ -316,6 +316,8 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
             x_ticks: Some(block_size_ticks(*sizes.last().unwrap_or(&1024) as u32)),
             y_range: Some((0.0, 100.0)),
             note: String::new(),
+            // Shapes of one size (32x16, 16x32) stand one above the other, not joined into a zigzag.
+            joined: sizes.len() == records.len(),
         }));
     }
 
@@ -527,7 +529,7 @@ fn calculator_view(
     xs: &[u32],
     vary: fn(&Request, u32) -> Request,
     current: u32,
-    (title, x_title): (&str, &str),
+    (title, x_title, unit): (&str, &str, &str),
     x_ticks: Vec<(f64, String)>,
 ) -> Chart {
     let at = |x: u32| occupancy::theoretical(arch, &vary(req, x));
@@ -548,7 +550,7 @@ fn calculator_view(
     let mark = Marked {
         at: (current as f64, now.occupancy_pct),
         label: format!(
-            "current: {current} ({} of {} warps, {})",
+            "current: {current} {unit} ({} of {} warps, {})",
             now.active_warps_per_sm,
             now.max_warps_per_sm,
             plot::si::format(now.occupancy_pct, "%")
@@ -564,6 +566,7 @@ fn calculator_view(
         x_ticks: Some(x_ticks),
         y_range: Some((0.0, 100.0)),
         note: String::new(),
+        joined: true,
     })
 }
 
@@ -586,7 +589,7 @@ pub fn calculator(arch: &Arch, req: &Request) -> Figure {
             &sizes,
             |r, x| Request { block_size: x, ..*r },
             req.block_size,
-            ("varying block size", "threads per block"),
+            ("varying block size", "threads per block", "threads"),
             block_size_ticks(arch.max_threads_per_block),
         ),
         calculator_view(
@@ -595,7 +598,7 @@ pub fn calculator(arch: &Arch, req: &Request) -> Figure {
             &regs,
             |r, x| Request { regs_per_thread: x, ..*r },
             req.regs_per_thread,
-            ("varying registers per thread", "registers per thread"),
+            ("varying registers per thread", "registers per thread", "registers"),
             (0..=arch.max_regs_per_thread.div_ceil(reg_step))
                 .map(|k| ((k * reg_step) as f64, (k * reg_step).to_string()))
                 .collect(),
@@ -606,7 +609,7 @@ pub fn calculator(arch: &Arch, req: &Request) -> Figure {
             &smem,
             |r, x| Request { dynamic_smem: x, ..*r },
             held,
-            ("varying shared memory per block", "shared memory per block"),
+            ("varying shared memory per block", "shared memory per block", "B"),
             (0..=smem_max / 1024 / kib_step)
                 .map(|k| ((k * kib_step * 1024) as f64, format!("{} KiB", k * kib_step)))
                 .collect(),

@@ -71,6 +71,7 @@ fn panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> Res<()
                 x_ticks: None,
                 y_range: None,
                 note: String::new(),
+                joined: true,
             };
             curve(area, &c)
         }
@@ -174,7 +175,10 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Curve) -> Res<()
         .series
         .iter()
         .enumerate()
-        .map(|(i, s)| Entry { swatch: Swatch::Line(PALETTE[i % PALETTE.len()]), text: s.label.clone() })
+        .map(|(i, s)| {
+            let color = PALETTE[i % PALETTE.len()];
+            Entry { swatch: if c.joined { Swatch::Line(color) } else { Swatch::Dot(color) }, text: s.label.clone() }
+        })
         .collect();
     let mut seen: Vec<&str> = Vec::new();
     for b in &c.bands {
@@ -215,8 +219,10 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Curve) -> Res<()
         let color = PALETTE[i % PALETTE.len()];
         let points: Vec<(i32, i32)> =
             s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|p| (f.x(p.0), f.y(p.1))).collect();
-        area.draw(&PathElement::new(points.clone(), color.stroke_width(2))).map_err(err)?;
-        if points.len() <= 40 {
+        if c.joined {
+            area.draw(&PathElement::new(points.clone(), color.stroke_width(2))).map_err(err)?;
+        }
+        if points.len() <= 40 || !c.joined {
             for p in points {
                 area.draw(&Circle::new(p, 3, color.filled())).map_err(err)?;
             }

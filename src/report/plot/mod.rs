@@ -161,6 +161,8 @@ pub struct Curve {
     pub y_range: Option<(f64, f64)>,
     /// A line under the title.
     pub note: String,
+    /// Points joined by lines (false: points alone, where an x repeats).
+    pub joined: bool,
 }
 
 /// A value over a grid of block.x (columns) and block.y (rows); `None` cells are drawn empty.
