@@ -176,32 +176,13 @@ fn the_report_sorts_filters_and_reads_in_a_browser() {
     };
     let dir = tempfile::tempdir().unwrap();
     let (html, json) = (dir.path().join("r.html"), dir.path().join("r.json"));
-    let out = common::mock(&[
-        "sweep",
-        "sum-matrix",
-        "--nx",
-        "512",
-        "--ny",
-        "512",
-        "--bx",
-        "16,32,64",
-        "--by",
-        "1,4,32",
-        "--iters",
-        "5",
-        "--seed",
-        "4",
-        "--model",
-        "--format",
-        "json",
-        "-o",
-        json.to_str().unwrap(),
-        "--html",
-        html.to_str().unwrap(),
-        "-q",
-    ])
-    .output()
-    .unwrap();
+    let args = format!(
+        "sweep sum-matrix --nx 512 --ny 512 --bx 16,32,64 --by 1,4,32 --iters 5 --seed 4 --model --format json -o {} \
+         --html {} -q",
+        json.display(),
+        html.display()
+    );
+    let out = common::mock(&args.split_whitespace().collect::<Vec<_>>()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let records = report["records"].as_array().unwrap();

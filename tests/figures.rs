@@ -144,36 +144,15 @@ fn no_figure_has_overlapping_text() {
 /// `(sweep records, HTML)`: a cartesian mock sweep with the model and counters, as JSON and as a page.
 fn sweep_with_everything(dir: &std::path::Path) -> (Value, String, String) {
     let (json, html, svg) = (dir.join("r.json"), dir.join("r.html"), dir.join("r.svg"));
-    run_ok(&[
-        "sweep",
-        "sum-matrix",
-        "--nx",
-        "1024",
-        "--ny",
-        "512",
-        "--bx",
-        "16,32,64",
-        "--by",
-        "2,8,64",
-        "--iters",
-        "6",
-        "--seed",
-        "9",
-        "--model",
-        "--metrics",
-        "achieved_occupancy,gld_efficiency",
-        "--heatmap",
-        "time,achieved_occupancy",
-        "--format",
-        "json",
-        "-o",
-        json.to_str().unwrap(),
-        "--html",
-        html.to_str().unwrap(),
-        "--plot",
-        svg.to_str().unwrap(),
-        "-q",
-    ]);
+    let args = format!(
+        "sweep sum-matrix --nx 1024 --ny 512 --bx 16,32,64 --by 2,8,64 --iters 6 --seed 9 --model \
+         --metrics achieved_occupancy,gld_efficiency --heatmap time,achieved_occupancy --format json -o {} --html {} \
+         --plot {} -q",
+        json.display(),
+        html.display(),
+        svg.display()
+    );
+    run_ok(&args.split_whitespace().collect::<Vec<_>>());
     (serde_json::from_str(&read(&json)).unwrap(), read(&html), read(&svg))
 }
 
@@ -551,25 +530,11 @@ fn run_spec_and_baseline_pages() {
     // compare --baseline: each configuration's change, as drawn and as tabled.
     let (old, new) = (dir.path().join("old.json"), dir.path().join("new.json"));
     for (file, seed) in [(&old, "1"), (&new, "2")] {
-        run_ok(&[
-            "sweep",
-            "sum-matrix",
-            "--nx",
-            "512",
-            "--ny",
-            "256",
-            "--block",
-            "32x8,16x16,64x4",
-            "--iters",
-            "5",
-            "--seed",
-            seed,
-            "--format",
-            "json",
-            "-o",
-            file.to_str().unwrap(),
-            "-q",
-        ]);
+        let args = format!(
+            "sweep sum-matrix --nx 512 --ny 256 --block 32x8,16x16,64x4 --iters 5 --seed {seed} --format json -o {} -q",
+            file.display()
+        );
+        run_ok(&args.split_whitespace().collect::<Vec<_>>());
     }
     let (plot, page) = (dir.path().join("b.svg"), dir.path().join("b.html"));
     let base = ["compare", "--baseline", old.to_str().unwrap(), new.to_str().unwrap()];
