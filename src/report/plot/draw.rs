@@ -83,12 +83,18 @@ fn range_with_zero(values: impl Iterator<Item = f64>) -> (f64, f64) {
     values.filter(|v| v.is_finite()).fold((0.0, 0.0), |(lo, hi), v| (lo.min(v), hi.max(v)))
 }
 
+/// Categories beyond which bars and markers would be under two pixels wide: each series is then drawn
+/// as one line through its values instead.
+const DENSE: usize = 300;
+
 fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, b: &Bars) -> Res<()> {
+    let dense = b.categories.len() > DENSE;
     let mut legend: Vec<Entry> = b
         .series
         .iter()
         .map(|s| Entry {
             swatch: match s.style {
+                _ if dense => Swatch::Line(s.color),
                 Style::Bar => Swatch::Fill(s.color),
                 Style::Dot => Swatch::Dot(s.color),
                 Style::Diamond => Swatch::Diamond(s.color),
@@ -124,6 +130,18 @@ fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, b: &Bars) -> Res<()> 
     if f.y_range().0 < 0.0 {
         area.draw(&PathElement::new(vec![(f.left, zero), (f.right, zero)], BLACK.stroke_width(1))).map_err(err)?;
     }
+    if dense {
+        for s in &b.series {
+            let points: Vec<(i32, i32)> = s
+                .values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.filter(|v| v.is_finite()).map(|v| (f.x(i as f64), f.y(v))))
+                .collect();
+            area.draw(&PathElement::new(points, s.color.stroke_width(1))).map_err(err)?;
+        }
+        return threshold_and_star(area, b, &f);
+    }
     let bar_series: Vec<&CatSeries> = b.series.iter().filter(|s| s.style == Style::Bar).collect();
     for (k, s) in bar_series.iter().enumerate() {
         for (i, v) in s.values.iter().enumerate() {
@@ -152,6 +170,11 @@ fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, b: &Bars) -> Res<()> 
             }
         }
     }
+    threshold_and_star(area, b, &f)
+}
+
+/// The threshold's dashed lines and the best configuration's star, over the values.
+fn threshold_and_star<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, b: &Bars, f: &frame::Frame) -> Res<()> {
     if let Some(t) = b.threshold {
         for v in [t, -t] {
             let y = f.y(v);
@@ -266,7 +289,13 @@ fn heat<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, h: &Heatmap) -> Res<(
         legend.push(Entry { swatch: Swatch::Outline, text: "best configuration".into() });
     }
     let top = frame::header(area, &h.title, "", &legend)?;
-    let scale_labels = [si::format(hi, &h.unit), si::format((lo + hi) / 2.0, &h.unit), si::format(lo, &h.unit)];
+    // Values spread over orders of magnitude (the slowest shapes 100x the fastest) get a logarithmic
+    // colour scale, so that the fast end is not one colour.
+    let log = lo > 0.0 && hi / lo > 20.0;
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let to_t = |v: f64| if log { (v / lo).ln() / (hi / lo).ln() } else { (v - lo) / span };
+    let from_t = |t: f64| if log { lo * (hi / lo).powf(t) } else { lo + span * t };
+    let scale_labels = [si::format(hi, &h.unit), si::format(from_t(0.5), &h.unit), si::format(lo, &h.unit)];
     let label_w = scale_labels.iter().map(|l| text::width(l, frame::TICK_PX)).fold(0.0, f64::max).ceil() as i32;
     let reserve = 10 + SCALE_BAR + 4 + label_w;
     let f = frame::axes(
@@ -277,9 +306,8 @@ fn heat<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, h: &Heatmap) -> Res<(
         &YSpec::Categories(&h.rows),
         ("block.x", "block.y"),
     )?;
-    let span = if hi > lo { hi - lo } else { 1.0 };
     let shade = |v: f64| {
-        let t = (v - lo) / span;
+        let t = to_t(v);
         heat_color(if h.low_is_good { t } else { 1.0 - t })
     };
     // One size of cell label for every cell, the largest that fits them all; none if 7 px does not.
@@ -304,7 +332,9 @@ fn heat<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, h: &Heatmap) -> Res<(
                 Some(v) if v.is_finite() => shade(*v),
                 _ => MISSING,
             };
-            area.draw(&Rectangle::new([(x0 + 1, y0 + 1), (x1 - 1, y1 - 1)], fill.filled())).map_err(err)?;
+            // A white gap between cells, where cells are wide enough to spare it.
+            let (gx, gy) = (i32::from(x1 - x0 >= 6), i32::from(y1 - y0 >= 6));
+            area.draw(&Rectangle::new([(x0 + gx, y0 + gy), (x1 - gx, y1 - gy)], fill.filled())).map_err(err)?;
             if let Some(px) = px {
                 Label::new(labels[r][c].clone(), ((x0 + x1) / 2, (y0 + y1) / 2), px, Anchor::Middle)
                     .colored(ink_on(fill))
@@ -328,11 +358,8 @@ fn heat<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, h: &Heatmap) -> Res<(
     for k in 0..steps {
         let ya = f.bottom - (k as f64 * hgt / steps as f64).round() as i32;
         let yb = f.bottom - ((k + 1) as f64 * hgt / steps as f64).round() as i32;
-        let v = if h.low_is_good {
-            lo + span * k as f64 / (steps - 1) as f64
-        } else {
-            hi - span * k as f64 / (steps - 1) as f64
-        };
+        let t = k as f64 / (steps - 1) as f64;
+        let v = from_t(if h.low_is_good { t } else { 1.0 - t });
         area.draw(&Rectangle::new([(x, yb), (x + SCALE_BAR, ya)], shade(v).filled())).map_err(err)?;
     }
     let (good, bad) =

@@ -428,8 +428,8 @@ pub(super) fn axes<DB: DrawingBackend>(
     };
     for (i, (v, label)) in y_ticks.iter().enumerate() {
         let py = frame.y(*v);
-        area.draw(&PathElement::new(vec![(left - TICK_LEN, py), (left, py)], axis.stroke_width(1))).map_err(err)?;
         if i % stride == 0 {
+            area.draw(&PathElement::new(vec![(left - TICK_LEN, py), (left, py)], axis.stroke_width(1))).map_err(err)?;
             Label::new(label.clone(), (left - TICK_LEN - GAP, py), TICK_PX, Anchor::End)
                 .colored(TICK_COLOR)
                 .draw(area)?;
@@ -440,10 +440,14 @@ pub(super) fn axes<DB: DrawingBackend>(
     let label_top = bottom + TICK_LEN + GAP;
     match x {
         XSpec::Categories(_) => {
+            let thinned = x_labels.text.iter().any(String::is_empty);
             for (i, label) in x_labels.text.iter().enumerate() {
                 let px = frame.x(i as f64);
-                area.draw(&PathElement::new(vec![(px, bottom), (px, bottom + TICK_LEN)], axis.stroke_width(1)))
-                    .map_err(err)?;
+                // Thinned out: a tick only where a label is.
+                if !(thinned && label.is_empty()) {
+                    area.draw(&PathElement::new(vec![(px, bottom), (px, bottom + TICK_LEN)], axis.stroke_width(1)))
+                        .map_err(err)?;
+                }
                 if x_labels.turned {
                     Label::new(label.clone(), (px, label_top), TICK_PX, Anchor::End)
                         .rotated(270)
