@@ -552,3 +552,53 @@ fn run_spec_and_baseline_pages() {
     assert_no_overlap(&page);
     assert!(read(&page).contains("<h2>Changes</h2>"));
 }
+
+#[test]
+fn the_readme_figure_commands_run() {
+    let readme = read(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"));
+    let section = &readme[readme.find("## Figures and the HTML report").unwrap()..];
+    let block = &section[section.find("```\n").unwrap() + 4..];
+    let block = &block[..block.find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    let mut commands = 0;
+    for line in block.replace("\\\n", " ").lines() {
+        let line = line.split(" # ").next().unwrap().trim();
+        let Some(args) = line.strip_prefix("cargo run --release -- ") else { continue };
+        let mut a: Vec<String> = args
+            .split_whitespace()
+            .map(|w| match w {
+                "results.json" => "tests/fixtures/ws-h200-seed.json".to_string(),
+                "ncu.csv" => "tests/fixtures/ncu-h200-seed-default.csv".to_string(),
+                w if w.contains('.') && !w.contains('/') && !w.starts_with("--") => {
+                    dir.path().join(w).display().to_string()
+                }
+                w => w.to_string(),
+            })
+            .collect();
+        match a[0].as_str() {
+            // The mock walks every thread: a smaller matrix than the default.
+            "sweep" => a.extend(["--nx", "1024", "--ny", "1024", "-q"].map(String::from)),
+            // The whole experiment is too long for a test: its command lines are checked.
+            "run-spec" => a.push("--dry-run".into()),
+            _ => {}
+        }
+        let args: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = mock(&args).output().unwrap();
+        let code = out.status.code();
+        // compare --fail-above exits 1 when a delta is above it.
+        assert!(
+            code == Some(0) || (args[0] == "compare" && code == Some(1)),
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for w in a.iter().filter(|w| w.starts_with(dir.path().to_str().unwrap())) {
+            match std::path::Path::new(w).extension().and_then(|e| e.to_str()) {
+                _ if args[0] == "run-spec" => {}
+                Some("png") => assert!(image::open(w).is_ok(), "{w}"),
+                _ => assert_no_overlap(std::path::Path::new(w)),
+            }
+        }
+        commands += 1;
+    }
+    assert_eq!(commands, 7);
+}

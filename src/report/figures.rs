@@ -295,9 +295,17 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
         s.dedup();
         s
     };
-    let occ: Vec<Series> = columns
+    let occ_columns: Vec<_> = columns
         .iter()
         .filter(|c| c.name == metrics::THEORETICAL_OCCUPANCY || c.name == metrics::ACHIEVED_OCCUPANCY)
+        .collect();
+    // Achieved occupancy in its source's colour; the theoretical (an exact calculation) in grey.
+    let colors = occ_columns
+        .iter()
+        .map(|c| if c.name == metrics::THEORETICAL_OCCUPANCY { PALETTE[7] } else { source_color(c.source) })
+        .collect();
+    let occ: Vec<Series> = occ_columns
+        .iter()
         .map(|c| {
             let mut points: Vec<(f64, f64)> =
                 records.iter().filter_map(|r| Some((r.block.volume() as f64, shown(c.of(r)?)))).collect();
@@ -318,6 +326,7 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
             note: String::new(),
             // Shapes of one size (32x16, 16x32) stand one above the other, not joined into a zigzag.
             joined: sizes.len() == records.len(),
+            colors,
         }));
     }
 
@@ -567,6 +576,7 @@ fn calculator_view(
         y_range: Some((0.0, 100.0)),
         note: String::new(),
         joined: true,
+        colors: vec![PALETTE[0]],
     })
 }
 

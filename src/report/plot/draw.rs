@@ -72,6 +72,7 @@ fn panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel) -> Res<()
                 y_range: None,
                 note: String::new(),
                 joined: true,
+                colors: Vec::new(),
             };
             curve(area, &c)
         }
@@ -199,7 +200,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Curve) -> Res<()
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let color = PALETTE[i % PALETTE.len()];
+            let color = c.color(i);
             Entry { swatch: if c.joined { Swatch::Line(color) } else { Swatch::Dot(color) }, text: s.label.clone() }
         })
         .collect();
@@ -239,7 +240,7 @@ fn curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Curve) -> Res<()
         }
     }
     for (i, s) in c.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let color = c.color(i);
         let points: Vec<(i32, i32)> =
             s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|p| (f.x(p.0), f.y(p.1))).collect();
         if c.joined {

@@ -163,6 +163,15 @@ pub struct Curve {
     pub note: String,
     /// Points joined by lines (false: points alone, where an x repeats).
     pub joined: bool,
+    /// A colour per series (by source), else the palette in order.
+    pub colors: Vec<RGBColor>,
+}
+
+impl Curve {
+    /// The colour of series `i`.
+    fn color(&self, i: usize) -> RGBColor {
+        self.colors.get(i).copied().unwrap_or(PALETTE[i % PALETTE.len()])
+    }
 }
 
 /// A value over a grid of block.x (columns) and block.y (rows); `None` cells are drawn empty.
