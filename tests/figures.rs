@@ -602,3 +602,35 @@ fn the_readme_figure_commands_run() {
     }
     assert_eq!(commands, 7);
 }
+
+#[test]
+fn every_recorded_gpu_result_reads_without_overlap() {
+    // Real runs of every experiment (docs/results): many kernels, sizes and sources in one file.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|run| std::fs::read_dir(run.path()).into_iter().flatten().flatten())
+        .flat_map(|exp| std::fs::read_dir(exp.path()).into_iter().flatten().flatten())
+        .map(|f| f.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let dir = tempfile::tempdir().unwrap();
+    for f in &files {
+        let (html, svg) = (dir.path().join(format!("{}.html", files.len())), dir.path().join("r.svg"));
+        let _ = std::fs::remove_file(&svg);
+        run_ok(&["report", f.to_str().unwrap(), "-o", html.to_str().unwrap(), "--plot", svg.to_str().unwrap()]);
+        let v: Value = serde_json::from_str(&read(f)).unwrap();
+        if ok_records(&v).is_empty() {
+            // Nothing ran (a modelled card's grid limits): the page says so, and no figure is drawn.
+            assert!(read(&html).contains("No figure: no configuration has a value to draw"), "{}", f.display());
+            assert!(!svg.exists());
+            continue;
+        }
+        assert_no_overlap(&html);
+        assert_no_overlap(&svg);
+    }
+    eprintln!("{} recorded results drawn", files.len());
+}

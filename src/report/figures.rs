@@ -195,7 +195,9 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
     let records = drawn(report, opts.order);
     let title = subject(report);
     let names = category_names(&records);
-    let best = best(&records);
+    // The fastest of one problem; across problem sizes the smallest would always win.
+    let one_problem = records.iter().all(|r| records.first().is_some_and(|f| f.problem == r.problem));
+    let best = best(&records).filter(|_| one_problem);
     let axis = match opts.order {
         Order::Sweep => "block",
         Order::Time => "block, fastest first",

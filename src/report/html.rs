@@ -459,6 +459,11 @@ fn figure_block(fig: Figure) -> Result<Block> {
         .filter(|c| !c.is_empty())
         .map(|c| Ok((c.title().to_string(), plot::svg(&c)?)))
         .collect::<Result<_>>()?;
+    if charts.is_empty() {
+        return Ok(Block::Text(
+            "No figure: no configuration has a value to draw (the invalid and failed ones are listed below).".into(),
+        ));
+    }
     Ok(Block::Figures(charts))
 }
 

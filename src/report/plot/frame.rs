@@ -332,7 +332,7 @@ pub(super) fn axes<DB: DrawingBackend>(
     let (x_labels, x_ticks): (XLabels, Vec<(f64, String)>) = match x {
         XSpec::Categories(names) => {
             let band = (right - left) as f64 / names.len().max(1) as f64;
-            (category_labels(names, band, bottom_room * 0.3), Vec::new())
+            (category_labels(names, band, bottom_room * 0.4), Vec::new())
         }
         XSpec::Numeric { lo, hi, unit, fixed } => {
             let ticks = match fixed {

@@ -147,14 +147,19 @@ pub fn tick_labels(ticks: &[f64], unit: &str) -> Vec<String> {
     let (f, text) = scale.prefix(largest);
     let step = base.windows(2).map(|w| (w[1] - w[0]).abs()).fold(f64::INFINITY, f64::min);
     let decimals = if step.is_finite() && step > 0.0 {
-        (0..=9).find(|&d| {
+        (0..=6).find(|&d| {
+            // The step, shown with d decimals, is a whole number of the last digit.
             let s = step / f * 10f64.powi(d);
-            (s - s.round()).abs() < 1e-6 * s.max(1.0)
+            s >= 1.0 - 1e-9 && (s - s.round()).abs() < 1e-6 * s
         })
     } else {
-        None
-    }
-    .unwrap_or(3) as usize;
+        Some(3)
+    };
+    // Steps too fine for six decimals (plain numbers far under one): exponent notation.
+    let Some(decimals) = decimals.map(|d| d as usize) else {
+        let digits = (-(step.log10().floor()) + largest.log10().floor()).clamp(0.0, 12.0) as usize;
+        return base.iter().map(|&t| if t == 0.0 { "0".into() } else { format!("{t:.digits$e}") }).collect();
+    };
     base.iter()
         .map(|&t| {
             let v = t / f;
@@ -237,5 +242,10 @@ mod tests {
         }
         assert!((parse("850 µs", "ms").unwrap() - 0.85).abs() < 1e-12);
         assert_eq!(parse("5 X", "count"), None);
+        // Plain numbers far under one: exponents, still distinct, still read back.
+        let t = ticks(0.0, 3e-9, 6);
+        let labels = tick_labels(&t, "ratio");
+        assert_eq!(labels, ["0", "1e-9", "2e-9", "3e-9"]);
+        assert_eq!(parse(&labels[2], "ratio"), Some(2e-9));
     }
 }
