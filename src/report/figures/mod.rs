@@ -5,14 +5,16 @@
 //! occupancy calculator's three views (block size, registers, shared memory). Drawing is
 //! [`super::plot`]'s business.
 
-use crate::baseline::Change;
-use crate::compare::Comparison;
+mod calculator;
+mod deltas;
+
+pub use calculator::calculator;
+pub use deltas::{baseline, comparison};
+
 use crate::metrics::{self, RATIO};
-use crate::model::arch::Arch;
-use crate::model::occupancy::{self, Limiter, Request};
 use crate::record::{Metric, Record, Report, Source, Status};
 
-use super::plot::{self, Band, Bars, CatSeries, Chart, Curve, Heatmap, Labels, Marked, PALETTE, Series, Style};
+use super::plot::{self, Bars, CatSeries, Chart, Curve, Heatmap, Labels, PALETTE, Series, Style};
 use super::table::metric_columns;
 
 /// The order of the configurations along the axes.
@@ -341,7 +343,7 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
 }
 
 /// Ticks for a threads-per-block axis: multiples of a power-of-two step.
-fn block_size_ticks(max: u32) -> Vec<(f64, String)> {
+pub(super) fn block_size_ticks(max: u32) -> Vec<(f64, String)> {
     let step = [32u32, 64, 128, 256, 512].into_iter().find(|s| max / s <= 8).unwrap_or(1024);
     (0..=max.div_ceil(step)).map(|k| ((k * step) as f64, (k * step).to_string())).collect()
 }
@@ -433,213 +435,6 @@ pub fn heatmap_names(report: &Report) -> Vec<String> {
     names
 }
 
-/// The figure of a comparison: per metric, the delta of every matched configuration (percentage points
-/// for percentages and occupancy, relative % otherwise), with the threshold of `--fail-above`.
-pub fn comparison(cmp: &Comparison, threshold: Option<f64>, other: &str) -> Figure {
-    let mut metrics_in_order: Vec<&str> = Vec::new();
-    for r in &cmp.rows {
-        if !metrics_in_order.contains(&r.metric.as_str()) {
-            metrics_in_order.push(&r.metric);
-        }
-    }
-    let kernels = {
-        let mut k: Vec<&str> = cmp.rows.iter().map(|r| r.kernel.as_str()).collect();
-        k.sort_unstable();
-        k.dedup();
-        k.len()
-    };
-    let charts = metrics_in_order
-        .iter()
-        .map(|&m| {
-            let rows: Vec<_> = cmp.rows.iter().filter(|r| r.metric == m).collect();
-            let points = rows.iter().any(|r| r.unit == "%");
-            let categories = rows
-                .iter()
-                .map(|r| if kernels > 1 { format!("{} {}", r.kernel, r.block) } else { r.block.to_string() })
-                .collect();
-            let beyond = threshold.map(|t| rows.iter().filter(|r| r.delta.abs() > t).count());
-            let note = match beyond {
-                Some(n) => format!("{n} of {} beyond the threshold", rows.len()),
-                None => format!("{} configurations", rows.len()),
-            };
-            Chart::Bars(Bars {
-                labels: Labels::new(
-                    format!("{m}: warpscope - {other}"),
-                    "block",
-                    if points { "percentage points" } else { "relative difference" },
-                ),
-                unit: "%".into(),
-                categories,
-                series: vec![CatSeries {
-                    label: if points { "delta (points)".into() } else { "delta (% of theirs)".into() },
-                    color: PALETTE[0],
-                    style: Style::Bar,
-                    values: rows.iter().map(|r| Some(r.delta).filter(|d| d.is_finite())).collect(),
-                }],
-                best: None,
-                threshold,
-                note,
-            })
-        })
-        .collect();
-    Figure { title: format!("warpscope against {other}: {} deltas", cmp.rows.len()), charts }
-}
-
-/// The figure of `compare --baseline`: each configuration's change of median time, with the limit of
-/// `--fail-above`.
-pub fn baseline(changes: &[Change], limit: Option<f64>) -> Figure {
-    let categories = changes.iter().map(|c| c.block.to_string()).collect();
-    let chart = Chart::Bars(Bars {
-        labels: Labels::new("median time against the baseline", "block", "change"),
-        unit: "%".into(),
-        categories,
-        series: vec![
-            CatSeries {
-                label: "change of the median".into(),
-                color: PALETTE[0],
-                style: Style::Bar,
-                values: changes.iter().map(|c| Some(c.change_pct)).collect(),
-            },
-            CatSeries {
-                label: "noise (spread of the noisier run)".into(),
-                color: PALETTE[7],
-                style: Style::Diamond,
-                values: changes.iter().map(|c| Some(c.noise_pct)).collect(),
-            },
-        ],
-        best: None,
-        threshold: limit,
-        note: "positive: slower than the baseline".into(),
-    });
-    let kernel = changes.first().map(|c| format!("{} {}", c.kernel, c.problem)).unwrap_or_default();
-    Figure { title: format!("{kernel}: against the baseline"), charts: vec![chart] }
-}
-
-/// The colour of a limiting resource.
-fn limiter_color(l: Option<Limiter>) -> plotters::style::RGBColor {
-    match l {
-        Some(Limiter::Warps) => PALETTE[0],
-        Some(Limiter::Registers) => PALETTE[3],
-        Some(Limiter::SharedMemory) => PALETTE[2],
-        Some(Limiter::Blocks) => PALETTE[4],
-        None => PALETTE[7],
-    }
-}
-
-fn limiter_label(l: Option<Limiter>) -> String {
-    match l {
-        Some(l) => format!("limited by {}", l.as_str().replace('_', " ")),
-        None => "cannot launch".into(),
-    }
-}
-
-/// One view of the calculator: occupancy as `vary` changes one input of `req` over `xs`.
-fn calculator_view(
-    arch: &Arch,
-    req: &Request,
-    xs: &[u32],
-    vary: fn(&Request, u32) -> Request,
-    current: u32,
-    (title, x_title, unit): (&str, &str, &str),
-    x_ticks: Vec<(f64, String)>,
-) -> Chart {
-    let at = |x: u32| occupancy::theoretical(arch, &vary(req, x));
-    let points: Vec<(f64, f64)> = xs.iter().map(|&x| (x as f64, at(x).occupancy_pct)).collect();
-    // Stretches of one limiter, shaded; each x owns half the gap to its neighbours.
-    let mut bands: Vec<Band> = Vec::new();
-    for (i, &x) in xs.iter().enumerate() {
-        let o = at(x);
-        let l = o.launchable.then_some(o.limiter);
-        let from = if i == 0 { x as f64 } else { (xs[i - 1] as f64 + x as f64) / 2.0 };
-        let to = if i + 1 == xs.len() { x as f64 } else { (xs[i + 1] as f64 + x as f64) / 2.0 };
-        match bands.last_mut() {
-            Some(b) if b.label == limiter_label(l) => b.to = to,
-            _ => bands.push(Band { from, to, label: limiter_label(l), color: limiter_color(l) }),
-        }
-    }
-    let now = at(current);
-    let mark = Marked {
-        at: (current as f64, now.occupancy_pct),
-        label: format!(
-            "current: {current} {unit} ({} of {} warps, {})",
-            now.active_warps_per_sm,
-            now.max_warps_per_sm,
-            plot::si::format(now.occupancy_pct, "%")
-        ),
-    };
-    Chart::Curve(Curve {
-        labels: Labels::new(title, x_title, "occupancy"),
-        x_unit: String::new(),
-        y_unit: "%".into(),
-        series: vec![Series { label: arch.sm_name(), points }],
-        bands,
-        marks: vec![mark],
-        x_ticks: Some(x_ticks),
-        y_range: Some((0.0, 100.0)),
-        note: String::new(),
-        joined: true,
-        colors: vec![PALETTE[0]],
-    })
-}
-
-/// The occupancy calculator's figure for `req` on `arch`, as NVIDIA's spreadsheet draws it: occupancy as
-/// the block size, the registers per thread and the shared memory per block vary in turn, the others
-/// held; the current point marked and the limiting resource shaded.
-pub fn calculator(arch: &Arch, req: &Request) -> Figure {
-    let sizes: Vec<u32> = (1..=arch.max_threads_per_block / 32).map(|w| w * 32).collect();
-    let regs: Vec<u32> = (1..=arch.max_regs_per_thread).collect();
-    let smem_max = arch.smem_per_block_optin;
-    let unit = arch.smem_alloc_unit.max(smem_max / 256).max(1);
-    let smem: Vec<u32> = (0..=smem_max / unit).map(|k| k * unit).collect();
-    let held = req.static_smem + req.dynamic_smem;
-    let reg_step = if arch.max_regs_per_thread > 128 { 32 } else { 16 };
-    let kib_step = [8u32, 16, 32, 64].into_iter().find(|s| smem_max / 1024 / s <= 8).unwrap_or(128);
-    let charts = vec![
-        calculator_view(
-            arch,
-            req,
-            &sizes,
-            |r, x| Request { block_size: x, ..*r },
-            req.block_size,
-            ("varying block size", "threads per block", "threads"),
-            block_size_ticks(arch.max_threads_per_block),
-        ),
-        calculator_view(
-            arch,
-            req,
-            &regs,
-            |r, x| Request { regs_per_thread: x, ..*r },
-            req.regs_per_thread,
-            ("varying registers per thread", "registers per thread", "registers"),
-            (0..=arch.max_regs_per_thread.div_ceil(reg_step))
-                .map(|k| ((k * reg_step) as f64, (k * reg_step).to_string()))
-                .collect(),
-        ),
-        calculator_view(
-            arch,
-            &Request { static_smem: 0, dynamic_smem: held, ..*req },
-            &smem,
-            |r, x| Request { dynamic_smem: x, ..*r },
-            held,
-            ("varying shared memory per block", "shared memory per block", "B"),
-            (0..=smem_max / 1024 / kib_step)
-                .map(|k| ((k * kib_step * 1024) as f64, format!("{} KiB", k * kib_step)))
-                .collect(),
-        ),
-    ];
-    Figure {
-        title: format!(
-            "Occupancy on {} ({}): {} threads, {} registers, {} B shared memory per block",
-            arch.sm_name(),
-            arch.family,
-            req.block_size,
-            req.regs_per_thread,
-            held
-        ),
-        charts,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -699,7 +494,7 @@ mod tests {
     fn measured_and_estimated_share_a_panel() {
         // A real H200 run with CUPTI counters beside the model's estimates.
         let report: Report =
-            serde_json::from_str(include_str!("../../tests/fixtures/ws-h200-cupti-metrics.json")).unwrap();
+            serde_json::from_str(include_str!("../../../tests/fixtures/ws-h200-cupti-metrics.json")).unwrap();
         let fig = super::report(&report, &Options::default());
         let Some(Chart::Bars(occ)) = fig.charts.iter().find(|c| c.title() == metrics::ACHIEVED_OCCUPANCY) else {
             panic!("no occupancy panel")
@@ -726,31 +521,6 @@ mod tests {
         assert!(v.windows(2).all(|w| w[0] <= w[1]), "{v:?}");
         assert_eq!(time.best, Some(0));
         assert!(time.labels.x.contains("fastest first"));
-    }
-
-    #[test]
-    fn calculator_views_mark_the_current_point_and_shade_limiters() {
-        let arch = crate::model::arch::parse_arch("sm_90").unwrap();
-        let req = Request { block_size: 256, regs_per_thread: 64, static_smem: 0, dynamic_smem: 0 };
-        let fig = calculator(arch, &req);
-        assert_eq!(fig.charts.len(), 3);
-        for c in &fig.charts {
-            let Chart::Curve(c) = c else { panic!() };
-            let m = &c.marks[0];
-            // The marked point lies on the curve.
-            assert!(c.series[0].points.contains(&m.at), "{}", c.labels.title);
-            // Bands tile the axis and name real limiters.
-            assert!(c.bands.windows(2).all(|w| (w[0].to - w[1].from).abs() < 1e-9));
-            assert!(c.bands.iter().all(|b| b.label.starts_with("limited by") || b.label == "cannot launch"));
-        }
-        // 64 registers x 256 threads on sm_90: registers limit (4 blocks of 8 warps = 50 %).
-        let Chart::Curve(regs) = &fig.charts[1] else { panic!() };
-        assert_eq!(regs.marks[0].at, (64.0, 50.0));
-        let band = regs.bands.iter().find(|b| b.from <= 64.0 && b.to >= 64.0).unwrap();
-        assert_eq!(band.label, "limited by registers");
-        // Up to 255 registers a 256-thread block still launches (one per SM): registers limit to the end.
-        assert_eq!(regs.bands.last().unwrap().label, "limited by registers");
-        assert_eq!(regs.series[0].points.last(), Some(&(255.0, 12.5)));
     }
 
     #[test]
