@@ -634,3 +634,86 @@ fn every_recorded_gpu_result_reads_without_overlap() {
     }
     eprintln!("{} recorded results drawn", files.len());
 }
+
+/// The charts of a figure's grid file, each cut out of the one SVG.
+fn grid_charts(path: &std::path::Path, n: usize, titled: bool) -> Vec<svg::Chart> {
+    let all = svg::charts(&read(path)).remove(0);
+    let (cols, (w, h)) = warpscope::report::plot::grid(n);
+    let top = if titled { warpscope::report::plot::FIGURE_TITLE } else { 0 } as f64;
+    (0..n)
+        .map(|i| {
+            let (x, y) = ((i % cols) as f64 * w as f64, top + (i / cols) as f64 * h as f64);
+            all.region((x, y, x + w as f64, y + h as f64))
+        })
+        .collect()
+}
+
+#[test]
+fn curves_draw_the_numbers_of_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    // The occupancy calculator's block-size view: its curve is `occupancy --format json` over every size.
+    let svg_path = dir.path().join("occ.svg");
+    let args = ["occupancy", "--arch", "sm_80", "--regs", "48", "--smem", "12000", "--block-size"];
+    run_ok(&[&args[..], &["256", "--format", "csv", "--plot", svg_path.to_str().unwrap()]].concat());
+    let json = common::stdout(&mut mock(&[&args[..], &["32..1024:32", "--format", "json"]].concat()));
+    let rows: Value = serde_json::from_str(&json).unwrap();
+    let views = grid_charts(&svg_path, 3, true);
+    let blue = svg::hex(warpscope::report::plot::PALETTE[0]);
+    let curve = views[0].curve(&blue, "", "%");
+    let want: Vec<(f64, f64)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["block_size"].as_f64().unwrap(), r["occupancy_pct"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(curve.len(), want.len());
+    let (_, px) = views[0].y_scale("%");
+    for (got, want) in curve.iter().zip(&want) {
+        assert!((got.0 - want.0).abs() < 2.0 && (got.1 - want.1).abs() <= 1.5 * px, "{got:?} against {want:?}");
+    }
+    // The current point, in the legend, is the JSON's.
+    let current = &rows[7];
+    let legend = format!(
+        "current: 256 threads ({} of {} warps, {})",
+        current["active_warps_per_sm"],
+        current["max_warps_per_sm"],
+        si::format(current["occupancy_pct"].as_f64().unwrap(), "%")
+    );
+    assert!(views[0].texts.iter().any(|t| t.text == legend), "{legend}");
+
+    // peak's MAD curve: GFLOP/s against N, as in its JSON.
+    let (svg_path, json_path) = (dir.path().join("peak.svg"), dir.path().join("peak.json"));
+    run_ok(&[
+        "peak",
+        "--nx",
+        "256",
+        "--ny",
+        "128",
+        "--iters",
+        "2",
+        "--format",
+        "json",
+        "-o",
+        json_path.to_str().unwrap(),
+        "--plot",
+        svg_path.to_str().unwrap(),
+        "-q",
+    ]);
+    let v: Value = serde_json::from_str(&read(&json_path)).unwrap();
+    let flops = &grid_charts(&svg_path, 2, false)[1];
+    let curve = flops.curve(&blue, "", "GFLOP/s");
+    let want: Vec<(f64, f64)> = v["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| {
+            let n: f64 = r["kernel"].as_str()?.strip_prefix("mad")?.parse().ok()?;
+            Some((n, metric(r, "flop_rate", "measured").or_else(|| metric(r, "flop_rate", "mock"))?))
+        })
+        .collect();
+    assert_eq!(curve.len(), want.len(), "{curve:?}");
+    let (_, px) = flops.y_scale("GFLOP/s");
+    for (got, want) in curve.iter().zip(&want) {
+        assert!((got.0 - want.0).abs() < 0.5 && (got.1 - want.1).abs() <= 1.5 * px, "{got:?} against {want:?}");
+    }
+}

@@ -194,6 +194,33 @@ pub fn charts(doc: &str) -> Vec<Chart> {
 }
 
 impl Chart {
+    /// The part of a figure's grid inside a rectangle (one chart): texts by their anchor, shapes by
+    /// their first point.
+    pub fn region(&self, (x0, y0, x1, y1): (f64, f64, f64, f64)) -> Chart {
+        let inside = |x: f64, y: f64| x >= x0 && x < x1 && y >= y0 && y < y1;
+        Chart {
+            texts: self.texts.iter().filter(|t| inside(t.x, t.y)).cloned().collect(),
+            rects: self.rects.iter().filter(|r| inside(r.x, r.y)).cloned().collect(),
+            lines: self.lines.iter().filter(|l| l.1.first().is_some_and(|p| inside(p.0, p.1))).cloned().collect(),
+        }
+    }
+
+    /// Pixel x to a value in `unit`, through the outermost numeric x tick labels.
+    pub fn x_scale(&self, unit: &str) -> impl Fn(f64) -> f64 {
+        let t: Vec<(f64, f64)> =
+            self.x_labels().into_iter().filter_map(|(px, label)| Some((px, si::parse(&label, unit)?))).collect();
+        let (a, b) = (t[0], t[t.len() - 1]);
+        move |px: f64| a.1 + (px - a.0) * (b.1 - a.1) / (b.0 - a.0)
+    }
+
+    /// The points of the longest line drawn in `stroke` (a curve; legend swatches have two points), as
+    /// values through the tick labels.
+    pub fn curve(&self, stroke: &str, x_unit: &str, y_unit: &str) -> Vec<(f64, f64)> {
+        let (fx, (fy, _)) = (self.x_scale(x_unit), self.y_scale(y_unit));
+        let line = self.lines.iter().filter(|(s, _)| s == stroke).max_by_key(|(_, p)| p.len()).expect("a curve");
+        line.1.iter().map(|&(x, y)| (fx(x), fy(y))).collect()
+    }
+
     /// The chart's title: the first text drawn.
     pub fn title(&self) -> &str {
         &self.texts[0].text

@@ -239,8 +239,8 @@ pub fn grid(n: usize) -> (usize, (u32, u32)) {
     }
 }
 
-/// Height of a figure's title band.
-const FIGURE_TITLE: u32 = 34;
+/// Height of a figure's title band (above its grid of charts).
+pub const FIGURE_TITLE: u32 = 34;
 
 /// Draws `lines` as curves into `path` (.svg or .png).
 pub fn lines(path: &Path, labels: Labels, series: Vec<Series>) -> Result<()> {
