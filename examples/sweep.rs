@@ -32,7 +32,7 @@ fn main() -> warpscope::Result<()> {
         .records
         .iter()
         .filter(|r| r.status == Status::Ok)
-        .filter_map(|r| Some((r.block, r.time_ms.as_ref()?.median)))
+        .filter_map(|r| Some((r.block?, r.time_ms.as_ref()?.median)))
         .min_by(|a, b| a.1.total_cmp(&b.1));
     if let Some((block, ms)) = best {
         println!("fastest block for {} {}: {block} at {ms:.4} ms", kernel.entry(), kernel.problem());

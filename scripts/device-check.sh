@@ -85,6 +85,14 @@ if command -v ncu >/dev/null 2>&1; then
 else
   summary+=("ncu-check      skipped: ncu not found")
 fi
+# warpscope nvprof on compiled programs (needs nvcc and ncu): the course's sumMatrix under nvprof's command
+# line against ncu on every seed shape, multi's summary against its CUDA events, the overhead on NVIDIA's
+# samples when CUDA_SAMPLES names a cuda-samples checkout. Results in $out/nvprof/{seed,multi}-summary.txt.
+if command -v nvcc >/dev/null 2>&1 && command -v ncu >/dev/null 2>&1; then
+  step nvprof env WARPSCOPE_BIN="$bin" NVPROF_JOBS="${NVPROF_JOBS:-3}" bash "$here/nvprof-check.sh" "$out/nvprof" build options seed multi overhead
+else
+  summary+=("nvprof         skipped: nvcc or ncu not found")
+fi
 
 echo "== warpscope device check ($(head -n 1 "$out/env.txt"))"
 sed -n 2,3p "$out/env.txt"
@@ -145,6 +153,9 @@ PY
 grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
 [ -f "$out/bench.txt" ] && cat "$out/bench.txt"
+[ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
+[ -f "$out/nvprof/multi-summary.txt" ] && tail -n 1 "$out/nvprof/multi-summary.txt"
+[ -f "$out/nvprof/steps.txt" ] && grep -E "^overhead-" "$out/nvprof/steps.txt"
 tail -n 3 "$out/occupancy.log"
 python3 - "$out" <<'PY'
 import json, sys, os

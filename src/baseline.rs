@@ -37,7 +37,7 @@ pub struct Change {
     /// Problem.
     pub problem: String,
     /// Block.
-    pub block: Dim3,
+    pub block: Option<Dim3>,
     /// Median in the baseline, ms.
     pub baseline_ms: f64,
     /// Median in the new run, ms.
@@ -60,7 +60,7 @@ fn noise(t: &TimeStats) -> f64 {
     if t.median > 0.0 { 100.0 * (hi - lo) / t.median } else { 0.0 }
 }
 
-fn key(r: &Record) -> (&str, &str, Dim3) {
+fn key(r: &Record) -> (&str, &str, Option<Dim3>) {
     (&r.kernel, &r.problem, r.block)
 }
 
@@ -71,7 +71,7 @@ pub fn diff(baseline: &Report, new: &Report) -> (Vec<Change>, Vec<String>) {
     for r in new.records.iter().filter(|r| r.time_ms.is_some()) {
         let t = r.time_ms.as_ref().expect("filtered");
         let Some(b) = baseline.records.iter().filter(|b| key(b) == key(r)).find_map(|b| b.time_ms.as_ref()) else {
-            unmatched.push(format!("{} {} {}", r.kernel, r.problem, r.block));
+            unmatched.push(format!("{} {} {}", r.kernel, r.problem, crate::record::dims(r.block)));
             continue;
         };
         let change_pct = 100.0 * (t.median - b.median) / b.median;

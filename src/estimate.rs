@@ -1,6 +1,8 @@
 //! Offline estimates: every metric of the sweep table from the models alone, for an arch or a named
 //! card, as the same records `sweep` produces (every value marked `estimated`).
 
+use rayon::prelude::*;
+
 use crate::gpu::{DeviceInfo, KernelAttrs};
 use crate::kernels::Kernel;
 use crate::metrics::{self as m, GBPS};
@@ -15,9 +17,9 @@ use crate::spec::Dim3;
 pub fn device(target: &Target) -> DeviceInfo {
     let a = target.arch;
     DeviceInfo {
-        sms: target.sms,
+        sms: Some(target.sms),
         sm_clock_mhz: Some(target.clock_mhz),
-        peak_bandwidth_gbs: Some(target.bandwidth_gbs),
+        peak_bandwidth_gbs: Some(target.figures.copy_gbs),
         ..DeviceInfo::offline(format!("{} (model)", target.name), format!("{}.{}", a.cc.0, a.cc.1), "model", a)
     }
 }
@@ -40,46 +42,55 @@ pub fn attrs(kernel: &dyn Kernel, target: &Target) -> (KernelAttrs, String) {
     }
 }
 
-/// Estimates every block of `blocks` for `kernel` on `target`.
+/// Estimates every block of `blocks` for `kernel` on `target`, the configurations in parallel.
 pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
     let mut report = Report::new(device(target));
     let (attrs, _) = attrs(kernel, target);
-    for (index, p) in plan::plan(kernel, blocks, &report.device.limits, &attrs).into_iter().enumerate() {
-        let (grid, block) = (p.launch.grid, p.launch.block);
-        let occ = occupancy::theoretical(
-            target.arch,
-            &Request {
-                block_size: block.volume().min(u32::MAX as u64) as u32,
-                regs_per_thread: attrs.registers,
-                static_smem: attrs.static_smem,
-                dynamic_smem: p.launch.dynamic_smem,
-            },
-        );
-        let invalid =
-            p.invalid.or_else(|| occ.reason.clone().map(|r| format!("too many resources requested for launch: {r}")));
-        if let Some(reason) = invalid {
-            let mut r = Record::invalid(kernel.entry(), &kernel.problem(), grid, block, reason);
+    let limits = crate::gpu::DeviceLimits::from_arch(target.arch);
+    let planned = plan::plan(kernel, blocks, &limits, &attrs);
+    report.records = planned
+        .into_par_iter()
+        .enumerate()
+        .map(|(index, p)| {
+            let mut r = estimate_one(kernel, target, &attrs, &p);
             r.index = Some(index as u32);
-            report.records.push(r);
-            continue;
-        }
-        let ev = model::evaluate(target, kernel, &p.launch, occ.active_blocks_per_sm, None);
-        let t = ev.prediction.time_ms;
-        let work = kernel.work();
-        let mut metrics = ev.metrics(t, Source::Estimated);
-        let eff = (work.bytes_read + work.bytes_written) as f64 / (t * 1e-3) / 1e9;
-        metrics.insert(
-            1,
-            Metric { name: m::EFF_BANDWIDTH.into(), value: eff, unit: GBPS.into(), source: Source::Estimated },
-        );
-        report.records.push(Record {
-            metrics,
-            bound: Some(ev.prediction.bound.as_str().to_string()),
-            index: Some(index as u32),
-            ..Record::new(kernel.entry(), &kernel.problem(), grid, block, Status::Ok)
-        });
-    }
+            r
+        })
+        .collect();
     report
+}
+
+/// One configuration's record: invalid with its reason, or every metric the models give.
+fn estimate_one(kernel: &dyn Kernel, target: &Target, attrs: &KernelAttrs, p: &plan::Planned) -> Record {
+    let (grid, block) = (p.launch.grid, p.launch.block);
+    let occ = occupancy::theoretical(
+        target.arch,
+        &Request {
+            block_size: block.volume().min(u32::MAX as u64) as u32,
+            regs_per_thread: attrs.registers,
+            static_smem: attrs.static_smem,
+            dynamic_smem: p.launch.dynamic_smem,
+        },
+    );
+    let invalid = p
+        .invalid
+        .clone()
+        .or_else(|| occ.reason.clone().map(|r| format!("too many resources requested for launch: {r}")));
+    if let Some(reason) = invalid {
+        return Record::invalid(kernel.entry(), &kernel.problem(), grid, block, reason);
+    }
+    let ev = model::evaluate(target, kernel, &p.launch, occ.active_blocks_per_sm, None);
+    let t = ev.prediction.time_ms;
+    let work = kernel.work();
+    let mut metrics = ev.metrics(t, Source::Estimated);
+    let eff = (work.bytes_read + work.bytes_written) as f64 / (t * 1e-3) / 1e9;
+    metrics
+        .insert(1, Metric { name: m::EFF_BANDWIDTH.into(), value: eff, unit: GBPS.into(), source: Source::Estimated });
+    Record {
+        metrics,
+        bound: Some(ev.prediction.bound.as_str().to_string()),
+        ..Record::new(kernel.entry(), &kernel.problem(), grid, block, Status::Ok)
+    }
 }
 
 #[cfg(test)]

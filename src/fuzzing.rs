@@ -31,7 +31,7 @@ pub fn experiment_file(data: &[u8]) {
     }
 }
 
-/// ncu (default and raw pages) and nvprof (summary and trace) CSV.
+/// Every importer: nvprof and ncu output in each format, detected from the content.
 pub fn importer(data: &[u8]) {
     let _ = import::parse(&text(data));
 }
@@ -47,7 +47,7 @@ pub fn records(data: &[u8]) {
 /// file, records of another sweep or device, missing or out-of-range indices, records measured twice.
 pub fn result_headers(data: &[u8]) {
     let path = Path::new("fuzz.json");
-    let Ok(r) = report::parse(&text(data), path) else { return };
+    let Ok(r) = report::parse(&text(data)) else { return };
     if let Some(first) = r.records.first() {
         let _ = resume::check_sweep(&r, path, &first.kernel, &first.problem);
     }

@@ -20,6 +20,7 @@ pub mod kernels;
 pub mod merge;
 pub mod metrics;
 pub mod model;
+pub mod nvprof;
 pub mod outfile;
 pub mod output;
 pub mod peak;

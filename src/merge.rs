@@ -120,7 +120,9 @@ pub fn merge(reports: Vec<Report>) -> Result<Report> {
         if (&w[0].kernel, &w[0].problem, w[0].block) == (&w[1].kernel, &w[1].problem, w[1].block) {
             return Err(Error::usage(format!(
                 "{} {} block {} is in the results twice: merge slices of a sweep, not repeats",
-                w[0].kernel, w[0].problem, w[0].block
+                w[0].kernel,
+                w[0].problem,
+                crate::record::dims(w[0].block)
             )));
         }
     }
@@ -180,7 +182,7 @@ mod tests {
     #[test]
     fn slices_merge_in_sweep_order() {
         let m = merge(vec![report(0, &[(0, 32), (2, 128)]), report(1, &[(1, 64), (3, 256)])]).unwrap();
-        let bx: Vec<u32> = m.records.iter().map(|r| r.block.x).collect();
+        let bx: Vec<u32> = m.records.iter().filter_map(|r| r.block).map(|b| b.x).collect();
         assert_eq!(bx, [32, 64, 128, 256]);
         assert_eq!(m.devices.len(), 2);
         let e = merge(vec![report(0, &[(0, 32)]), report(0, &[(0, 32)])]).unwrap_err().to_string();

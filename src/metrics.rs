@@ -37,6 +37,8 @@ pub const GST_EFFICIENCY: &str = "gst_efficiency";
 pub const GST_TRANSACTIONS: &str = "gst_transactions";
 /// Global store throughput.
 pub const GST_THROUGHPUT: &str = "gst_throughput";
+/// Shared-memory wavefronts per shared load instruction (1 without bank conflicts).
+pub const SHARED_LD_PER_REQUEST: &str = "shared_load_transactions_per_request";
 /// Kernel duration as the GPU timed it (CUPTI / ncu gpu__time_duration).
 pub const DURATION: &str = "duration";
 /// The time model's prediction.
@@ -210,7 +212,7 @@ pub static CATALOGUE: &[MetricDef] = &[
         "L2 Throughput (Reads): 32-byte sectors per second",
     ),
     def(
-        "shared_load_transactions_per_request",
+        SHARED_LD_PER_REQUEST,
         &["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"],
         Ratio,
         "ratio",

@@ -66,29 +66,157 @@ fn executes(line: &str) -> bool {
     !folds
 }
 
-/// Instructions per multiply-add in the loop of `entry` with the most multiply-adds (a loop: a label
-/// and a later branch back to it, its body counted as SASS would run it); `None` without such a loop.
-pub fn loop_insns_per_fma(name: &str, entry: &str) -> Option<f64> {
+/// The execution pipe an instruction issues to: what its throughput is counted against (CUDA C++
+/// Programming Guide, "Arithmetic Instructions": results per clock cycle per multiprocessor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pipe {
+    /// FP32 add, multiply, multiply-add, compare, min/max.
+    Fp32,
+    /// 32-bit integer add, logic, shift, compare, select (64-bit ones count twice).
+    Int,
+    /// 32-bit integer multiply and multiply-add (`mul.lo`, `mad.lo`, `mul.wide`).
+    Imul,
+    /// Special functions and conversions (`ex2`, `rcp`, `sqrt`, `cvt`).
+    Sfu,
+    /// Loads and stores (their cost is the memory model's; here they take an issue slot).
+    Mem,
+    /// Branches, barriers, register moves and the rest: an issue slot each.
+    Other,
+}
+
+/// Warp instructions of a piece of code, per pipe.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Mix {
+    /// FP32 instructions.
+    pub fp32: f64,
+    /// Integer instructions.
+    pub int: f64,
+    /// Integer multiplies.
+    pub imul: f64,
+    /// Special-function and conversion instructions.
+    pub sfu: f64,
+    /// Memory instructions.
+    pub mem: f64,
+    /// Everything else.
+    pub other: f64,
+}
+
+impl Mix {
+    /// Instructions in all.
+    pub fn total(&self) -> f64 {
+        self.fp32 + self.int + self.imul + self.sfu + self.mem + self.other
+    }
+
+    /// `self + k * other`.
+    pub fn add_scaled(&self, other: &Mix, k: f64) -> Mix {
+        Mix {
+            fp32: self.fp32 + k * other.fp32,
+            int: self.int + k * other.int,
+            imul: self.imul + k * other.imul,
+            sfu: self.sfu + k * other.sfu,
+            mem: self.mem + k * other.mem,
+            other: self.other + k * other.other,
+        }
+    }
+
+    fn add(&mut self, pipe: Pipe, n: f64) {
+        match pipe {
+            Pipe::Fp32 => self.fp32 += n,
+            Pipe::Int => self.int += n,
+            Pipe::Imul => self.imul += n,
+            Pipe::Sfu => self.sfu += n,
+            Pipe::Mem => self.mem += n,
+            Pipe::Other => self.other += n,
+        }
+    }
+}
+
+/// The pipe of one executed PTX line and how many SASS instructions it stands for, about.
+pub fn classify(line: &str) -> Option<(Pipe, f64)> {
+    if !executes(line) {
+        return None;
+    }
+    let l = line.trim();
+    // A guard predicate (`@%p1 bra ...`) does not change the pipe.
+    let l = if l.starts_with('@') { l.split_once(char::is_whitespace).map_or(l, |(_, rest)| rest.trim()) } else { l };
+    let op = l.split(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let head = op.split('.').next().unwrap_or("");
+    let wide = [".s64", ".u64", ".b64"].iter().any(|t| op.ends_with(t));
+    let float = op.contains(".f32") || op.contains(".f64") || op.contains(".f16");
+    Some(match head {
+        // Kernel parameters live in the constant bank: SASS reads them as operands.
+        "ld" if op.starts_with("ld.param") => return None,
+        "ld" | "st" | "atom" | "red" | "ldu" | "prefetch" => (Pipe::Mem, 1.0),
+        "bra" | "bar" | "ret" | "exit" | "call" | "membar" | "fence" => (Pipe::Other, 1.0),
+        "mov" => (Pipe::Other, 1.0),
+        // A conversion between integer types is a sign extension or a move: the integer ALU.
+        "cvt" if !float => (Pipe::Int, 1.0),
+        "cvt" | "ex2" | "lg2" | "rcp" | "rsqrt" | "sqrt" | "sin" | "cos" | "tanh" => (Pipe::Sfu, 1.0),
+        // Division: a reciprocal and a Newton step (approx), or an integer routine of ~20 instructions.
+        "div" | "rem" if float => (Pipe::Sfu, 1.0),
+        "div" | "rem" => (Pipe::Imul, 20.0),
+        "mul" | "mad" if !float => (Pipe::Imul, if op.contains(".wide") || wide { 2.0 } else { 1.0 }),
+        _ if float => (Pipe::Fp32, 1.0),
+        // cvta (address space conversion) and the integer ALU.
+        _ => (Pipe::Int, if wide { 2.0 } else { 1.0 }),
+    })
+}
+
+/// The PTX lines of `entry`'s body.
+fn body(name: &str, entry: &str) -> Option<Vec<&'static str>> {
     let text = module(name)?;
     let start = text.find(&format!(".entry {entry}("))?;
     let body = &text[start..];
-    let lines: Vec<&str> = body[..body.find("\n}")?].lines().map(str::trim).collect();
-    let mut best: Option<(usize, usize)> = None; // (fmas, instructions)
+    Some(body[..body.find("\n}")?].lines().map(str::trim).collect())
+}
+
+fn mix_of(lines: &[&str]) -> Mix {
+    let mut m = Mix::default();
+    for (pipe, n) in lines.iter().filter_map(|l| classify(l)) {
+        m.add(pipe, n);
+    }
+    m
+}
+
+/// The instruction mix of `entry`, each instruction counted once (loops once too).
+pub fn straight_mix(name: &str, entry: &str) -> Option<Mix> {
+    Some(mix_of(&body(name, entry)?))
+}
+
+/// The instruction mix per multiply-add of `entry`'s hot loop: of the innermost loops (a label, a
+/// later branch back to it, no loop inside) with multiply-adds, the one that also loads (from global
+/// or shared memory) with the most multiply-adds, or else the one with the most. `None` without such
+/// a loop.
+pub fn loop_mix_per_fma(name: &str, entry: &str) -> Option<Mix> {
+    let lines = body(name, entry)?;
+    let mut loops: Vec<(usize, usize)> = Vec::new(); // (head, end)
     for (end, line) in lines.iter().enumerate() {
         let Some(target) =
             line.strip_suffix(';').and_then(|l| l.split("bra").nth(1)).map(|t| t.trim_start_matches(".uni").trim())
         else {
             continue;
         };
-        let Some(head) = lines[..end].iter().position(|l| l.strip_suffix(':') == Some(target)) else { continue };
-        let loop_body = &lines[head..=end];
-        let insns = loop_body.iter().filter(|l| executes(l)).count();
-        let fmas = loop_body.iter().filter(|l| l.starts_with("fma.") || l.starts_with("mad.")).count();
-        if fmas > 0 && best.is_none_or(|(f, _)| fmas > f) {
-            best = Some((fmas, insns));
+        if let Some(head) = lines[..end].iter().position(|l| l.strip_suffix(':') == Some(target)) {
+            loops.push((head, end));
         }
     }
-    best.map(|(f, i)| i as f64 / f as f64)
+    let innermost = |&(h, e): &(usize, usize)| !loops.iter().any(|&(h2, e2)| (h2, e2) != (h, e) && h <= h2 && e2 <= e);
+    let mut best: Option<(bool, usize, Mix)> = None;
+    for &(h, e) in loops.iter().filter(|l| innermost(l)) {
+        let body = &lines[h..=e];
+        let fmas = body.iter().filter(|l| l.starts_with("fma.") || l.starts_with("mad.")).count();
+        let loads = body.iter().any(|l| l.starts_with("ld.global") || l.starts_with("ld.shared"));
+        if fmas > 0 && best.as_ref().is_none_or(|(bl, bf, _)| (loads, fmas) > (*bl, *bf)) {
+            let per = Mix::default().add_scaled(&mix_of(body), 1.0 / fmas as f64);
+            best = Some((loads, fmas, per));
+        }
+    }
+    best.map(|(_, _, m)| m)
+}
+
+/// Instructions per multiply-add in `entry`'s hot loop (see [`loop_mix_per_fma`]).
+pub fn loop_insns_per_fma(name: &str, entry: &str) -> Option<f64> {
+    loop_mix_per_fma(name, entry).map(|m| m.total())
 }
 
 /// Compiled register/shared-memory use per kernel and arch, from `ptxas -v` (kernels-ptx/resources.json).
@@ -105,8 +233,34 @@ mod tests {
         // The matmul loop is unrolled by nvcc: several multiply-adds per trip, a few instructions each.
         let m = loop_insns_per_fma("patterns", "matmulCoalesced").unwrap();
         assert!((3.0..8.0).contains(&m), "{m}");
+        // The blur's hot loop is the taps loop that loads (one weight from shared memory, one pixel from
+        // global, one FMA, the clamps), not the unrolled expf loop that fills the weights (4 FMAs and an
+        // ex2 per tap, no load).
+        let b = loop_mix_per_fma("blur", "blurRows").unwrap();
+        assert!(b.mem >= 2.0 && b.sfu == 0.0, "{b:?}");
+        let t = loop_mix_per_fma("blur", "blurRowsTiled").unwrap();
+        assert_eq!((t.mem, t.fp32), (2.0, 1.0), "{t:?}");
         // No loop at all.
         assert_eq!(loop_insns_per_fma("sum_matrix", "sumMatrixOnGPU2D"), None);
+    }
+
+    #[test]
+    fn instructions_go_to_their_pipes() {
+        assert_eq!(classify("fma.rn.f32 \t%f1, %f2, %f3, %f4;"), Some((Pipe::Fp32, 1.0)));
+        assert_eq!(classify("@%p1 bra \t$L__BB0_2;"), Some((Pipe::Other, 1.0)));
+        assert_eq!(classify("mad.lo.s32 \t%r1, %r2, %r3, %r4;"), Some((Pipe::Imul, 1.0)));
+        assert_eq!(classify("mul.wide.s32 \t%rd1, %r2, 4;"), Some((Pipe::Imul, 2.0)));
+        assert_eq!(classify("add.s64 \t%rd1, %rd2, %rd3;"), Some((Pipe::Int, 2.0)));
+        assert_eq!(classify("setp.ge.s32 \t%p1, %r1, %r2;"), Some((Pipe::Int, 1.0)));
+        assert_eq!(classify("ex2.approx.ftz.f32 \t%f1, %f2;"), Some((Pipe::Sfu, 1.0)));
+        assert_eq!(classify("ld.global.f32 \t%f1, [%rd1];"), Some((Pipe::Mem, 1.0)));
+        assert_eq!(classify("cvt.s64.s32 \t%rd5, %r117;"), Some((Pipe::Int, 1.0)));
+        assert_eq!(classify("cvt.rn.f32.s32 \t%f1, %r1;"), Some((Pipe::Sfu, 1.0)));
+        assert_eq!(classify("ld.param.u64 \t%rd1, [k_param_0];"), None);
+        assert_eq!(classify("mov.f32 \t%f1, 0f3F800000;"), None);
+        let m = straight_mix("sum_matrix", "sumMatrixOnGPU2D").unwrap();
+        assert_eq!(m.mem, 3.0, "two loads and a store: {m:?}");
+        assert_eq!(m.fp32, 1.0, "one add: {m:?}");
     }
 
     #[test]

@@ -239,10 +239,10 @@ pub struct Record {
     /// Problem size, e.g. `16384x16384`.
     #[serde(default)]
     pub problem: String,
-    /// Grid in blocks.
-    pub grid: Dim3,
-    /// Block in threads.
-    pub block: Dim3,
+    /// Grid in blocks; `null` when the source does not say (another profiler's summary rows).
+    pub grid: Option<Dim3>,
+    /// Block in threads; `null` when the source does not say.
+    pub block: Option<Dim3>,
     /// ok, invalid or failed.
     pub status: Status,
     /// Why a config is invalid or failed; `null` when ok.
@@ -268,21 +268,99 @@ pub struct Record {
     /// and `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u32>,
+    /// The kernel's full signature as the profiler printed it, demangled (`void transpose<32>(float
+    /// const*, float*)`), where it says more than `kernel` (imported records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Which launch of this kernel (same signature) in its file the record is, from 0 (imported
+    /// per-launch records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<u32>,
+    /// On a summary row (nvprof's summary and `--metrics` tables): how many launches it aggregates;
+    /// its values are the tool's averages over them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_of: Option<u64>,
     /// Configurations in the whole sweep the record belongs to: with `index`, what `merge` checks the
     /// slices of a sweep against (a missing slice leaves indices unaccounted for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep_size: Option<u32>,
+    /// Where and when it ran in a profiled program (`warpscope nvprof`): process, stream, start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Trace>,
+}
+
+/// What a GPU activity of a profiled program was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActivityKind {
+    /// A kernel launch.
+    #[default]
+    Kernel,
+    /// A memory copy.
+    Memcpy,
+    /// A memory set.
+    Memset,
+}
+
+/// One GPU activity of a program profiled from outside (`warpscope nvprof`): what a profiler's GPU
+/// trace shows beside the launch shape. Times are nanoseconds; `None` where the activity was not traced.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// Kernel, memcpy or memset.
+    pub kind: ActivityKind,
+    /// The name as nvprof printed it: a kernel's demangled signature, or `[CUDA memcpy HtoD]`.
+    pub name: String,
+    /// Process that issued it.
+    pub pid: u32,
+    /// Start, ns after the profiled application was launched.
+    #[serde(default)]
+    pub start_ns: Option<u64>,
+    /// GPU duration, ns.
+    #[serde(default)]
+    pub duration_ns: Option<u64>,
+    /// CUDA context (CUPTI's id, 1-based).
+    pub context: u32,
+    /// Stream (CUPTI's id).
+    pub stream: u32,
+    /// The API call's correlation id.
+    pub correlation: u32,
+    /// 1-based count of this kernel's launches in its process.
+    #[serde(default)]
+    pub invocation: Option<u32>,
+    /// Registers per thread.
+    #[serde(default)]
+    pub registers: Option<u32>,
+    /// Static shared memory per block, bytes.
+    #[serde(default)]
+    pub static_smem: Option<u32>,
+    /// Dynamic shared memory per block, bytes.
+    #[serde(default)]
+    pub dynamic_smem: Option<u32>,
+    /// Bytes copied or set.
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// Source memory of a copy (`Pageable`, `Pinned`, `Device`, ...), or the memory a memset wrote.
+    #[serde(default)]
+    pub src_kind: Option<String>,
+    /// Destination memory of a copy.
+    #[serde(default)]
+    pub dst_kind: Option<String>,
 }
 
 impl Record {
     /// A configuration with nothing measured, estimated or checked yet; callers fill in the rest with
     /// struct-update syntax.
     pub fn new(kernel: &str, problem: &str, grid: Dim3, block: Dim3, status: Status) -> Self {
+        Record { grid: Some(grid), block: Some(block), ..Record::unshaped(kernel, problem, status) }
+    }
+
+    /// A record whose launch shape is not known (another profiler's summary rows).
+    pub fn unshaped(kernel: &str, problem: &str, status: Status) -> Self {
         Record {
             kernel: kernel.to_string(),
             problem: problem.to_string(),
-            grid,
-            block,
+            grid: None,
+            block: None,
             status,
             reason: None,
             time_ms: None,
@@ -292,7 +370,11 @@ impl Record {
             bound: None,
             conditions: None,
             index: None,
+            signature: None,
+            invocation: None,
+            summary_of: None,
             sweep_size: None,
+            trace: None,
         }
     }
 
@@ -306,9 +388,14 @@ impl Record {
         self.metrics.iter().find(|m| m.name == name)
     }
 
+    /// The launch shape, where known.
+    pub fn shape(&self) -> Option<(Dim3, Dim3)> {
+        self.grid.zip(self.block)
+    }
+
     /// The seed's one-line output: `sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms`.
     pub fn seed_line(&self) -> String {
-        let head = format!("{} <<<{}, {}>>>", self.kernel, self.grid.paren(), self.block.paren());
+        let head = format!("{} <<<{}, {}>>>", self.kernel, paren(self.grid), paren(self.block));
         match (&self.status, &self.time_ms) {
             (Status::Ok, Some(t)) => format!("{head} elapsed {:.3} ms", t.median),
             (Status::Failed, Some(t)) => format!(
@@ -321,11 +408,24 @@ impl Record {
     }
 }
 
+/// A dim3 as `32x16`, `-` when unknown.
+pub fn dims(d: Option<Dim3>) -> String {
+    d.map(|d| d.to_string()).unwrap_or_else(|| "-".into())
+}
+
+/// A dim3 in the seed's notation, `-` when unknown.
+pub fn paren(d: Option<Dim3>) -> String {
+    d.map(|d| d.paren()).unwrap_or_else(|| "-".into())
+}
+
 /// Measurements that frame the records: the copy bandwidth the records are compared with.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Baselines {
     /// Device-to-device cuMemcpy bandwidth, bytes read + written per second, in GB/s.
     pub memcpy_dtod_gbs: Option<Metric>,
+    /// The time model's figures for the device (its calibration, `sweep --model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::model::time::Figures>,
 }
 
 /// How a run timed its configurations (the report's `timing` object).
@@ -381,6 +481,10 @@ pub struct ModelFit {
     pub median_abs_error_pct: f64,
     /// Spearman's rank correlation of predicted and measured times.
     pub spearman: Option<f64>,
+    /// Measured time of the shape the model predicts fastest over the measured fastest, less one,
+    /// percent (one kernel and problem in the sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regret_pct: Option<f64>,
 }
 
 impl ModelFit {
@@ -392,10 +496,17 @@ impl ModelFit {
             .collect();
         let errors: Vec<f64> = pairs.iter().map(|(m, p)| 100.0 * (p - m).abs() / m).collect();
         let (measured, predicted): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+        let predictions: Vec<Option<f64>> =
+            records.iter().map(|r| r.metric(crate::metrics::PREDICTED_TIME).map(|m| m.value)).collect();
+        let per_kernel = crate::model::check::fits(records, &predictions);
         Some(ModelFit {
             configs: pairs.len(),
             median_abs_error_pct: crate::stats::median(&errors)?,
             spearman: crate::stats::spearman(&measured, &predicted),
+            regret_pct: match per_kernel.as_slice() {
+                [one] => Some(one.regret_pct),
+                _ => None,
+            },
         })
     }
 }

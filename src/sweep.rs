@@ -9,7 +9,7 @@ use crate::gpu::{Backend, HostOutputs, Launch};
 use crate::kernels::{self, Kernel};
 use crate::metrics::Requested;
 use crate::metrics::{self as m, GBPS, MS, PCT};
-use crate::model::time::Target;
+use crate::model::time::{Figures, Target};
 use crate::model::{self, arch};
 use crate::plan::{self, Planned};
 use crate::profile::Unavailable;
@@ -115,6 +115,8 @@ pub enum Event<'a> {
     Counters(usize),
     /// Hardware counters cannot be collected (from here on): estimates only.
     NoCounters(&'a Unavailable),
+    /// Something the user should know that does not stop the sweep.
+    Warning(String),
 }
 
 /// Runs `blocks` of `kernel` on `backend`; `on_event` sees the plan, the baseline and each record.
@@ -147,7 +149,7 @@ pub fn run_indexed(
     }
     let attrs = backend.load(kernel)?;
     let mut report = Report::new(backend.info().clone());
-    let planned = plan::plan(kernel, blocks, &report.device.limits, &attrs);
+    let planned = plan::plan(kernel, blocks, report.device.checked_limits()?, &attrs);
     let invalid = planned.iter().filter(|p| p.invalid.is_some()).count();
     on_event(Event::Planned { total: planned.len(), invalid });
 
@@ -180,6 +182,7 @@ pub fn run_indexed(
                     let prob = Problem::set_up(backend, kernel, opts, on_event)?;
                     on_event(Event::Baseline(&prob.memcpy));
                     report.baselines.memcpy_dtod_gbs = Some(prob.memcpy.clone());
+                    report.baselines.calibration = prob.figures.clone();
                     problem = Some(prob);
                 }
                 let prob = problem.as_mut().expect("set up above");
@@ -205,7 +208,7 @@ pub fn run_indexed(
         for ((i, launch), (times, conditions)) in pending.iter().zip(samples) {
             let record = &mut report.records[*i];
             record.conditions = conditions;
-            complete(backend, kernel, &prob.memcpy, launch, record, &times, opts, &mut spent)?;
+            complete(backend, kernel, prob, launch, record, &times, opts, &mut spent)?;
             on_event(Event::Record(record));
         }
     }
@@ -270,6 +273,8 @@ struct Problem {
     reference: Vec<Vec<f32>>,
     outputs: HostOutputs,
     memcpy: Metric,
+    /// The device's calibration (with `--model`), or `None` for the database's figures.
+    figures: Option<Figures>,
 }
 
 impl Problem {
@@ -309,7 +314,25 @@ impl Problem {
             source: backend.source(),
         };
         outputs.shrink_to_fit();
-        Ok(Problem { reference, outputs, memcpy })
+        // The model's figures for this device: its calibration (cached per device), measured at the
+        // start of the first sweep that asks for predictions.
+        let figures = if opts.model {
+            let t = Instant::now();
+            let c = crate::gpu::calibrate::calibration(backend, false);
+            on_event(Event::Phase("calibration (or its cache)", t.elapsed().as_secs_f64()));
+            match c {
+                Ok(c) => Some(c.figures),
+                Err(e) => {
+                    on_event(Event::Warning(format!(
+                        "calibration failed ({e}): the model uses the database's figures for this arch"
+                    )));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        Ok(Problem { reference, outputs, memcpy, figures })
     }
 }
 
@@ -372,7 +395,7 @@ fn measure(
         ..Record::new(kernel.entry(), &kernel.problem(), launch.grid, launch.block, status)
     };
     if !opts.interleave {
-        complete(backend, kernel, &prob.memcpy, &launch, &mut record, &times, opts, spent)?;
+        complete(backend, kernel, prob, &launch, &mut record, &times, opts, spent)?;
     }
     Ok((record, lost))
 }
@@ -438,7 +461,7 @@ fn interleaved(
 fn complete(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
-    memcpy: &Metric,
+    prob: &Problem,
     launch: &Launch,
     record: &mut Record,
     samples: &[f64],
@@ -448,7 +471,7 @@ fn complete(
     record.time_ms = TimeStats::from_samples(samples);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
     let (mut metrics, bound) = spent.time("per config: models", || match &record.time_ms {
-        Some(t) => derive(backend, kernel, launch, t.median, active_blocks, memcpy, opts),
+        Some(t) => derive(backend, kernel, launch, t.median, active_blocks, &prob.memcpy, prob.figures.as_ref(), opts),
         None => (Vec::new(), None),
     });
     // A name from both with one source (on the mock, where all are `mock`): the counters' value stays.
@@ -461,6 +484,7 @@ fn complete(
 
 /// The metrics of one measured configuration: effective bandwidth (measured) and the models'
 /// occupancy and load metrics over the measured time (estimated).
+#[allow(clippy::too_many_arguments)]
 fn derive(
     backend: &dyn Backend,
     kernel: &dyn Kernel,
@@ -468,6 +492,7 @@ fn derive(
     median_ms: f64,
     active_blocks: u32,
     memcpy: &Metric,
+    figures: Option<&Figures>,
     opts: &Options,
 ) -> (Vec<Metric>, Option<String>) {
     let (with_model, requested) = (opts.model, &opts.metrics);
@@ -476,7 +501,7 @@ fn derive(
     // The models' values are estimates; on the mock backend every value is marked `mock`, so that no
     // figure of a mock run can pass for a real one.
     let estimated = if measured == Source::Mock { Source::Mock } else { Source::Estimated };
-    let target = device_target(info, memcpy.value);
+    let target = device_target(info, memcpy.value, figures);
     let ev = model::evaluate(&target, kernel, launch, active_blocks, Some(median_ms));
     let work = kernel.work();
     let eff = (work.bytes_read + work.bytes_written) as f64 / (median_ms * 1e-3) / 1e9;
@@ -501,17 +526,14 @@ fn derive(
     (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
 }
 
-/// The measured device as a target of the models: its SMs and clock, and the copy bandwidth measured
-/// in this run.
-pub fn device_target(info: &DeviceInfo, memcpy_gbs: f64) -> Target {
+/// The measured device as a target of the models: its SMs and clock, its calibration (else the
+/// database's figures for its arch), and the copy bandwidth measured in this run.
+pub fn device_target(info: &DeviceInfo, memcpy_gbs: f64, calibrated: Option<&Figures>) -> Target {
     let arch = arch::nearest(info.cc());
-    Target {
-        name: info.name.clone(),
-        arch,
-        sms: info.sms,
-        clock_mhz: info.sm_clock_mhz.unwrap_or(1500),
-        bandwidth_gbs: memcpy_gbs,
-    }
+    let clock_mhz = info.sm_clock_mhz.unwrap_or(1500);
+    let mut figures = calibrated.cloned().unwrap_or_else(|| Figures::of_arch(arch, clock_mhz, memcpy_gbs));
+    figures.copy_gbs = memcpy_gbs;
+    Target { name: info.name.clone(), arch, sms: info.sms.unwrap_or(0), clock_mhz, figures }
 }
 
 #[cfg(test)]
@@ -540,7 +562,7 @@ mod tests {
         .unwrap();
         assert_eq!(seen, vec![Status::Ok, Status::Ok, Status::Invalid]);
         let ok = &r.records[0];
-        assert_eq!(ok.grid, Dim3::new(10, 13, 1));
+        assert_eq!(ok.grid, Some(Dim3::new(10, 13, 1)));
         assert_eq!(ok.verification.as_ref().unwrap().checked, 60_000);
         for m in &ok.metrics {
             let model = [

@@ -130,7 +130,12 @@ fn experiment_files() {
 
 #[test]
 fn importers() {
-    fuzz("importer", fuzzing::importer, files("tests/fixtures", "csv"), 8_000);
+    let mut seeds = files("tests/fixtures", "csv");
+    // Real profiler output of every format the importers read.
+    for ext in ["csv", "txt", "log"] {
+        seeds.extend(files("tests/fixtures/profilers", ext));
+    }
+    fuzz("importer", fuzzing::importer, seeds, 8_000);
 }
 
 #[test]

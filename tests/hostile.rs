@@ -500,11 +500,13 @@ fn base(dir: &Path, command: &str) -> Vec<String> {
         "import" => return vec![fixture("ncu-h200-seed-default.csv"), "-q".into()],
         "merge" => return vec![fixture("ws-h200-seed.json"), "-q".into()],
         "report" => return vec![fixture("ws-h200-seed.json"), "-o".into(), dir.join("r.html").display().to_string()],
+        "model-check" => return vec![fixture("ws-h200-seed.json")],
         "run-spec" => return vec![spec.display().to_string(), "--dry-run".into()],
         "completions" => &["bash"],
         // A folder for its report: a clean refusal before the full self-test would run.
         "selftest" => return vec!["-o".into(), dir.display().to_string()],
-        "devices" | "archs" | "kernels" | "metrics" | "man" => &[],
+        // No program: what follows one would be the program's own arguments, and a refusal is fast.
+        "devices" | "archs" | "kernels" | "metrics" | "man" | "nvprof" => &[],
         other => panic!("no minimal run of `{other}`: add one here"),
     };
     v.iter().map(|s| s.to_string()).collect()

@@ -1,27 +1,37 @@
-//! `warpscope compare` and `warpscope import`: other profilers' CSV beside warpscope's records.
+//! `warpscope compare` and `warpscope import`: any two result files side by side, and any profiler's
+//! output read into warpscope's records.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use warpscope::baseline::{self, Verdict};
-use warpscope::compare::{self, Comparison, Pick};
+use warpscope::compare::{self, Comparison, Pick, Row};
+use warpscope::import::{self, Format};
+use warpscope::record::{Report, paren};
 use warpscope::report::{figures, html};
-use warpscope::{Error, Result, import, output, report};
+use warpscope::{Error, Result, output, report};
 
 use super::report::command_line;
-use super::{OutputArgs, usage};
+use super::{FormatArg, OutputArgs, usage};
+
+/// `--from`: one of the formats' names, listed in the help as clap's possible values.
+fn format_arg() -> impl TypedValueParser<Value = Format> {
+    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name))
+        .try_map(|s| s.parse::<Format>().map_err(|e| e.to_string()))
+}
 
 /// Arguments of `compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// warpscope's results (`sweep ... --format json -o FILE`; JSON Lines too).
+    /// The first file: warpscope's results (JSON, JSON Lines, CSV) or any profiler output `import` reads.
     results: PathBuf,
-    /// The other tool's output: `ncu --csv` (default or `--page raw`), `nvprof --csv --metrics`, or
-    /// another warpscope JSON.
+    /// The second file, of any of those formats: `ncu --csv` (details or `--page raw`), ncu's text
+    /// output, nvprof's (text or `--csv`), another warpscope run.
     #[arg(required_unless_present = "baseline", conflicts_with = "baseline")]
     other: Option<PathBuf>,
     /// Compare times with an earlier warpscope run of the same configurations instead: each change is
@@ -37,6 +47,12 @@ pub struct CompareArgs {
     /// model's estimates.
     #[arg(long, value_enum, default_value = "measured")]
     source: PickArg,
+    /// Read the second file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg())]
+    from: Option<Format>,
+    /// Show kernels' full signatures instead of their short names.
+    #[arg(long)]
+    full_names: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: CompareFormat,
@@ -66,14 +82,22 @@ enum CompareFormat {
 /// Arguments of `import`.
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// `ncu --csv` (default or `--page raw`) or `nvprof --csv --metrics` output.
+    /// Any profiler output: nvprof's text or `--csv` output (summary, `--metrics`, `--events`,
+    /// `--print-gpu-trace`), `ncu --csv` (details page, `--page raw`, `--print-summary per-kernel`),
+    /// ncu's text output, or a warpscope JSON, JSON Lines or CSV report.
     file: PathBuf,
+    /// Read the file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = format_arg())]
+    from: Option<Format>,
+    /// Show kernels' full signatures instead of their short names (table and markdown).
+    #[arg(long)]
+    full_names: bool,
     #[command(flatten)]
     out: OutputArgs,
 }
 
 /// `compare --baseline OLD NEW`.
-fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) -> Result<ExitCode> {
+fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<ExitCode> {
     let (old_report, new_report) = (report::read(old)?, report::read(&a.results)?);
     let (changes, unmatched) = baseline::diff(&old_report, &new_report);
     for u in &unmatched {
@@ -106,7 +130,7 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 w.write_record([
                     c.kernel.clone(),
                     c.problem.clone(),
-                    c.block.to_string(),
+                    warpscope::record::dims(c.block),
                     c.baseline_ms.to_string(),
                     c.new_ms.to_string(),
                     c.change_pct.to_string(),
@@ -125,7 +149,7 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
                 t.push_record([
                     c.kernel.clone(),
                     c.problem.clone(),
-                    c.block.paren(),
+                    paren(c.block),
                     format!("{:.4}", c.baseline_ms),
                     format!("{:.4}", c.new_ms),
                     format!("{:+.2}%", c.change_pct),
@@ -162,6 +186,14 @@ fn against_baseline(a: &CompareArgs, old: &std::path::Path, limit: Option<f64>) 
     })
 }
 
+/// The name a file's values go by in the table header.
+fn tool(report: &Report) -> String {
+    match report.device.backend.as_str() {
+        "cuda" | "mock" | "model" | "jsonl" | "warpscope-csv" => "warpscope".into(),
+        other => other.into(),
+    }
+}
+
 /// Refuses, before any work, figure and page files that could not be written, or that are one of the
 /// inputs or one another.
 fn check_files(a: &CompareArgs) -> Result<()> {
@@ -189,8 +221,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         (None, Some(other)) => other,
         (None, None) => return Err(usage("compare needs the other tool's file, or --baseline OLD")),
     };
-    let ours = report::read_any(&a.results)?;
-    let theirs = report::read_any(other)?;
+    let (_, ours) = import::read_file(&a.results, None)?;
+    let (_, theirs) = import::read_file(other, a.from)?;
     let pick = match a.source {
         PickArg::Measured => Pick::Measured,
         PickArg::Estimated => Pick::Estimated,
@@ -199,21 +231,27 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     for u in &cmp.unmatched {
         errln!("unmatched: {u}");
     }
+    if let Some(h) = &cmp.hint {
+        errln!("hint: {h}");
+    }
     if cmp.rows.is_empty() {
         return Err(usage(format!(
-            "nothing to compare: no configuration of {} matches a record of {} with a common metric",
+            "nothing to compare: no configuration of {} pairs with one of {} with a common metric",
             other.display(),
             a.results.display()
         )));
     }
-    print(&cmp, a.format, &theirs.device.backend)?;
-    let name = theirs.device.backend.as_str();
+    let (mut ta, mut tb) = (tool(&ours), tool(&theirs));
+    if ta == tb {
+        (ta, tb) = (format!("{ta} (1)"), format!("{tb} (2)"));
+    }
+    print(&cmp, a, [&ta, &tb])?;
     if let Some(path) = &a.plot {
-        figures::comparison(&cmp, a.fail_above, name).draw(path)?;
+        figures::comparison(&cmp, a.fail_above, [&ta, &tb]).draw(path)?;
         errln!("wrote {}", path.display());
     }
     if let Some(path) = &a.html {
-        html::write(&html::comparison_page(&ours, &theirs, &cmp, a.fail_above, name, &command_line())?, path)?;
+        html::write(&html::comparison_page(&ours, &theirs, &cmp, a.fail_above, [&ta, &tb], &command_line())?, path)?;
         errln!("wrote {}", path.display());
     }
     Ok(match a.fail_above {
@@ -231,9 +269,22 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     })
 }
 
-fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
+fn kernel(r: &Row, full: bool) -> String {
+    if full { r.signature.clone().unwrap_or_else(|| r.kernel.clone()) } else { r.kernel.clone() }
+}
+
+/// A dim of the first file, and the second's where it differs: `(64,64) / (128,64)`.
+fn both(a: Option<warpscope::spec::Dim3>, b: Option<warpscope::spec::Dim3>) -> String {
+    match b {
+        Some(b) => format!("{} / {}", paren(a), b.paren()),
+        None => paren(a),
+    }
+}
+
+fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
     let err = |e: String| Error::Output(e);
-    match format {
+    let dim = |d: Option<warpscope::spec::Dim3>| d.map(|d| d.to_string()).unwrap_or_default();
+    match a.format {
         CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?)?,
         CompareFormat::Csv => {
             let mut w = csv::Writer::from_writer(Vec::new());
@@ -249,13 +300,18 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                 "launches",
                 "abs_delta",
                 "rel_delta_pct",
+                "other_grid",
+                "other_block",
+                "matched_by",
+                "warpscope_launches",
+                "signature",
             ])
             .map_err(|e| err(e.to_string()))?;
             for r in &cmp.rows {
                 w.write_record([
                     r.kernel.clone(),
-                    r.grid.to_string(),
-                    r.block.to_string(),
+                    dim(r.grid),
+                    dim(r.block),
                     r.metric.clone(),
                     r.unit.clone(),
                     r.ours.to_string(),
@@ -264,6 +320,14 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                     r.launches.to_string(),
                     r.abs_delta.to_string(),
                     r.rel_delta_pct.map(|v| v.to_string()).unwrap_or_default(),
+                    dim(r.other_grid),
+                    dim(r.other_block),
+                    serde_json::to_value(r.matched_by)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default(),
+                    r.ours_launches.to_string(),
+                    r.signature.clone().unwrap_or_default(),
                 ])
                 .map_err(|e| err(e.to_string()))?;
             }
@@ -272,13 +336,14 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
         }
         CompareFormat::Table => {
             let mut t = Builder::default();
-            t.push_record(["Kernel", "Grid", "Block", "Metric", "warpscope", "source", other, "delta", "delta %"]);
+            let [la, lb] = labels;
+            t.push_record(["Kernel", "Grid", "Block", "Metric", la, "source", lb, "delta", "delta %"]);
             let fmt = |v: f64| if v.abs() >= 1e5 { format!("{v:.0}") } else { format!("{v:.4}") };
             for r in &cmp.rows {
                 t.push_record([
-                    r.kernel.clone(),
-                    r.grid.paren(),
-                    r.block.paren(),
+                    kernel(r, a.full_names),
+                    both(r.grid, r.other_grid),
+                    both(r.block, r.other_block),
                     format!("{} ({})", r.metric, r.unit),
                     fmt(r.ours),
                     r.ours_source.clone(),
@@ -288,7 +353,9 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
                 ]);
             }
             outln!("{}", t.build().with(Style::psql()))?;
-            outln!("delta = warpscope - {other}; percentages and occupancy in percentage points")?;
+            outln!(
+                "delta = {la} - {lb}; percentages and occupancy in percentage points; A / B: the shapes differ (paired in launch order)"
+            )?;
         }
     }
     Ok(())
@@ -297,9 +364,19 @@ fn print(cmp: &Comparison, format: CompareFormat, other: &str) -> Result<()> {
 pub fn import(a: &ImportArgs) -> Result<ExitCode> {
     super::check_outputs(&[("FILE", &a.file)], &a.out, &[])?;
     a.out.check()?;
-    let (kind, report) = import::read_file(&a.file)?;
+    let (format, mut report) = import::read_file(&a.file, a.from)?;
     if !a.out.quiet {
-        errln!("{}: {kind:?}, {} records", a.file.display(), report.records.len());
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let summaries = report.records.iter().filter(|r| r.summary_of.is_some()).count();
+        let of = if summaries > 0 { format!(" ({})", count(summaries, "summary row")) } else { String::new() };
+        errln!("{}: {format}, {}{of}", a.file.display(), count(report.records.len(), "record"));
+    }
+    if a.full_names && matches!(a.out.format, FormatArg::Table | FormatArg::Markdown) {
+        for r in &mut report.records {
+            if let Some(s) = r.signature.take() {
+                r.kernel = s;
+            }
+        }
     }
     a.out.emit(&report)?;
     Ok(ExitCode::SUCCESS)

@@ -80,7 +80,7 @@ pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
             target.arch.sm_name(),
             target.sms,
             target.clock_mhz,
-            target.bandwidth_gbs
+            target.figures.copy_gbs
         );
     }
     let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.progress(blocks.len()));

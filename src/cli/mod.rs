@@ -19,6 +19,8 @@ mod estimate;
 mod kernels;
 mod merge;
 mod metrics;
+mod model_check;
+mod nvprof;
 mod occupancy;
 mod peak;
 mod ranges;
@@ -68,6 +70,9 @@ enum Command {
     Selftest(selftest::SelftestArgs),
     /// Every metric of the sweep table from the models alone, for an arch or a named card (no GPU).
     Estimate(estimate::EstimateArgs),
+    /// The time model against measured sweeps, per kernel: median |error|, Spearman, and the regret of
+    /// the model's pick of block shape.
+    ModelCheck(model_check::ModelCheckArgs),
     /// Theoretical occupancy: blocks and warps per SM, the limiting resource, for any arch (no GPU).
     Occupancy(occupancy::OccupancyArgs),
     /// The architecture database: compute capabilities and named cards with their limits.
@@ -76,9 +81,9 @@ enum Command {
     Kernels(kernels::KernelsArgs),
     /// The metric catalogue: nvprof name, Nsight Compute metric, unit, description.
     Metrics(metrics::MetricsArgs),
-    /// warpscope's results beside Nsight Compute's or nvprof's CSV (or another warpscope run).
+    /// Two result files side by side: warpscope, Nsight Compute or nvprof output (text or CSV), any pair.
     Compare(compare::CompareArgs),
-    /// Read ncu or nvprof CSV output into warpscope's records (`--format json`).
+    /// Read nvprof or Nsight Compute output (text or CSV, any page) into warpscope's records.
     Import(compare::ImportArgs),
     /// Peak benchmarks: memcpy, copy kernels and the MAD curve (memory against compute bound).
     Peak(peak::PeakArgs),
@@ -86,6 +91,9 @@ enum Command {
     Transpose(transpose::TransposeArgs),
     /// Gaussian blur: an image on the GPU, the algorithms' benchmark, or the seed's estimates offline.
     Blur(blur::BlurArgs),
+    /// Profile any CUDA program with nvprof's command line and output: `warpscope nvprof --metrics
+    /// achieved_occupancy ./app args`.
+    Nvprof(nvprof::NvprofArgs),
     /// Join result files of one sweep's slices (--shard, --devices) into one report, in the sweep's order.
     Merge(merge::MergeArgs),
     /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
@@ -262,7 +270,12 @@ pub fn run() -> Result<ExitCode> {
             };
         }
     };
-    signals::install();
+    if matches!(cli.command, Command::Nvprof(_)) {
+        // The stop signals are the profiled program's: warpscope stays to report what was collected.
+        signals::leave_to_program();
+    } else {
+        signals::install();
+    }
     let ctx = Context {
         backend: match cli.backend {
             BackendArg::Cuda => BackendKind::Cuda,
@@ -275,6 +288,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Devices(a) => devices::devices(&ctx, &a),
         Command::Selftest(a) => selftest::selftest(&ctx, &a),
         Command::Estimate(a) => estimate::run(&a),
+        Command::ModelCheck(a) => model_check::run(&a),
         Command::Occupancy(a) => occupancy::run(&ctx, &a),
         Command::Archs(a) => archs::run(&a),
         Command::Kernels(a) => kernels::run(&a),
@@ -287,6 +301,7 @@ pub fn run() -> Result<ExitCode> {
         Command::RunSpec(a) => runspec::run(&ctx, &a),
         Command::Merge(a) => merge::run(&a),
         Command::Report(a) => report::run(&a),
+        Command::Nvprof(a) => nvprof::run(&ctx, &a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpscope", &mut text);

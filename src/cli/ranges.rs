@@ -71,6 +71,10 @@ pub const THREADS: Range<u32> = Range { lo: 1, hi: 1024 };
 pub const PCT: Range<f64> = Range { lo: 0.0, hi: 1_000_000.0 };
 /// A copy rate, MP/s.
 pub const MPS: Range<f64> = Range { lo: 0.001, hi: 1e9 };
+/// `nvprof -c`: launches to profile (Nsight Compute's `--launch-count`; 0 would profile none).
+pub const LAUNCH_COUNT: Range<u64> = Range { lo: 1, hi: u64::MAX };
+/// `nvprof -s`: launches to leave unprofiled first (Nsight Compute's `--launch-skip`).
+pub const LAUNCH_SKIP: Range<u64> = Range { lo: 0, hi: u64::MAX };
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use warpscope::record::{Report, Status};
 use warpscope::report::figures::{self, Order};
 use warpscope::report::html::{self, Block, Part};
-use warpscope::{Error, Result, output, report};
+use warpscope::{Error, Result, output};
 
 use super::usage;
 
@@ -152,7 +152,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode> {
     output::check_distinct(&inputs, &outs)?;
     fig.check()?;
     if !a.results.is_dir() {
-        fig.emit(&report::read_any(&a.results)?)?;
+        fig.emit(&warpscope::import::read_file(&a.results, None)?.1)?;
         return Ok(ExitCode::SUCCESS);
     }
     if a.plot.is_some() {
@@ -161,7 +161,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode> {
     let mut parts = Vec::new();
     for f in folder(&a.results)? {
         let name = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        match report::read_any(&f) {
+        match warpscope::import::read_file(&f, None).map(|(_, r)| r) {
             Ok(r) => {
                 parts.push(Part { heading: name, intro: vec![Block::Text(f.display().to_string())], report: Some(r) })
             }

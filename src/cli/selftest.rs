@@ -28,7 +28,7 @@ pub fn selftest(ctx: &Context, a: &SelftestArgs) -> Result<ExitCode> {
             "selftest on device {} ({}, sm_{}), PTX from {}",
             d.ordinal,
             d.name,
-            d.compute_capability.replace('.', ""),
+            d.compute_capability.as_deref().unwrap_or("?").replace('.', ""),
             ptx::ORIGIN
         );
     }

@@ -2,7 +2,8 @@
 //! closed terminal). The first asks running work to stop after the configuration in progress; what
 //! finished is written and the command exits 128 + the signal's number (130, 143, 129). A second
 //! signal ends the process at once. A child process being waited for (a run-spec step, in its own
-//! process group) is sent every signal too, so it stops the same way.
+//! process group) is sent every signal too, so it stops the same way. `nvprof` leaves them to the
+//! program it profiles ([`leave_to_program`]).
 
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
@@ -35,6 +36,28 @@ pub fn install() {
             }
             warpscope::sweep::interrupt();
             note(&format!("{}: finishing the configuration in progress (again to stop now)", name(sig)));
+        }
+    });
+}
+
+/// For `nvprof`: the stop signals are the profiled program's, and warpscope stays to report what was
+/// collected once the program has ended (its exit code is then the program's). Ctrl-C (SIGINT) reaches
+/// the whole foreground process group, the program included, so it is left to the program; SIGTERM and
+/// SIGHUP, often sent to warpscope alone, are passed on to the program ([`forward_to`]).
+pub fn leave_to_program() {
+    let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        note("warning: cannot handle stop signals: Ctrl-C will end warpscope before it reports");
+        return;
+    };
+    std::thread::spawn(move || {
+        for sig in signals.forever() {
+            if let Ok(pid) = i32::try_from(CHILD.load(Ordering::SeqCst))
+                && pid > 0
+                && sig != SIGINT
+            {
+                // SAFETY: kill(2) with a child's pid and a valid signal number.
+                unsafe { libc::kill(pid, sig) };
+            }
         }
     });
 }

@@ -139,7 +139,7 @@ pub struct SweepArgs {
 
 /// The same configuration: kernel entry, problem and block.
 fn same_config(r: &Record, kernel: &dyn Kernel, block: Dim3) -> bool {
-    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == block && r.status != Status::Failed
+    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == Some(block) && r.status != Status::Failed
 }
 
 fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
@@ -272,7 +272,7 @@ impl Printer<'_> {
                     errln!(
                         "warning: {} {} was timed while the GPU throttled ({}){clock}: its time is not comparable",
                         r.kernel,
-                        r.block,
+                        warpscope::record::dims(r.block),
                         c.throttle.join(", ")
                     );
                 }
@@ -283,7 +283,7 @@ impl Printer<'_> {
                     errln!(
                         "note: {} {}: spread {:.2}% still above {}% after {} timed launches (a cap was reached)",
                         r.kernel,
-                        r.block,
+                        warpscope::record::dims(r.block),
                         t.iqr_pct(),
                         n.pct,
                         t.iters
@@ -313,6 +313,7 @@ impl Printer<'_> {
                 }
             }
             Event::NoCounters(why) => errln!("warning: measured metrics unavailable: {why}; showing estimates"),
+            Event::Warning(why) => errln!("warning: {why}"),
             Event::Phase(name, secs) => {
                 if out.verbose && !out.quiet {
                     errln!("{name}: {secs:.3} s");
@@ -330,6 +331,7 @@ enum Owned {
     Phase(&'static str, f64),
     Counters(usize),
     NoCounters(Unavailable),
+    Warning(String),
 }
 
 impl Owned {
@@ -341,6 +343,7 @@ impl Owned {
             Event::Phase(n, s) => Owned::Phase(n, s),
             Event::Counters(p) => Owned::Counters(p),
             Event::NoCounters(u) => Owned::NoCounters(u.clone()),
+            Event::Warning(w) => Owned::Warning(w),
         }
     }
 
@@ -352,6 +355,7 @@ impl Owned {
             Owned::Phase(n, s) => Event::Phase(n, *s),
             Owned::Counters(p) => Event::Counters(*p),
             Owned::NoCounters(u) => Event::NoCounters(u),
+            Owned::Warning(w) => Event::Warning(w.clone()),
         }
     }
 }

@@ -15,6 +15,7 @@ use cudarc::nvrtc::Ptx;
 use super::{Backend, DeviceInfo, DeviceLimits, HostOutputs, KernelAttrs, Launch, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Role};
+use crate::model::calibration::Measurements;
 use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::Source;
@@ -263,19 +264,19 @@ fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersi
     Ok(DeviceInfo {
         ordinal,
         name,
-        compute_capability: format!("{major}.{minor}"),
+        compute_capability: Some(format!("{major}.{minor}")),
         backend: "cuda".into(),
-        sms: a(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        sms: Some(a(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?),
         sm_clock_mhz: sm_clock,
         mem_clock_mhz: mem_clock,
         mem_bus_width_bits: bus,
-        memory_bytes: ctx.total_mem().map_err(cu("cuDeviceTotalMem"))? as u64,
-        l2_bytes: a(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
+        memory_bytes: Some(ctx.total_mem().map_err(cu("cuDeviceTotalMem"))? as u64),
+        l2_bytes: Some(a(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64),
         peak_bandwidth_gbs: mem_khz.zip(bus).map(|(k, b)| 2.0 * k as f64 * 1e3 * b as f64 / 8.0 / 1e9),
         driver,
         pci_bus_id: Some(pci),
         power_limit_w: nv.power_limit_w,
-        limits: DeviceLimits {
+        limits: Some(DeviceLimits {
             warp_size: a(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
             max_threads_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             max_block_dim: [
@@ -296,7 +297,7 @@ fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersi
             smem_per_block_optin: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             smem_per_sm: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
             reserved_smem_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
-        },
+        }),
     })
 }
 
@@ -311,7 +312,7 @@ impl CudaBackend {
     ) -> Result<Vec<crate::model::occupancy::DriverCase>> {
         use cudarc::driver::sys::CUfunction_attribute_enum as A;
         let m = self.module(module)?;
-        let optin = self.info.limits.smem_per_block_optin;
+        let optin = self.info.checked_limits()?.smem_per_block_optin;
         let mut cases = Vec::new();
         for entry in ptx::entries(module) {
             let f = m.load_function(entry).map_err(cu("cuModuleGetFunction"))?;
@@ -384,7 +385,7 @@ impl Backend for CudaBackend {
         let fill = self.fill_function()?;
         let stream = self.stream.clone();
         let ctx = self.ctx.clone();
-        let sms = self.info.sms;
+        let sms = self.info.sms.unwrap_or(1);
         let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
         cur.slices.clear();
         let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
@@ -477,7 +478,7 @@ impl Backend for CudaBackend {
         let call = format!("cuLaunchKernel({entry})");
         if cold && self.flush.is_none() {
             // One scratch buffer of twice the L2, allocated on first use and kept.
-            let words = (2 * self.info.l2_bytes as usize).max(1 << 20) / 4;
+            let words = (2 * self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20) / 4;
             // SAFETY: only ever written by cuMemsetD32.
             self.flush = Some(unsafe { self.stream.alloc::<u32>(words) }.map_err(cu("cuMemAlloc"))?);
         }
@@ -501,7 +502,7 @@ impl Backend for CudaBackend {
 
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
         let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
-        let bytes = (4 * self.info.l2_bytes as usize).max(256 << 20).min(free / 4) & !255;
+        let bytes = (4 * self.info.l2_bytes.unwrap_or(0) as usize).max(256 << 20).min(free / 4) & !255;
         let len = bytes / 4;
         // SAFETY: scratch buffers; the copy reads `src` uninitialised, which is harmless for a copy.
         let src = unsafe { self.stream.alloc::<f32>(len) }.map_err(cu("cuMemAlloc"))?;
@@ -516,6 +517,179 @@ impl Backend for CudaBackend {
         };
         let times = self.time_with(warmup, iters, "cuMemcpyDtoD", None, copy)?;
         Ok((len as u64 * 4, times))
+    }
+
+    fn calibrate(&mut self) -> Result<Measurements> {
+        let wall = std::time::Instant::now();
+        let m = self.module("calibrate")?;
+        let func = |name: &str| m.load_function(name).map_err(cu(&format!("cuModuleGetFunction({name})")));
+        let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
+        let (read, l1_read, smem_read, partial) =
+            (func("calRead")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
+        let sms = self.info.sms.unwrap_or(1).max(1);
+        let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
+        // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
+        // read from DRAM, re-read in part (L2, L1) and store to; a flush buffer of 2 x L2.
+        let chase_words = ((4 * l2).max(256 << 20) / 4) & !7;
+        let stream_elems = ((4 * l2).max(128 << 20) / 4) & !255;
+        let need = 4 * (chase_words + 2 * stream_elems) + 2 * l2;
+        let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
+        if need + (64 << 20) > free {
+            return Err(Error::usage(format!(
+                "calibration needs {:.2} GB of device memory, {:.2} GB are free",
+                need as f64 / 1e9,
+                free as f64 / 1e9
+            )));
+        }
+        let stream = self.stream.clone();
+        let cfg = |blocks: u32, threads: u32| LaunchConfig {
+            grid_dim: (blocks.max(1), 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let median = |times: Vec<f64>, what: &str| {
+            crate::stats::median(&times).ok_or_else(|| Error::Output(format!("calibration: {what} gave no time")))
+        };
+        let zero = |s: &CudaSlice<u32>| -> Result<()> {
+            let (ptr, _g) = s.device_ptr(&stream);
+            // SAFETY: a live allocation of s.len() 32-bit words.
+            unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, 0, s.len(), stream.cu_stream()) }
+                .result()
+                .map_err(cu("cuMemsetD32Async"))
+        };
+        // SAFETY (every alloc below): each buffer is zeroed or written by a kernel before it is read.
+        let sink = unsafe { stream.alloc::<f32>((sms as usize * 8 * 256).max(1 << 16)) }.map_err(cu("cuMemAlloc"))?;
+        let flag = unsafe { stream.alloc::<i32>(1) }.map_err(cu("cuMemAlloc"))?;
+        let no = 0i32;
+
+        // Launch overhead, and the block scheduler's rate over 2000 empty blocks per SM.
+        let launch_empty = |blocks: u32| {
+            let mut b = stream.launch_builder(&empty);
+            b.arg(&flag).arg(&no);
+            // SAFETY: calEmpty(int*, int) never writes with write = 0.
+            unsafe { b.launch(cfg(blocks, if blocks == 1 { 32 } else { 64 })) }.map(|_| ()).map_err(cu("calEmpty"))
+        };
+        let launch_ms = median(self.time_with(3, 21, "calEmpty", None, || launch_empty(1))?, "calEmpty")?;
+        let empty_blocks = sms * 2000;
+        let empty_ms = median(self.time_with(1, 5, "calEmpty", None, || launch_empty(empty_blocks))?, "calEmpty")?;
+
+        // Idle DRAM latency: 2048 dependent loads 1 MiB + 32 B apart, L2 flushed before each run.
+        let next = unsafe { stream.alloc::<u32>(chase_words) }.map_err(cu("cuMemAlloc"))?;
+        let hop = ((1u32 << 20) + 32) / 4;
+        {
+            let n = chase_words as u32;
+            let mut b = stream.launch_builder(&chain_init);
+            b.arg(&next).arg(&n).arg(&hop);
+            // SAFETY: calChainInit(unsigned*, unsigned n, unsigned) writes n words of a buffer of n.
+            unsafe { b.launch(cfg(sms * 8, 256)) }.map_err(cu("calChainInit"))?;
+        }
+        let flush = unsafe { stream.alloc::<u32>(2 * l2 / 4) }.map_err(cu("cuMemAlloc"))?;
+        let chase_steps = 2048i32;
+        let start = 0u32;
+        let out_word = unsafe { stream.alloc::<u32>(1) }.map_err(cu("cuMemAlloc"))?;
+        let chase_ms = median(
+            self.time_with(1, 3, "calChase", Some(&flush), || {
+                let mut b = stream.launch_builder(&chase);
+                b.arg(&next).arg(&start).arg(&chase_steps).arg(&out_word);
+                // SAFETY: calChase follows indices below n written by calChainInit; writes one word.
+                unsafe { b.launch(cfg(1, 1)) }.map(|_| ()).map_err(cu("calChase"))
+            })?,
+            "calChase",
+        )?;
+        drop(next);
+
+        // DRAM read bandwidth: a buffer of 4 x L2 read once, L2 flushed before each run.
+        let arrays: Vec<CudaSlice<u32>> = (0..2)
+            .map(|_| unsafe { stream.alloc::<u32>(stream_elems) }.map_err(cu("cuMemAlloc")))
+            .collect::<Result<_>>()?;
+        for a in &arrays {
+            zero(a)?;
+        }
+        // `n4` float4 from the start of the first array, `passes` times, by 8 blocks of 256 per SM.
+        let time_read = |n4: i32, passes: i32, flush: Option<&CudaSlice<u32>>| {
+            let times = self.time_with(1, 5, "calRead", flush, || {
+                let mut b = stream.launch_builder(&read);
+                b.arg(&arrays[0]).arg(&n4).arg(&passes).arg(&sink);
+                // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array of stream_elems words.
+                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
+            })?;
+            median(times, "calRead")
+        };
+        let all_n4 = (stream_elems / 4) as i32;
+        let dram_read_ms = time_read(all_n4, 1, Some(&flush))?;
+        let dram_read_bytes = all_n4 as f64 * 16.0;
+        // L2 bandwidth: a quarter of L2 re-read 64 times.
+        let (l2_n4, passes) = ((l2 / 4 / 16) as i32, 64);
+        let l2_ms = time_read(l2_n4, passes, None)?;
+        let l2_bytes = l2_n4 as f64 * 16.0 * passes as f64;
+
+        // L1 bandwidth: each of 8 blocks per SM re-reads its own 8 KiB 256 times.
+        let l1_passes = 256i32;
+        let l1_blocks = sms * 8;
+        let l1_ms = median(
+            self.time_with(1, 5, "calL1Read", None, || {
+                let mut b = stream.launch_builder(&l1_read);
+                b.arg(&arrays[1]).arg(&l1_passes).arg(&sink);
+                // SAFETY: block k reads 8 KiB at k x 8 KiB: l1_blocks x 8 KiB <= the array's size.
+                unsafe { b.launch(cfg(l1_blocks, 256)) }.map(|_| ()).map_err(cu("calL1Read"))
+            })?,
+            "calL1Read",
+        )?;
+        let l1_bytes = l1_blocks as f64 * 8192.0 * l1_passes as f64;
+
+        // Shared-memory bandwidth: 8 conflict-free 4-byte loads per thread and pass.
+        let smem_passes = 256i32;
+        let smem_ms = median(
+            self.time_with(1, 5, "calSmemRead", None, || {
+                let mut b = stream.launch_builder(&smem_read);
+                b.arg(&smem_passes).arg(&sink);
+                // SAFETY: calSmemRead(int, float*) writes at most one float per thread of the grid.
+                unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calSmemRead"))
+            })?,
+            "calSmemRead",
+        )?;
+        let smem_bytes = sms as f64 * 8.0 * 256.0 * 8.0 * 4.0 * smem_passes as f64;
+
+        // Partial-sector stores: 4 Mi sectors, 8 stores each, 1 KiB + 32 B apart.
+        let words = chase_words.min(stream_elems) as u32;
+        let stride = 264u32;
+        let sectors = ((words / 8).min(1 << 22)) as i32;
+        let partial_ms = median(
+            self.time_with(1, 5, "calPartialStore", None, || {
+                let mut b = stream.launch_builder(&partial);
+                b.arg(&arrays[1]).arg(&words).arg(&stride).arg(&sectors);
+                // SAFETY: writes 8 words at (i x 264) mod words (a multiple of 8), inside the array.
+                unsafe { b.launch(cfg((sectors as u32).div_ceil(256), 256)) }.map(|_| ()).map_err(cu("calPartialStore"))
+            })?,
+            "calPartialStore",
+        )?;
+        drop(arrays);
+        drop(flush);
+
+        let (copied, times) = self.memcpy(1, 5)?;
+        let copy_ms = median(times, "cuMemcpyDtoD")?;
+        Ok(Measurements {
+            sms,
+            clock_mhz: self.info.sm_clock_mhz.unwrap_or(1500),
+            launch_ms,
+            empty_blocks: empty_blocks as u64,
+            empty_ms,
+            chase_steps: chase_steps as u64,
+            chase_ms,
+            dram_read_bytes,
+            dram_read_ms,
+            l2_bytes,
+            l2_ms,
+            l1_bytes,
+            l1_ms,
+            smem_bytes,
+            smem_ms,
+            partial_stores: 8.0 * sectors as f64,
+            partial_ms,
+            copy_bytes: 2.0 * copied as f64,
+            copy_ms,
+            wall_ms: wall.elapsed().as_secs_f64() * 1e3,
+        })
     }
 
     fn apply(&mut self, kernel: &dyn Kernel, launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>> {

@@ -54,12 +54,14 @@ impl MockBackend {
         let a = arch::arch((9, 0)).expect("sm_90 is in the database");
         let info = DeviceInfo {
             ordinal,
-            sms: 132,
+            sms: Some(132),
             sm_clock_mhz: Some(1980),
             mem_clock_mhz: Some(2619),
             mem_bus_width_bits: Some(5120),
-            memory_bytes: std::env::var("WARPSCOPE_MOCK_MEMORY").ok().and_then(|v| v.parse().ok()).unwrap_or(80 << 30),
-            l2_bytes: 50 << 20,
+            memory_bytes: Some(
+                std::env::var("WARPSCOPE_MOCK_MEMORY").ok().and_then(|v| v.parse().ok()).unwrap_or(80 << 30),
+            ),
+            l2_bytes: Some(50 << 20),
             peak_bandwidth_gbs: Some(3352.3),
             driver: Some("mock".into()),
             ..DeviceInfo::offline("warpscope mock GPU (sm_90 limits)".into(), "9.0".into(), "mock", a)
@@ -248,7 +250,7 @@ impl Backend for MockBackend {
     }
 
     fn free_memory(&self) -> Option<u64> {
-        Some(self.info.memory_bytes)
+        self.info.memory_bytes
     }
 
     fn apply(&mut self, kernel: &dyn Kernel, _launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>> {
@@ -269,13 +271,10 @@ impl Backend for MockBackend {
         // What the models say, in the counters' own units: every value is marked `mock` anyway.
         let fail = |e: Error| Unavailable::Failed(e.to_string());
         let active = self.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem).map_err(fail)?;
-        let target = crate::model::time::Target {
-            name: self.info.name.clone(),
-            arch: self.arch,
-            sms: self.info.sms,
-            clock_mhz: 1980,
-            bandwidth_gbs: MOCK_GBS,
-        };
+        let card = crate::model::arch::find_card("H100").expect("the database has the H100");
+        let mut target = crate::model::time::Target::from_card(card, self.arch);
+        target.name = self.info.name.clone();
+        target.figures.copy_gbs = MOCK_GBS;
         let ev = crate::model::evaluate(&target, kernel, launch, active, None);
         let secs = self.model_ms(kernel, launch).map_err(fail)? * 1e-3;
         let (ld, st, txn) = (&ev.mem.loads, &ev.mem.stores, ev.mem.txn_bytes);
@@ -303,8 +302,36 @@ impl Backend for MockBackend {
             .collect())
     }
 
+    fn calibrate(&mut self) -> Result<crate::model::calibration::Measurements> {
+        // Made-up, self-consistent figures: the mock's bandwidth, 600 ns of DRAM latency, 10 blocks per
+        // us per SM, 128 bytes per clock of L1 and shared memory, L2 at three times DRAM.
+        let (sms, clock) = (self.info.sms.unwrap_or(0) as f64, 1980e6);
+        Ok(crate::model::calibration::Measurements {
+            sms: self.info.sms.unwrap_or(0),
+            clock_mhz: 1980,
+            launch_ms: MOCK_LAUNCH_MS,
+            empty_blocks: 132_000,
+            empty_ms: MOCK_LAUNCH_MS + 0.1,
+            chase_steps: 2048,
+            chase_ms: 2048.0 * 600e-6,
+            dram_read_bytes: 1e9,
+            dram_read_ms: 1e9 / (MOCK_GBS * 1e9) * 1e3,
+            l2_bytes: 1e9,
+            l2_ms: 1e9 / (3.0 * MOCK_GBS * 1e9) * 1e3,
+            l1_bytes: 128.0 * sms * clock * 1e-4,
+            l1_ms: 0.1,
+            smem_bytes: 128.0 * sms * clock * 1e-4,
+            smem_ms: 0.1,
+            partial_stores: 3.2e7,
+            partial_ms: 0.5,
+            copy_bytes: 2.0 * (256u64 << 20) as f64,
+            copy_ms: 2.0 * (256u64 << 20) as f64 / (MOCK_GBS * 1e9) * 1e3,
+            wall_ms: 1.0,
+        })
+    }
+
     fn memcpy(&mut self, _warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)> {
-        let bytes = (4 * self.info.l2_bytes).max(256 << 20);
+        let bytes = (4 * self.info.l2_bytes.unwrap_or(0)).max(256 << 20);
         let ms = 2.0 * bytes as f64 / (MOCK_GBS * 1e9) * 1e3;
         Ok((bytes, (0..iters).map(|i| ms * (1.0 + 0.002 * (i % 3) as f64)).collect()))
     }

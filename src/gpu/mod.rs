@@ -1,6 +1,7 @@
 //! The GPU behind a small trait: the real CUDA backend (cudarc, driver API, loaded at run time) and a
 //! deterministic mock, so the whole pipeline runs end to end in CI without a GPU.
 
+pub mod calibrate;
 mod cuda;
 mod mock;
 mod nvml;
@@ -72,24 +73,28 @@ impl DeviceLimits {
 pub struct DeviceInfo {
     /// CUDA ordinal.
     pub ordinal: u32,
-    /// Product name.
+    /// Product name; empty when the source does not name it (an Nsight Compute details page).
     pub name: String,
-    /// Compute capability, `9.0`.
-    pub compute_capability: String,
-    /// `cuda`, `mock` or `model`.
+    /// Compute capability, `9.0`; `null` when the source does not say (nvprof output).
+    #[serde(default)]
+    pub compute_capability: Option<String>,
+    /// `cuda`, `mock`, `model`, or the tool an import came from (`ncu`, `nvprof`, `jsonl`).
     pub backend: String,
-    /// Streaming multiprocessors.
-    pub sms: u32,
+    /// Streaming multiprocessors; `null` when unknown.
+    #[serde(default)]
+    pub sms: Option<u32>,
     /// Largest SM clock, MHz.
     pub sm_clock_mhz: Option<u32>,
     /// Memory clock, MHz.
     pub mem_clock_mhz: Option<u32>,
     /// Memory bus width, bits.
     pub mem_bus_width_bits: Option<u32>,
-    /// Device memory, bytes.
-    pub memory_bytes: u64,
-    /// L2 cache, bytes.
-    pub l2_bytes: u64,
+    /// Device memory, bytes; `null` when unknown.
+    #[serde(default)]
+    pub memory_bytes: Option<u64>,
+    /// L2 cache, bytes; `null` when unknown.
+    #[serde(default)]
+    pub l2_bytes: Option<u64>,
     /// Theoretical DRAM bandwidth: 2 x memory clock x bus width, GB/s.
     pub peak_bandwidth_gbs: Option<f64>,
     /// Driver version (NVML) and the CUDA version it supports.
@@ -100,44 +105,62 @@ pub struct DeviceInfo {
     /// Power limit (NVML), watts.
     #[serde(default)]
     pub power_limit_w: Option<f64>,
-    /// Validation limits.
-    pub limits: DeviceLimits,
+    /// Validation limits; `null` for a device known only from another tool's output.
+    #[serde(default)]
+    pub limits: Option<DeviceLimits>,
 }
 
 impl DeviceInfo {
     /// A device known only by name, compute capability and the backend that describes it (no clocks,
-    /// memory or driver: the model, the mock, imports); `limits` from `arch`. Callers fill in what
-    /// they know with struct-update syntax.
+    /// memory or driver: the model, the mock); `limits` from `arch`. Callers fill in what they know
+    /// with struct-update syntax.
     pub fn offline(name: String, compute_capability: String, backend: &str, arch: &crate::model::arch::Arch) -> Self {
+        DeviceInfo {
+            compute_capability: Some(compute_capability),
+            limits: Some(DeviceLimits::from_arch(arch)),
+            ..DeviceInfo::described(name, backend)
+        }
+    }
+
+    /// A device known only as a source describes it: a name (possibly empty) and the tool; every
+    /// other field unknown until the caller fills in what the source states.
+    pub fn described(name: String, backend: &str) -> Self {
         DeviceInfo {
             ordinal: 0,
             name,
-            compute_capability,
+            compute_capability: None,
             backend: backend.to_string(),
-            sms: 0,
+            sms: None,
             sm_clock_mhz: None,
             mem_clock_mhz: None,
             mem_bus_width_bits: None,
-            memory_bytes: 0,
-            l2_bytes: 0,
+            memory_bytes: None,
+            l2_bytes: None,
             peak_bandwidth_gbs: None,
             driver: None,
             pci_bus_id: None,
             power_limit_w: None,
-            limits: DeviceLimits::from_arch(arch),
+            limits: None,
         }
     }
 
-    /// The device of records read from JSON Lines, which do not say (sm_90 limits as placeholders).
+    /// The device of records read from JSON Lines, which do not say.
     pub fn unknown() -> Self {
-        let a = crate::model::arch::arch((9, 0)).expect("sm_90 is in the database");
-        DeviceInfo::offline("unknown (JSON Lines records)".into(), "?".into(), "jsonl", a)
+        DeviceInfo::described(String::new(), "jsonl")
     }
 
-    /// Compute capability as numbers.
+    /// Compute capability as numbers ((0, 0) when unknown).
     pub fn cc(&self) -> (u32, u32) {
-        let mut it = self.compute_capability.split('.').map(|p| p.parse().unwrap_or(0));
+        let mut it = self.compute_capability.as_deref().unwrap_or("").split('.').map(|p| p.parse().unwrap_or(0));
         (it.next().unwrap_or(0), it.next().unwrap_or(0))
+    }
+
+    /// The validation limits, or a usage error naming the device when it has none (a device only
+    /// another tool's output describes).
+    pub fn checked_limits(&self) -> Result<&DeviceLimits> {
+        self.limits.as_ref().ok_or_else(|| {
+            crate::error::Error::usage(format!("device '{}' ({}) has no known limits", self.name, self.backend))
+        })
     }
 }
 
@@ -221,6 +244,9 @@ pub trait Backend {
     /// least 256 MiB), timed like [`Backend::time`]: the DRAM bandwidth records are compared with.
     /// Returns the bytes copied and the per-iteration times.
     fn memcpy(&mut self, warmup: u32, iters: u32) -> Result<(u64, Vec<f64>)>;
+    /// Runs the calibration microbenchmarks (kernels/calibrate.cu) and returns what they measured; the
+    /// mock returns made-up figures (marked `mock` by [`calibrate::calibration`]).
+    fn calibrate(&mut self) -> Result<crate::model::calibration::Measurements>;
     /// Runs `kernel` once on the given inputs (not random ones: an image to blur, say) and returns its
     /// outputs. Loads the kernel; the current problem's buffers are released.
     fn apply(&mut self, kernel: &dyn Kernel, launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>>;

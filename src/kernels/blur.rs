@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use super::{Access, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
 
@@ -408,59 +408,87 @@ impl Kernel for Blur {
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
         let (w, h) = (self.w, self.h);
         let idx = |x: i64, y: i64| (clamp(y, h) * w as usize + clamp(x, w)) as u64;
-        let load = |insn: usize, index: u64| Access {
-            insn: insn.min(u16::MAX as usize) as u16,
-            kind: AccessKind::Load,
-            buffer: 0,
-            index,
-            bytes: 4,
-        };
-        let store = |insn: usize, index: u64| Access {
-            insn: insn.min(u16::MAX as usize) as u16,
-            kind: AccessKind::Store,
-            buffer: 1,
-            index,
-            bytes: 4,
-        };
         let x = t.block.x as i64 * t.dim.x as i64 + t.thread.x as i64;
         let y = t.block.y as i64 * t.dim.y as i64 + t.thread.y as i64;
         let r = self.g.r as i64;
+        let taps = (2 * r + 1) as u64;
+        // Shared memory: the taps `w[MAX_TAPS + 1]` (static, words 0..256), then the dynamic tile.
+        const TILE: u64 = MAX_TAPS as u64 + 1;
+        const NORM: u64 = MAX_TAPS as u64;
+        if !matches!(self.stage, Stage::RgV | Stage::RgH | Stage::RgVSeg) {
+            // taps(): threads store w[k] for k = tid, tid + nthreads, ...; thread 0 sums them serially
+            // and stores the normalisation at w[MAX_TAPS].
+            let tid = (t.thread.y * t.dim.x + t.thread.x) as u64;
+            let nthreads = t.dim.x as u64 * t.dim.y as u64;
+            for (i, k) in (tid..taps).step_by(nthreads.max(1) as usize).enumerate() {
+                out.push(Access::shared_store(i, k, 4));
+            }
+            if tid == 0 {
+                for k in 0..taps {
+                    out.push(Access::shared_load(1000 + k as usize, k, 4));
+                }
+                out.push(Access::shared_store(999, NORM, 4));
+            }
+        }
         match self.stage {
             Stage::Direct | Stage::Rows | Stage::Cols => {
                 if x >= w as i64 || y >= h as i64 {
                     return;
                 }
+                // Per tap, its weight from shared memory (a broadcast) and the pixel from global.
                 let mut insn = 0;
                 for j in if self.stage == Stage::Rows { 0..=0 } else { -r..=r } {
+                    if self.stage == Stage::Direct {
+                        out.push(Access::shared_load(2000 + (j + r) as usize, (j + r) as u64, 4));
+                    }
                     for i in if self.stage == Stage::Cols { 0..=0 } else { -r..=r } {
-                        out.push(load(insn, idx(x + i, y + j)));
+                        let tap = if self.stage == Stage::Cols { j + r } else { i + r };
+                        out.push(Access::shared_load(3000 + insn, tap as u64, 4));
+                        out.push(Access::load(insn, 0, idx(x + i, y + j), 4));
                         insn += 1;
                     }
                 }
-                out.push(store(insn, idx(x, y)));
+                out.push(Access::shared_load(2999, NORM, 4));
+                out.push(Access::store(insn, 1, idx(x, y), 4));
             }
             Stage::RowsTiled | Stage::ColsTiled => {
-                // The tile loads: each thread loads its share of the block's span, then stores one pixel.
+                // The tile loads: each thread loads its share of the block's span into the tile; after
+                // the barrier, per tap a weight (broadcast) and a tile word; then one pixel stored.
                 let (bx, by) = (t.dim.x as i64, t.dim.y as i64);
                 let (x0, y0) = (t.block.x as i64 * bx, t.block.y as i64 * by);
+                let (tx, ty) = (t.thread.x as i64, t.thread.y as i64);
                 let mut insn = 0;
                 if self.stage == Stage::RowsTiled {
-                    let mut i = t.thread.x as i64;
-                    while i < bx + 2 * r {
-                        out.push(load(insn, idx(x0 - r + i, y)));
+                    let span = bx + 2 * r;
+                    let mut i = tx;
+                    while i < span {
+                        out.push(Access::load(insn, 0, idx(x0 - r + i, y), 4));
+                        out.push(Access::shared_store(100 + insn, TILE + (ty * span + i) as u64, 4));
                         insn += 1;
                         i += bx;
                     }
                 } else {
-                    let mut j = t.thread.y as i64;
-                    while j < by + 2 * r {
-                        out.push(load(insn, idx(x, y0 - r + j)));
+                    let span = by + 2 * r;
+                    let mut j = ty;
+                    while j < span {
+                        out.push(Access::load(insn, 0, idx(x, y0 - r + j), 4));
+                        out.push(Access::shared_store(100 + insn, TILE + (j * bx + tx) as u64, 4));
                         insn += 1;
                         j += by;
                     }
                 }
                 if x < w as i64 && y < h as i64 {
-                    out.push(store(64, idx(x, y)));
+                    for k in 0..taps as i64 {
+                        let word = if self.stage == Stage::RowsTiled {
+                            ty * (bx + 2 * r) + tx + k
+                        } else {
+                            (ty + k) * bx + tx
+                        };
+                        out.push(Access::shared_load(3000 + 2 * k as usize, k as u64, 4));
+                        out.push(Access::shared_load(3001 + 2 * k as usize, TILE + word as u64, 4));
+                    }
+                    out.push(Access::shared_load(2999, NORM, 4));
+                    out.push(Access::store(64, 1, idx(x, y), 4));
                 }
             }
             Stage::RgV | Stage::RgH | Stage::RgVSeg => {
@@ -481,8 +509,8 @@ impl Kernel for Blur {
                 };
                 let at = |i: i64| if self.stage == Stage::RgH { idx(i, line) } else { idx(line, i) };
                 for (k, i) in (lo..hi).enumerate() {
-                    out.push(load(2 * k, at(i)));
-                    out.push(store(2 * k + 1, at(i)));
+                    out.push(Access::load(2 * k, 0, at(i), 4));
+                    out.push(Access::store(2 * k + 1, 1, at(i), 4));
                 }
             }
         }
@@ -526,6 +554,7 @@ pub fn error(a: &[f32], exact: &[f64]) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::AccessKind;
 
     fn image(w: u32, h: u32) -> Vec<f32> {
         // A smooth gradient with a sharp square: edges and flat regions.

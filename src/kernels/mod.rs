@@ -84,28 +84,59 @@ pub struct Work {
     pub flops: u64,
 }
 
-/// Load or store.
+/// Load or store, to global or shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccessKind {
     /// A global load.
     Load,
     /// A global store.
     Store,
+    /// A shared-memory load (`index` is a 4-byte word offset in the block's shared memory).
+    SharedLoad,
+    /// A shared-memory store (`index` as for [`AccessKind::SharedLoad`]).
+    SharedStore,
 }
 
-/// One global-memory access of one thread.
+/// One memory access of one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
-    /// The instruction it belongs to (accesses of one warp with the same `insn` form one request).
+    /// The instruction it belongs to (accesses of one warp with the same `insn` and kind form one request).
     pub insn: u16,
-    /// Load or store.
+    /// Load or store, global or shared.
     pub kind: AccessKind,
-    /// Buffer index in [`Kernel::buffers`].
+    /// Buffer index in [`Kernel::buffers`] (0 for shared memory).
     pub buffer: u8,
-    /// Element index in that buffer.
+    /// Element index in that buffer; for shared memory, the 4-byte word offset from the start of the
+    /// block's shared memory (static arrays first, then the dynamic one, as ptxas lays them out), which
+    /// decides the bank.
     pub index: u64,
     /// Bytes accessed (4 for a float, 16 for a float4).
     pub bytes: u8,
+}
+
+impl Access {
+    /// A global load of `bytes` at element `index` of buffer `buffer`.
+    pub fn load(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
+        Access { insn: insn.min(u16::MAX as usize) as u16, kind: AccessKind::Load, buffer, index, bytes }
+    }
+    /// A global store.
+    pub fn store(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
+        Access { insn: insn.min(u16::MAX as usize) as u16, kind: AccessKind::Store, buffer, index, bytes }
+    }
+    /// A shared-memory load of `bytes` at word `word`.
+    pub fn shared_load(insn: usize, word: u64, bytes: u8) -> Self {
+        Access { insn: insn.min(u16::MAX as usize) as u16, kind: AccessKind::SharedLoad, buffer: 0, index: word, bytes }
+    }
+    /// A shared-memory store.
+    pub fn shared_store(insn: usize, word: u64, bytes: u8) -> Self {
+        Access {
+            insn: insn.min(u16::MAX as usize) as u16,
+            kind: AccessKind::SharedStore,
+            buffer: 0,
+            index: word,
+            bytes,
+        }
+    }
 }
 
 /// A thread's coordinates.
@@ -155,7 +186,8 @@ pub trait Kernel: Send + Sync {
     fn barriers(&self) -> u32 {
         0
     }
-    /// Appends the global accesses of one thread, in program order.
+    /// Appends the memory accesses of one thread, in program order: global loads and stores, and the
+    /// shared-memory ones whose banks matter.
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>);
     /// How many loads each listed load stands for: a kernel whose [`Kernel::accesses`] lists only the
     /// first iterations of a long loop (the pattern repeats) gives trips / listed iterations.
@@ -466,6 +498,42 @@ pub fn lookup(name: &str, p: Problem) -> Result<Box<dyn Kernel>> {
     })
 }
 
+/// The kernel a record was measured with, from its entry and problem as [`Kernel::problem`] printed
+/// them (`sumMatrixOnGPU2D`, `16384x16384`; `rgbToGray`, `480x270 x 64 frames`; `blurRows`,
+/// `4096x4096, sigma 5`; `mad24`, `8192x8192, 24 MADs per element`; `divergeWarp`, `67108864
+/// elements`): what `model-check` needs to predict a measured configuration again.
+pub fn from_record(entry: &str, problem: &str) -> Result<Box<dyn Kernel>> {
+    let bad = || Error::usage(format!("cannot tell the problem of {entry} from '{problem}'"));
+    let name = match CATALOGUE.iter().find(|k| k.entry == entry) {
+        Some(k) => k.name,
+        None if entry.starts_with("mad") && entry[3..].parse::<u32>().is_ok() => "mad",
+        None => return Err(unknown(entry)),
+    };
+    let words: Vec<&str> = problem.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    let before = |word: &str| {
+        words.iter().position(|w| *w == word).and_then(|i| i.checked_sub(1)).and_then(|i| words[i].parse::<u32>().ok())
+    };
+    let mut p = Problem::default();
+    if let Some((x, y)) = words.first().and_then(|w| w.split_once('x')) {
+        p.nx = Some(x.parse().map_err(|_| bad())?);
+        p.ny = Some(y.parse().map_err(|_| bad())?);
+    }
+    p.frames = before("frames");
+    p.n = before("MADs");
+    p.sigma = words.iter().position(|w| *w == "sigma").and_then(|i| words.get(i + 1)).and_then(|w| w.parse().ok());
+    if let Some(n) = before("elements").or_else(|| before("structs")) {
+        (p.nx, p.ny) = (Some(n), Some(1));
+    }
+    if name == "matmul-coalesced" || name == "matmul-strided" {
+        p.ny = None;
+    }
+    let k = lookup(name, p)?;
+    if k.problem() != problem || k.entry() != entry {
+        return Err(bad());
+    }
+    Ok(k)
+}
+
 /// Fresh inputs: uniform in [-1, 1), element `i` of input buffer `b` being [`uniform`]`(seed, b, i)`,
 /// generated in parallel. The GPU backend fills its buffers with the same function on the device
 /// (kernels/init.cu), so inputs never cross PCIe; these host copies feed the CPU reference.
@@ -533,6 +601,19 @@ mod tests {
         }
         assert_eq!(lookup("sumMatrixOnGPU2D", Problem::default()).unwrap().name(), "sum-matrix");
         assert!(e.to_string().contains("unknown kernel 'nope'"));
+    }
+
+    #[test]
+    fn kernels_come_back_from_their_records() {
+        for info in CATALOGUE {
+            let k = lookup(info.name, info.selftest).unwrap();
+            let back = from_record(k.entry(), &k.problem()).unwrap();
+            assert_eq!((back.entry(), back.problem()), (k.entry(), k.problem()), "{}", info.name);
+        }
+        let mad = lookup("mad", Problem { n: Some(6), ..Problem::sized(64, 32) }).unwrap();
+        assert_eq!(from_record("mad6", &mad.problem()).unwrap().problem(), "64x32, 6 MADs per element");
+        assert!(from_record("sumMatrixOnGPU2D", "a few").is_err());
+        assert!(from_record("nope", "16x16").is_err());
     }
 
     #[test]

@@ -186,30 +186,50 @@ impl Kernel for Transpose {
             }
             return;
         }
+        // Through shared memory: each thread loads `reps` rows of the tile, stores them to shared
+        // memory, and after the barrier reads a column of it and stores that as a row of `out`.
         let (tile, reps) = self.tile(t.dim);
         let (tile, reps) = (tile as u64, reps as u64);
         let grid = self.grid(t.dim);
         let bx = t.block.x as u64;
         let by = if self.diagonal() { (t.block.y as u64 + bx) % grid.y as u64 } else { t.block.y as u64 };
-        let (step, width, bytes) = if self.variant == Variant::Tile64 { (8, 2, 8) } else { (t.dim.y as u64, 1, 4) };
-        let x = bx * tile + width * tx;
+        if self.variant == Variant::Tile64 {
+            // 64 x 65 floats (static), float2 global accesses, two 4-byte shared accesses per float2.
+            let x = bx * 64 + 2 * tx;
+            for k in 0..8 {
+                let r = ty + 8 * k;
+                out.push(Access::load(k as usize, 0, (by * 64 + r) * w + x, 8));
+            }
+            for k in 0..8 {
+                let r = ty + 8 * k;
+                out.push(Access::shared_store(2 * k as usize, r * 65 + 2 * tx, 4));
+                out.push(Access::shared_store(2 * k as usize + 1, r * 65 + 2 * tx + 1, 4));
+            }
+            for k in 0..8 {
+                let r = ty + 8 * k;
+                out.push(Access::shared_load(2 * k as usize, 2 * tx * 65 + r, 4));
+                out.push(Access::shared_load(2 * k as usize + 1, (2 * tx + 1) * 65 + r, 4));
+                out.push(Access::store(k as usize, 1, (bx * 64 + r) * h + by * 64 + 2 * tx, 8));
+            }
+            return;
+        }
+        // transposeL/LS: a static 16 x 16 tile; transposeShared[Diag]: a dynamic T x (T + 1) one.
+        let pitch = if matches!(self.variant, Variant::L | Variant::LS) { tile } else { tile + 1 };
+        let step = t.dim.y as u64;
+        let x = bx * tile + tx;
         for k in 0..reps {
-            let y = by * tile + ty + k * step;
+            let (r, y) = (ty + k * step, by * tile + ty + k * step);
             if x < w && y < h {
-                out.push(Access { insn: k as u16, kind: AccessKind::Load, buffer: 0, index: y * w + x, bytes });
+                out.push(Access::load(k as usize, 0, y * w + x, 4));
+                out.push(Access::shared_store(k as usize, r * pitch + tx, 4));
             }
         }
-        let ox = by * tile + width * tx;
+        let ox = by * tile + tx;
         for k in 0..reps {
-            let oy = bx * tile + ty + k * step;
+            let (r, oy) = (ty + k * step, bx * tile + ty + k * step);
             if ox < h && oy < w {
-                out.push(Access {
-                    insn: (reps + k) as u16,
-                    kind: AccessKind::Store,
-                    buffer: 1,
-                    index: oy * h + ox,
-                    bytes,
-                });
+                out.push(Access::shared_load(k as usize, tx * pitch + r, 4));
+                out.push(Access::store((reps + k) as usize, 1, oy * h + ox, 4));
             }
         }
     }

@@ -64,18 +64,36 @@ pub struct Arch {
     /// Bytes per global-memory transaction of the memory model: 128-byte lines (L1-cached, 2.x/3.x, as
     /// nvprof counted gld_efficiency there) or 32-byte sectors (5.0 and newer).
     pub global_txn_bytes: u32,
-    /// FP32 lanes per SM (P in SKE).
+    /// FP32 lanes per SM (P in SKE): FP32 add/multiply/multiply-add results per clock.
     pub fp32_lanes_per_sm: u32,
+    /// 32-bit integer add/logic/compare results per clock per SM.
+    pub int_lanes_per_sm: u32,
+    /// 32-bit integer multiply(-add) results per clock per SM (Maxwell and Pascal emulate it with
+    /// several XMADs: a third of their integer rate, rounded down).
+    pub imul_lanes_per_sm: u32,
+    /// Special-function (and conversion) results per clock per SM.
+    pub sfu_lanes_per_sm: u32,
+    /// Warp schedulers per SM, one instruction issued per clock each.
+    pub schedulers_per_sm: u32,
     /// Load/store units per SM (L in SKE).
     pub ldst_units_per_sm: u32,
-    /// Model constant: DRAM latency under load, in SM cycles (docs/MODEL.md says which are calibrated).
+    /// DRAM latency of a load on an idle GPU, in SM cycles, for cards that were not calibrated
+    /// (docs/MODEL.md says where each comes from).
     pub mem_latency_cycles: u32,
-    /// Model constant: SM cycles between two block launches on one SM (the block scheduler's rate).
+    /// SM cycles between two block launches on one SM (the block scheduler's rate), for cards that
+    /// were not calibrated.
     pub block_issue_cycles: u32,
     /// Model constant: spread of warp completion times within a block (see `occupancy::achieved`).
     pub warp_spread: f64,
-    /// Model constant: L1 bytes (sectors or lines) one SM serves per cycle to global loads.
+    /// Bytes per clock one SM's L1 / shared-memory data path delivers: 32 banks of 4 bytes (CUDA C++
+    /// Programming Guide, "Shared Memory").
     pub l1_bytes_per_clk: u32,
+    /// L2 bandwidth, bytes per clock for the whole chip, where NVIDIA documents it (Volta 2048, Ampere
+    /// 5120: NVIDIA A100 Tensor Core GPU Architecture whitepaper); else assumed [`L2_OVER_DRAM`] times
+    /// the DRAM copy bandwidth.
+    ///
+    /// [`L2_OVER_DRAM`]: super::time::L2_OVER_DRAM
+    pub l2_bytes_per_clk: Option<u32>,
 }
 
 impl Arch {
@@ -120,20 +138,39 @@ const fn modern(cc: (u32, u32), family: &'static str) -> Arch {
         smem_carveouts_kib: &[],
         global_txn_bytes: 32,
         fp32_lanes_per_sm: 128,
+        int_lanes_per_sm: 64,
+        imul_lanes_per_sm: 64,
+        sfu_lanes_per_sm: 16,
+        schedulers_per_sm: 4,
         ldst_units_per_sm: 32,
-        // Calibrated on an H200 (docs/MODEL.md): 0.8 us and 12.5 blocks/us/SM at 1980 MHz, 0.19 from
-        // ncu's achieved occupancy over the seed's shapes, 200 B/clk from gaussian-smooth (the one
-        // L1-bound kernel). Assumed for the other modern archs.
-        mem_latency_cycles: 1580,
+        // Where no calibration exists (offline estimates): "about 800 cycles per request" (source 003);
+        // 12.5 blocks/us/SM at 1980 MHz, the block scheduler's rate measured on an H200 (docs/MODEL.md);
+        // 0.19 from ncu's achieved occupancy over the seed's shapes. A measured sweep replaces the first
+        // two by the device's own calibration.
+        mem_latency_cycles: LATENCY_CYCLES,
         block_issue_cycles: 158,
         warp_spread: 0.19,
-        l1_bytes_per_clk: 200,
+        l1_bytes_per_clk: 128,
+        l2_bytes_per_clk: None,
     }
 }
 
-/// Model constants of the pre-Maxwell archs: 800-cycle memory latency (source 003) and the warp spread
-/// fitted to the seed's Fermi achieved occupancy (source 001).
-const OLD_LATENCY: u32 = 800;
+/// Maxwell's and Pascal's rates: 128 FP32 and integer lanes, 32 special-function ones, 32-bit integer
+/// multiplies emulated by three XMADs.
+const MAXWELL_PASCAL_RATES: Arch =
+    Arch { int_lanes_per_sm: 128, imul_lanes_per_sm: 42, sfu_lanes_per_sm: 32, ..modern((5, 0), "Maxwell") };
+
+impl Arch {
+    /// This row for another compute capability and family (a template's rates kept).
+    const fn with_cc(self, cc: (u32, u32), family: &'static str) -> Arch {
+        Arch { cc, family, ..self }
+    }
+}
+
+/// Memory latency, cycles: "about 800 cycles per request" (source 003), for every arch that was not
+/// calibrated; and the warp spread fitted to the seed's Fermi achieved occupancy (source 001) for the
+/// pre-Maxwell archs.
+const LATENCY_CYCLES: u32 = 800;
 const OLD_SPREAD: f64 = 0.15;
 
 /// Every compute capability warpscope models, oldest first.
@@ -156,8 +193,12 @@ pub static ARCHS: &[Arch] = &[
         smem_alloc_unit: 512,
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 8,
+        int_lanes_per_sm: 8,
+        imul_lanes_per_sm: 8,
+        sfu_lanes_per_sm: 2,
+        schedulers_per_sm: 1,
         ldst_units_per_sm: 8,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((1, 3), "Tesla (GT200)")
     },
@@ -175,8 +216,12 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 48],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 32,
+        int_lanes_per_sm: 32,
+        imul_lanes_per_sm: 16,
+        sfu_lanes_per_sm: 4,
+        schedulers_per_sm: 2,
         ldst_units_per_sm: 16,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((2, 0), "Fermi")
     },
@@ -194,8 +239,12 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 48],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 48,
+        int_lanes_per_sm: 48,
+        imul_lanes_per_sm: 16,
+        sfu_lanes_per_sm: 8,
+        schedulers_per_sm: 2,
         ldst_units_per_sm: 16,
-        mem_latency_cycles: OLD_LATENCY,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((2, 1), "Fermi")
     },
@@ -206,7 +255,10 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 32, 48],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 192,
-        mem_latency_cycles: OLD_LATENCY,
+        int_lanes_per_sm: 160,
+        imul_lanes_per_sm: 32,
+        sfu_lanes_per_sm: 32,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((3, 0), "Kepler")
     },
@@ -216,7 +268,10 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 32, 48],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 192,
-        mem_latency_cycles: OLD_LATENCY,
+        int_lanes_per_sm: 160,
+        imul_lanes_per_sm: 32,
+        sfu_lanes_per_sm: 32,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((3, 5), "Kepler")
     },
@@ -227,19 +282,32 @@ pub static ARCHS: &[Arch] = &[
         smem_carveouts_kib: &[16, 32, 48, 80, 96, 112],
         global_txn_bytes: 128,
         fp32_lanes_per_sm: 192,
-        mem_latency_cycles: OLD_LATENCY,
+        int_lanes_per_sm: 160,
+        imul_lanes_per_sm: 32,
+        sfu_lanes_per_sm: 32,
+        mem_latency_cycles: LATENCY_CYCLES,
         warp_spread: OLD_SPREAD,
         ..modern((3, 7), "Kepler")
     },
-    Arch { smem_per_sm: 64 * KIB, ..modern((5, 0), "Maxwell") },
-    Arch { smem_per_sm: 96 * KIB, ..modern((5, 2), "Maxwell") },
-    Arch { smem_per_sm: 64 * KIB, sub_partitions: 2, fp32_lanes_per_sm: 64, ..modern((6, 0), "Pascal") },
-    Arch { smem_per_sm: 96 * KIB, ..modern((6, 1), "Pascal") },
+    Arch { smem_per_sm: 64 * KIB, ..MAXWELL_PASCAL_RATES.with_cc((5, 0), "Maxwell") },
+    Arch { smem_per_sm: 96 * KIB, ..MAXWELL_PASCAL_RATES.with_cc((5, 2), "Maxwell") },
+    Arch {
+        smem_per_sm: 64 * KIB,
+        sub_partitions: 2,
+        fp32_lanes_per_sm: 64,
+        int_lanes_per_sm: 64,
+        imul_lanes_per_sm: 21,
+        sfu_lanes_per_sm: 16,
+        schedulers_per_sm: 2,
+        ..MAXWELL_PASCAL_RATES.with_cc((6, 0), "Pascal")
+    },
+    Arch { smem_per_sm: 96 * KIB, ..MAXWELL_PASCAL_RATES.with_cc((6, 1), "Pascal") },
     Arch {
         smem_per_sm: 96 * KIB,
         smem_per_block_optin: 96 * KIB,
         smem_carveouts_kib: &[0, 8, 16, 32, 64, 96],
         fp32_lanes_per_sm: 64,
+        l2_bytes_per_clk: Some(2048),
         ..modern((7, 0), "Volta")
     },
     Arch {
@@ -258,6 +326,7 @@ pub static ARCHS: &[Arch] = &[
         smem_alloc_unit: 128,
         smem_carveouts_kib: &[0, 8, 16, 32, 64, 100, 132, 164],
         fp32_lanes_per_sm: 64,
+        l2_bytes_per_clk: Some(5120),
         ..modern((8, 0), "Ampere")
     },
     Arch {

@@ -1,17 +1,46 @@
-//! The warp-level memory-access model: groups each warp's global accesses per instruction, counts the
-//! distinct transactions (32-byte sectors on 5.0+, 128-byte lines on 2.x/3.x) they touch, and gives
-//! nvprof's gld/gst efficiency, transactions and transactions per request from the kernel's own
-//! address function, without a GPU.
+//! The warp-level memory-access model: groups each warp's accesses per instruction and counts, from the
+//! kernel's own address function and without a GPU, what the memory pipeline sees: global transactions
+//! (32-byte sectors on 5.0+, 128-byte lines on 2.x/3.x) and their efficiency, L1 passes, stores that
+//! write part of a sector, the segments that reach L2 once a block's reuse is served by L1, and
+//! shared-memory wavefronts (bank conflicts).
+//!
+//! Its cost does not grow with the grid ([`analyze`]; a grid of at most [`WARP_BUDGET`] warps is walked
+//! whole):
+//! - blocks fall into strata by position: the last along each axis (where a ragged edge leaves threads
+//!   idle) apart, and on short axes (64 blocks or fewer) the first too (where stencils clamp);
+//! - a stratum of at most 8 warps is walked whole; from the others, units are drawn along two
+//!   golden-ratio sequences with irrational shifts (randomized quasi-Monte Carlo). A unit is a patch of
+//!   consecutive blocks spanning one period of their alignment to 32-byte sectors along each axis (read
+//!   from how far each buffer's first access moves between neighbouring blocks: 8 blocks at most for
+//!   4-byte elements), every warp walked, so that periodic address patterns average out exactly;
+//! - warps with the same access pattern relative to their lines (and banks) are counted once (memo);
+//! - the spread of the two sequences' means gives a 95 % confidence half-width (Student's t); more
+//!   units are drawn where it is largest until it is within [`TARGET_ERROR`] of every main count or
+//!   about [`WARP_BUDGET`] warps were walked, and the half-width reached is reported
+//!   ([`MemStats::error`]). Strata under a tenth of the blocks get shorter patches when the budget is
+//!   short (their bias weighs little).
+//!
+//! [`analyze_exact`] walks every warp; the tests hold the two together (main counts within the stated
+//! half-width or 1.5 %, L1 passes 2 %, L2 segments 40 % on small grids).
+
+use std::collections::HashSet;
 
 use crate::kernels::{Access, AccessKind, Kernel, Thread};
 use crate::spec::Dim3;
 
-/// Accesses the model walks per configuration, about; beyond that it samples whole blocks spread over
-/// the grid and scales the counts up. (A kernel
-/// with many accesses per thread, like a 31x31 convolution, gets fewer blocks.)
-pub const SAMPLE_ACCESSES: u64 = 1 << 18;
+/// Relative 95 % confidence half-width the fast path stops at, for every main count.
+pub const TARGET_ERROR: f64 = 0.02;
+/// Accesses walked to measure a block's reuse (the block, or its first warps up to this many).
+const REUSE_BUDGET: u64 = 1 << 15;
+/// Bytes of an L1 cache line: one tag lookup serves the sectors of one line.
+const LINE_BYTES: u64 = 128;
+/// Bytes of a sector, the unit L2 and DRAM read and write (every arch warpscope models).
+const SECTOR_BYTES: u64 = 32;
+/// Shared-memory banks, each 4 bytes wide (CUDA C++ Programming Guide, "Shared Memory", compute
+/// capability 2.x and newer).
+pub const BANKS: u64 = 32;
 
-/// Counts for one direction (loads or stores).
+/// Counts for one direction of global memory (loads or stores).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Traffic {
     /// Warp-level instructions with at least one active thread.
@@ -22,10 +51,31 @@ pub struct Traffic {
     pub requested_bytes: f64,
     /// Runs of adjacent 128-byte lines per request, summed: the L1 passes ("wavefronts") the time model
     /// charges one cycle each. A request scattered over 32 rows takes 32; a contiguous span of lines, as
-    /// an array of structures or interleaved RGB reads it, one (docs/MODEL.md: fitted on the matmul
-    /// mappings, and a line per cycle would make gaussian-smooth and the AoS sum 1.2-1.9x slower than
-    /// measured).
+    /// an array of structures or interleaved RGB reads it, one.
     pub wavefronts: f64,
+    /// Stores: 32-byte sectors a request writes only part of (L2 merges them with a masked write).
+    pub partial_sectors: f64,
+    /// Transactions that reach L2: for loads, those of a block not already requested by the same block
+    /// (served by L1); for stores, every transaction.
+    pub l2_transactions: f64,
+}
+
+/// Shared-memory counts for one direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SharedTraffic {
+    /// Warp-level shared-memory instructions with an active thread.
+    pub requests: f64,
+    /// Passes through the banks: per request, the most distinct 4-byte words any bank must deliver
+    /// (threads reading the same word share it), per group of threads that fits in one pass
+    /// (32 for 4-byte, 16 for 8-byte, 8 for 16-byte accesses).
+    pub wavefronts: f64,
+}
+
+impl SharedTraffic {
+    /// Wavefronts per request: 1 without bank conflicts, up to 32.
+    pub fn per_request(&self) -> Option<f64> {
+        (self.requests > 0.0).then(|| self.wavefronts / self.requests)
+    }
 }
 
 /// The model's result for one configuration.
@@ -35,12 +85,22 @@ pub struct MemStats {
     pub loads: Traffic,
     /// Global stores.
     pub stores: Traffic,
+    /// Shared-memory loads.
+    pub shared_loads: SharedTraffic,
+    /// Shared-memory stores.
+    pub shared_stores: SharedTraffic,
     /// Bytes per transaction (32 or 128).
     pub txn_bytes: u32,
-    /// Blocks walked.
+    /// Blocks with at least one warp walked.
     pub sampled_blocks: u64,
     /// Blocks in the grid.
     pub total_blocks: u64,
+    /// Warps walked (the fast path may walk a warp more than once).
+    pub sampled_warps: u64,
+    /// Warps in the grid.
+    pub total_warps: u64,
+    /// 95 % confidence half-width of the main counts, relative (0 when every warp was walked).
+    pub error: f64,
 }
 
 impl Traffic {
@@ -60,119 +120,679 @@ impl Traffic {
     }
 }
 
-/// Bytes of an L1 cache line: one tag lookup serves the sectors of one line.
-const LINE_BYTES: u64 = 128;
-
-/// Base address of buffer `i`: far apart and 256-byte aligned, as cudaMalloc returns them.
+/// Base address of global buffer `i`: 64 GiB apart (every buffer is smaller) and aligned, as cudaMalloc
+/// returns them; addresses stay under 2^44 for every `u8` buffer index.
 fn base(buffer: u8) -> u64 {
-    (buffer as u64 + 1) << 40
+    (buffer as u64 + 1) << 36
 }
 
-/// Walks the (sampled) grid of `kernel` with `block` and counts transactions of `txn_bytes`.
-pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
-    let total_blocks = grid.volume();
-    let threads_per_block = block.volume();
-    let mut stats =
-        MemStats { loads: Traffic::default(), stores: Traffic::default(), txn_bytes, sampled_blocks: 0, total_blocks };
-    if total_blocks == 0 || threads_per_block == 0 || txn_bytes == 0 {
-        return stats;
-    }
-    // Size the sample from the accesses of one block.
-    let mut probe = Vec::new();
-    for t in 0..threads_per_block {
-        let thread = Dim3::new(
-            (t % block.x as u64) as u32,
-            ((t / block.x as u64) % block.y as u64) as u32,
-            (t / (block.x as u64 * block.y as u64)) as u32,
-        );
-        kernel.accesses(&Thread { block: Dim3::new(0, 0, 0), thread, dim: block }, &mut probe);
-    }
-    let per_block = (probe.len() as u64).max(threads_per_block);
-    let want = (SAMPLE_ACCESSES / per_block).clamp(1, total_blocks);
-    // Every block when they fit; otherwise a golden-ratio (low-discrepancy) sequence over the grid, which
-    // no period of the grid can alias with: evenly spaced picks can all land on the ragged last row of
-    // blocks (32x11 blocks over 270-row frames did) and undercount.
-    let pick = |k: u64| {
-        if want == total_blocks {
-            k
-        } else {
-            let x = (0.5 + k as f64 * 0.618_033_988_749_894_9).fract();
-            ((x * total_blocks as f64) as u64).min(total_blocks - 1)
-        }
-    };
+/// A sort key of (instruction, load or store, address or segment): the instruction in the top 17 bits,
+/// the direction in bit 46, the rest below.
+fn key(insn: u16, load: bool, low: u64) -> u64 {
+    ((insn as u64) << 47) | ((load as u64) << 46) | low
+}
 
-    let mut warp: Vec<Access> = Vec::with_capacity(32 * 8);
-    let mut keys: Vec<(u16, bool, u64)> = Vec::with_capacity(32 * 8);
-    let mut seen = std::collections::HashSet::new();
-    for k in 0..want {
-        let linear = pick(k);
-        if !seen.insert(linear) {
-            continue;
+const LOW: u64 = (1 << 46) - 1;
+
+/// The per-warp counts, in a fixed order, so that strata keep sums and squares of each.
+mod c {
+    pub const LD_REQ: usize = 0;
+    pub const LD_TXN: usize = 1;
+    pub const LD_BYTES: usize = 2;
+    pub const LD_WF: usize = 3;
+    /// Distinct load transactions of the warp over all its load instructions (L1 reuse within a warp).
+    pub const LD_DISTINCT: usize = 4;
+    pub const ST_REQ: usize = 5;
+    pub const ST_TXN: usize = 6;
+    pub const ST_BYTES: usize = 7;
+    pub const ST_WF: usize = 8;
+    pub const ST_PARTIAL: usize = 9;
+    pub const SH_LD_REQ: usize = 10;
+    pub const SH_LD_WF: usize = 11;
+    pub const SH_ST_REQ: usize = 12;
+    pub const SH_ST_WF: usize = 13;
+    pub const N: usize = 14;
+    /// The counts whose sampling error decides when to stop, each with the count its error is relative
+    /// to (partial sectors are a share of the store transactions).
+    pub const MAIN: [(usize, usize); 6] = [
+        (LD_TXN, LD_TXN),
+        (LD_WF, LD_WF),
+        (ST_TXN, ST_TXN),
+        (ST_PARTIAL, ST_TXN),
+        (SH_LD_WF, SH_LD_WF),
+        (SH_ST_WF, SH_ST_WF),
+    ];
+}
+
+type Counts = [f64; c::N];
+
+/// Scratch buffers reused across warps.
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<Access>,
+    lanes: Vec<u8>,
+    /// Whether the collected warp made shared-memory accesses.
+    shared: bool,
+    keys: Vec<u64>,
+    segs: Vec<u64>,
+    cover: Vec<(u64, u64)>,
+    distinct: Vec<u64>,
+    shared_acc: Vec<(u16, bool, u8, u8, u64)>,
+    banks: Vec<(u64, u64)>,
+}
+
+/// Memoised patterns kept per thread at most (the memo is cleared when full).
+const MEMO_PATTERNS: usize = 1 << 16;
+
+thread_local! {
+    /// The counts of every warp pattern this thread has seen (see [`count_warp_memo`]): warps with the
+    /// same pattern have the same counts, in any configuration or kernel.
+    static MEMO: std::cell::RefCell<rustc_hash::FxHashMap<u64, Counts>> = Default::default();
+}
+
+/// The counts of the collected warp, from the memo when a warp with the same pattern was counted. The
+/// pattern is each access relative to an anchor: the first address of its buffer down to a 128-byte
+/// line (the first shared word down to a row of banks), so that sectors, lines and banks are kept; with
+/// the transaction size it is hashed to 64 bits, which stands for it (a collision among the patterns a
+/// memo holds has odds of about 2^-30).
+fn count_warp_memo(s: &mut Scratch, txn_bytes: u64) -> Counts {
+    let mut anchors = [u64::MAX; 4];
+    let mut h = 0x243f_6a88_85a3_08d3u64 ^ txn_bytes;
+    for (a, &lane) in s.acc.iter().zip(&s.lanes) {
+        let (slot, addr, unit) = match a.kind {
+            AccessKind::SharedLoad | AccessKind::SharedStore => (3, a.index, BANKS),
+            _ => ((a.buffer as usize).min(2), base(a.buffer) + a.index * 4, LINE_BYTES),
+        };
+        if anchors[slot] == u64::MAX {
+            anchors[slot] = addr / unit * unit;
         }
-        stats.sampled_blocks += 1;
-        let b = Dim3::new(
-            (linear % grid.x as u64) as u32,
-            ((linear / grid.x as u64) % grid.y as u64) as u32,
-            (linear / (grid.x as u64 * grid.y as u64)) as u32,
-        );
-        for t in 0..threads_per_block {
-            let thread = Dim3::new(
-                (t % block.x as u64) as u32,
-                ((t / block.x as u64) % block.y as u64) as u32,
-                (t / (block.x as u64 * block.y as u64)) as u32,
-            );
-            kernel.accesses(&Thread { block: b, thread, dim: block }, &mut warp);
-            if t % 32 == 31 || t + 1 == threads_per_block {
-                count_warp(&mut warp, &mut keys, txn_bytes, &mut stats);
+        let tag = (a.insn as u64) << 48 | (a.kind as u64) << 46 | (a.buffer as u64) << 38 | (a.bytes as u64) << 30;
+        for x in [tag | lane as u64, addr.wrapping_sub(anchors[slot])] {
+            h = (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(27);
+        }
+    }
+    if let Some(c) = MEMO.with(|m| m.borrow().get(&h).copied()) {
+        return c;
+    }
+    let counts = count_warp(s, txn_bytes, None);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= MEMO_PATTERNS {
+            m.clear();
+        }
+        m.insert(h, counts);
+    });
+    counts
+}
+
+/// The thread of linear index `t` in `block`.
+fn thread_of(t: u64, block: Dim3) -> Dim3 {
+    Dim3::new(
+        (t % block.x as u64) as u32,
+        ((t / block.x as u64) % block.y as u64) as u32,
+        (t / (block.x as u64 * block.y as u64)) as u32,
+    )
+}
+
+/// The block of linear index `b` in `grid`.
+fn block_of(b: u64, grid: Dim3) -> Dim3 {
+    Dim3::new(
+        (b % grid.x as u64) as u32,
+        ((b / grid.x as u64) % grid.y as u64) as u32,
+        (b / (grid.x as u64 * grid.y as u64)) as u32,
+    )
+}
+
+/// Collects warp `warp` of block `b` into the scratch (accesses and each one's lane); returns the
+/// number of accesses.
+fn collect(kernel: &dyn Kernel, b: Dim3, block: Dim3, warp: u64, s: &mut Scratch) -> u64 {
+    s.acc.clear();
+    s.lanes.clear();
+    let threads = block.volume();
+    let first = warp * 32;
+    let mut t = thread_of(first, block);
+    for lane in 0..(threads - first).min(32) {
+        kernel.accesses(&Thread { block: b, thread: t, dim: block }, &mut s.acc);
+        s.lanes.resize(s.acc.len(), lane as u8);
+        // The next thread, x fastest.
+        t.x += 1;
+        if t.x == block.x {
+            t.x = 0;
+            t.y += 1;
+            if t.y == block.y {
+                t.y = 0;
+                t.z += 1;
             }
         }
     }
-    let scale = total_blocks as f64 / stats.sampled_blocks as f64;
-    for (t, s) in [(&mut stats.loads, scale * kernel.load_repeat()), (&mut stats.stores, scale)] {
-        t.requests *= s;
-        t.transactions *= s;
-        t.requested_bytes *= s;
-        t.wavefronts *= s;
-    }
-    stats
+    s.shared = s.acc.iter().any(|a| matches!(a.kind, AccessKind::SharedLoad | AccessKind::SharedStore));
+    s.acc.len() as u64
 }
 
-/// Adds one warp's accesses to the counts and empties the buffer.
-fn count_warp(warp: &mut Vec<Access>, keys: &mut Vec<(u16, bool, u64)>, txn_bytes: u32, stats: &mut MemStats) {
-    keys.clear();
-    // Requested bytes count each address once per instruction: threads reading the same word (a
-    // broadcast) use one word of the sector, as ncu's bytes-per-sector metrics count them.
-    warp.sort_unstable_by_key(|a| (a.insn, a.kind == AccessKind::Load, a.buffer, a.index, a.bytes));
-    warp.dedup_by_key(|a| (a.insn, a.kind == AccessKind::Load, a.buffer, a.index, a.bytes));
-    for a in warp.iter() {
-        let is_load = a.kind == AccessKind::Load;
-        let traffic = if is_load { &mut stats.loads } else { &mut stats.stores };
-        traffic.requested_bytes += a.bytes as f64;
-        let first = base(a.buffer) + a.index * 4;
-        let last = first + a.bytes.max(1) as u64 - 1;
-        for seg in first / txn_bytes as u64..=last / txn_bytes as u64 {
-            keys.push((a.insn, is_load, seg));
+/// The first address of each global buffer (slots 0-2, later buffers share slot 2) and the first
+/// shared word (slot 3) in the collected warp; `u64::MAX` where there is none.
+fn firsts(s: &Scratch) -> [u64; 4] {
+    let mut f = [u64::MAX; 4];
+    for a in &s.acc {
+        let (slot, addr) = match a.kind {
+            AccessKind::SharedLoad | AccessKind::SharedStore => (3, a.index * 4),
+            _ => ((a.buffer as usize).min(2), base(a.buffer) + a.index * 4),
+        };
+        if f[slot] == u64::MAX {
+            f[slot] = addr;
         }
     }
-    keys.sort_unstable();
-    keys.dedup();
-    let per_line = (LINE_BYTES / txn_bytes as u64).max(1);
-    let (mut prev_insn, mut prev_line) = (None, None);
-    for &(insn, is_load, seg) in keys.iter() {
-        let traffic = if is_load { &mut stats.loads } else { &mut stats.stores };
-        traffic.transactions += 1.0;
-        if prev_insn != Some((insn, is_load)) {
-            traffic.requests += 1.0;
-            prev_insn = Some((insn, is_load));
+    f
+}
+
+/// Counts one collected warp. Global load transactions of the warp are appended to `block_txns` when
+/// given (to measure reuse across the block's warps).
+fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>) -> Counts {
+    let mut out = [0.0; c::N];
+    if s.shared {
+        count_shared(s, &mut out);
+    }
+    // Global: each address once per instruction (a broadcast requests its word once). A key holds the
+    // instruction, the direction, the access width (log2 bytes) and the 4-byte word address.
+    s.keys.clear();
+    for a in &s.acc {
+        let load = match a.kind {
+            AccessKind::Load => true,
+            AccessKind::Store => false,
+            _ => continue,
+        };
+        let width = (a.bytes.max(1) as u64).ilog2() as u64;
+        s.keys.push(key(a.insn, load, width << 42 | (base(a.buffer) / 4 + a.index)));
+    }
+    s.keys.sort_unstable();
+    s.keys.dedup();
+    s.segs.clear();
+    s.cover.clear();
+    s.distinct.clear();
+    for &k in &s.keys {
+        let load = k >> 46 & 1 == 1;
+        let head = k & !LOW;
+        let bytes = 1u64 << (k >> 42 & 7);
+        out[if load { c::LD_BYTES } else { c::ST_BYTES }] += bytes as f64;
+        let first = (k & ((1 << 42) - 1)) * 4;
+        let last = first + bytes - 1;
+        for seg in first / txn_bytes..=last / txn_bytes {
+            s.segs.push(head | seg);
+            if load {
+                s.distinct.push(seg);
+            }
+        }
+        if !load {
+            for sector in first / SECTOR_BYTES..=last / SECTOR_BYTES {
+                let lo = first.max(sector * SECTOR_BYTES);
+                let hi = (last + 1).min((sector + 1) * SECTOR_BYTES);
+                s.cover.push((head | sector, hi - lo));
+            }
+        }
+    }
+    // Sorted already unless one instruction mixes access widths.
+    if !s.segs.is_sorted() {
+        s.segs.sort_unstable();
+        s.cover.sort_unstable();
+    }
+    s.segs.dedup();
+    let per_line = (LINE_BYTES / txn_bytes).max(1);
+    let (mut prev_head, mut prev_line) = (u64::MAX, None);
+    for &k in &s.segs {
+        let (head, seg) = (k & !LOW, k & LOW);
+        let load = k >> 46 & 1 == 1;
+        let (req, txn, wf) = if load { (c::LD_REQ, c::LD_TXN, c::LD_WF) } else { (c::ST_REQ, c::ST_TXN, c::ST_WF) };
+        out[txn] += 1.0;
+        if head != prev_head {
+            out[req] += 1.0;
+            prev_head = head;
             prev_line = None;
         }
         let line = seg / per_line;
         if prev_line.is_none_or(|p: u64| line > p + 1) {
-            traffic.wavefronts += 1.0;
+            out[wf] += 1.0;
         }
         prev_line = Some(line);
     }
-    warp.clear();
+    // Partial sectors: a store instruction's bytes per sector, under 32.
+    let mut i = 0;
+    while i < s.cover.len() {
+        let sector = s.cover[i].0;
+        let mut bytes = 0;
+        while i < s.cover.len() && s.cover[i].0 == sector {
+            bytes += s.cover[i].1;
+            i += 1;
+        }
+        if bytes < SECTOR_BYTES {
+            out[c::ST_PARTIAL] += 1.0;
+        }
+    }
+    s.distinct.sort_unstable();
+    s.distinct.dedup();
+    out[c::LD_DISTINCT] = s.distinct.len() as f64;
+    if let Some(t) = block_txns {
+        t.extend_from_slice(&s.distinct);
+    }
+    out
+}
+
+/// Adds the warp's shared-memory requests and their bank passes to `out`.
+fn count_shared(s: &mut Scratch, out: &mut Counts) {
+    s.shared_acc.clear();
+    for (a, &lane) in s.acc.iter().zip(&s.lanes) {
+        if matches!(a.kind, AccessKind::SharedLoad | AccessKind::SharedStore) {
+            s.shared_acc.push((a.insn, a.kind == AccessKind::SharedLoad, a.bytes.max(4), lane, a.index));
+        }
+    }
+    s.shared_acc.sort_unstable_by_key(|&(insn, load, bytes, lane, _)| (insn, load, bytes, lane));
+    let shared = &s.shared_acc;
+    let mut i = 0;
+    while i < shared.len() {
+        let (insn, load, bytes) = (shared[i].0, shared[i].1, shared[i].2);
+        let mut j = i;
+        while j < shared.len() && (shared[j].0, shared[j].1, shared[j].2) == (insn, load, bytes) {
+            j += 1;
+        }
+        let wavefronts = bank_wavefronts(&shared[i..j], &mut s.banks);
+        let (req, wf) = if load { (c::SH_LD_REQ, c::SH_LD_WF) } else { (c::SH_ST_REQ, c::SH_ST_WF) };
+        out[req] += 1.0;
+        out[wf] += wavefronts;
+        i = j;
+    }
+}
+
+/// Bank passes of one shared-memory request: `group` holds (insn, load, bytes, lane, word) of its
+/// active threads, sorted by lane. Threads are served in groups that move 128 bytes at most per pass
+/// (32 lanes of 4 bytes, 16 of 8, 8 of 16); in each, the bank with the most distinct words sets the
+/// passes.
+fn bank_wavefronts(group: &[(u16, bool, u8, u8, u64)], banks: &mut Vec<(u64, u64)>) -> f64 {
+    let bytes = group[0].2 as u64;
+    let lanes_per_pass = (BANKS * 4 / bytes).max(1);
+    let mut total = 0.0;
+    let mut i = 0;
+    while i < group.len() {
+        let pass = group[i].3 as u64 / lanes_per_pass;
+        banks.clear();
+        while i < group.len() && group[i].3 as u64 / lanes_per_pass == pass {
+            for w in group[i].4..group[i].4 + bytes / 4 {
+                banks.push((w % BANKS, w));
+            }
+            i += 1;
+        }
+        banks.sort_unstable();
+        banks.dedup();
+        let mut worst = 0;
+        let mut k = 0;
+        while k < banks.len() {
+            let mut n = 0;
+            let bank = banks[k].0;
+            while k < banks.len() && banks[k].0 == bank {
+                n += 1;
+                k += 1;
+            }
+            worst = worst.max(n);
+        }
+        total += worst as f64;
+    }
+    total
+}
+
+/// Interleaved golden-ratio sequences per stratum (randomized quasi-Monte Carlo): the spread of their
+/// means is the sampling error.
+const REPLICATES: usize = 2;
+/// Student's t for 95 % with `REPLICATES - 1` degrees of freedom.
+const T95: f64 = 12.706;
+const GOLDEN: f64 = 0.618_033_988_749_894_9;
+/// Blocks of a sampling unit along an axis at most: a block of 4-byte elements repeats its alignment
+/// to a 32-byte sector every 8 blocks at most.
+const RUN: u64 = 8;
+/// Warps the fast path walks per configuration, about (the largest stratum's first runs are always
+/// walked; the edge strata's runs are shortened to fit).
+pub const WARP_BUDGET: u64 = 128;
+
+/// One stratum of blocks: a range along each axis.
+struct Stratum {
+    lo: [u64; 3],
+    len: [u64; 3],
+    /// Blocks per unit along each axis at most.
+    run: u64,
+    /// Walked whole (few warps): `sum[0]` is its exact total.
+    exhaustive: bool,
+    /// Units drawn per replicate so far.
+    n: u64,
+    /// Per replicate, the sum over its units of each unit's counts per block.
+    sum: [Counts; REPLICATES],
+}
+
+impl Stratum {
+    fn blocks(&self) -> u64 {
+        self.len.iter().product()
+    }
+
+    /// The stratum's `k`-th block, x fastest.
+    fn block(&self, k: u64) -> [u64; 3] {
+        [k % self.len[0], (k / self.len[0]) % self.len[1], k / (self.len[0] * self.len[1])]
+    }
+
+    /// The first block of unit `k` of replicate `r`: on the replicate's golden-ratio sequence over the
+    /// stratum (stratum coordinates).
+    fn start(&self, r: usize, k: u64) -> [u64; 3] {
+        // Replicate shifts at multiples of an irrational (the plastic number's inverse), so that no
+        // period of the grid lines the sequences up.
+        let u = (0.5 + r as f64 * 0.754_877_666_246_692_7 + k as f64 * GOLDEN).fract();
+        self.block(((u * self.blocks() as f64) as u64).min(self.blocks() - 1))
+    }
+
+    /// The grid block `d` away from stratum coordinates `c` (which stays within the stratum).
+    fn at(&self, c: [u64; 3], d: [u64; 3]) -> Dim3 {
+        let v = |a: usize| (self.lo[a] + c[a] + d[a]) as u32;
+        Dim3::new(v(0), v(1), v(2))
+    }
+
+    /// The estimated total of count `i` and its variance (from the spread of the replicates' means).
+    fn total(&self, i: usize) -> (f64, f64) {
+        if self.exhaustive {
+            return (self.sum[0][i], 0.0);
+        }
+        if self.n == 0 {
+            return (0.0, 0.0);
+        }
+        let means: Vec<f64> = self.sum.iter().map(|s| s[i] / self.n as f64).collect();
+        let mean = means.iter().sum::<f64>() / REPLICATES as f64;
+        let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (REPLICATES - 1) as f64;
+        let n = self.blocks() as f64;
+        (n * mean, n * n * var / REPLICATES as f64)
+    }
+}
+
+/// The classes of positions along an axis of `g` blocks: the last (where a ragged edge leaves threads
+/// idle) apart from the others, and on a short axis the first too.
+fn axis_classes(g: u64) -> Vec<(u64, u64)> {
+    match g {
+        0 => Vec::new(),
+        1 => vec![(0, 1)],
+        2 => vec![(0, 1), (1, 1)],
+        // On a short axis the first blocks (where stencils clamp) weigh enough for a stratum of their own.
+        3..=64 => vec![(0, 1), (1, g - 2), (g - 1, 1)],
+        _ => vec![(0, g - 1), (g - 1, 1)],
+    }
+}
+
+/// Walks a sample of `kernel`'s warps on `grid` x `block` and counts transactions of `txn_bytes`
+/// (see the module's documentation for the sampling and its error).
+pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
+    let mut stats = empty(grid, block, txn_bytes);
+    let threads = block.volume();
+    if stats.total_blocks == 0 || threads == 0 || txn_bytes == 0 {
+        return stats;
+    }
+    if stats.total_warps <= WARP_BUDGET {
+        return analyze_exact(kernel, grid, block, txn_bytes);
+    }
+    let wpb = threads.div_ceil(32);
+    let mut strata: Vec<Stratum> = Vec::new();
+    for (zl, zn) in axis_classes(grid.z as u64) {
+        for (yl, yn) in axis_classes(grid.y as u64) {
+            for (xl, xn) in axis_classes(grid.x as u64) {
+                let len = [xn, yn, zn];
+                let blocks: u64 = len.iter().product();
+                strata.push(Stratum {
+                    lo: [xl, yl, zl],
+                    len,
+                    run: 1,
+                    exhaustive: blocks * wpb <= RUN,
+                    n: 0,
+                    sum: [[0.0; c::N]; REPLICATES],
+                });
+            }
+        }
+    }
+    // Patches of a whole period (up to RUN blocks along an axis) in the strata that hold a tenth of the
+    // blocks or more; the lighter ones (edges of a large grid) share what the budget leaves.
+    let total_blocks = stats.total_blocks;
+    let heavy = |h: &Stratum| 10 * h.blocks() >= total_blocks;
+    let first_pass = strata.iter().filter(|h| heavy(h) && !h.exhaustive).count() as u64 * REPLICATES as u64 * RUN * wpb;
+    let light = strata.iter().filter(|h| !heavy(h) && !h.exhaustive).count() as u64;
+    let share = WARP_BUDGET.saturating_sub(first_pass) / (light.max(1) * REPLICATES as u64 * wpb);
+    for h in strata.iter_mut() {
+        h.run = if heavy(h) { RUN } else { share.clamp(1, RUN) };
+    }
+    let big = (0..strata.len()).max_by_key(|&i| strata[i].blocks()).expect("a non-empty grid has a stratum");
+    let mut sampled = 0u64;
+    let mut blocks_seen = HashSet::new();
+    // The counts of block `b` (every warp); the first addresses of a block's first warp.
+    let s = std::cell::RefCell::new(Scratch::default());
+    let mut walk = |b: Dim3| {
+        let s = &mut *s.borrow_mut();
+        blocks_seen.insert((b.x, b.y, b.z));
+        let mut sum = [0.0; c::N];
+        for w in 0..wpb {
+            collect(kernel, b, block, w, s);
+            add(&mut sum, &count_warp_memo(s, txn_bytes as u64));
+        }
+        sampled += wpb;
+        sum
+    };
+    let mut probe = |b: Dim3| {
+        let s = &mut *s.borrow_mut();
+        collect(kernel, b, block, 0, s);
+        firsts(s)
+    };
+    // Exhaustive strata are walked whole; the others get one unit per replicate, then more (doubling)
+    // where the error is, until it is small enough or the budget is spent.
+    for h in strata.iter_mut() {
+        if h.exhaustive {
+            for k in 0..h.blocks() {
+                let [x, y, z] = h.block(k);
+                let b = Dim3::new((h.lo[0] + x) as u32, (h.lo[1] + y) as u32, (h.lo[2] + z) as u32);
+                let counts = walk(b);
+                add(&mut h.sum[0], &counts);
+            }
+        } else {
+            draw(h, 1, &mut walk, &mut probe);
+        }
+    }
+    loop {
+        let (error, worst) = relative_error(&strata);
+        stats.error = error;
+        let spent = strata.iter().map(|h| h.n * REPLICATES as u64 * h.run * wpb).sum::<u64>();
+        if error <= TARGET_ERROR || spent >= WARP_BUDGET {
+            break;
+        }
+        let Some(h) = worst else { break };
+        let more = strata[h].n;
+        draw(&mut strata[h], more, &mut walk, &mut probe);
+    }
+    let mut total = [0.0; c::N];
+    for h in &strata {
+        for (i, t) in total.iter_mut().enumerate() {
+            *t += h.total(i).0;
+        }
+    }
+    // Reuse across the warps of a block: measured on one block of the largest stratum.
+    let first = strata[big].at(strata[big].start(0, 0), [0, 0, 0]);
+    let reuse = block_reuse(kernel, first, block, txn_bytes as u64, &mut s.borrow_mut());
+    stats.sampled_warps = sampled;
+    stats.sampled_blocks = blocks_seen.len() as u64;
+    fill(&mut stats, &total, total[c::LD_DISTINCT] * reuse, kernel.load_repeat());
+    stats
+}
+
+fn add(sum: &mut Counts, counts: &Counts) {
+    for (t, v) in sum.iter_mut().zip(counts) {
+        *t += v;
+    }
+}
+
+/// Draws `more` units per replicate from stratum `h`, each the mean counts per block over a patch of
+/// blocks that spans one period of their alignment to 32-byte sectors along every axis. The period is
+/// read from how far the first access to each buffer moves from the patch's first block to the next
+/// along the axis (`32 / gcd(32, step)` blocks: one where blocks are a multiple of 32 bytes apart, 8 at
+/// most for 4-byte elements), capped at the stratum's `run`. `walk` counts a block; `probe` gives the
+/// first addresses of a block's first warp.
+fn draw(h: &mut Stratum, more: u64, walk: &mut dyn FnMut(Dim3) -> Counts, probe: &mut dyn FnMut(Dim3) -> [u64; 4]) {
+    for k in h.n..h.n + more {
+        for r in 0..REPLICATES {
+            let c = h.start(r, k);
+            let origin = probe(h.at(c, [0, 0, 0]));
+            let mut patch = [1u64; 3];
+            for (a, p) in patch.iter_mut().enumerate() {
+                if h.len[a] < 2 {
+                    continue;
+                }
+                // The neighbour along the axis, inside the stratum.
+                let mut n = c;
+                n[a] = if c[a] + 1 < h.len[a] { c[a] + 1 } else { c[a] - 1 };
+                let period = origin
+                    .iter()
+                    .zip(probe(h.at(n, [0, 0, 0])))
+                    .filter(|(x, y)| **x != u64::MAX && *y != u64::MAX)
+                    .map(|(x, y)| SECTOR_BYTES / gcd(SECTOR_BYTES, y.wrapping_sub(*x) % SECTOR_BYTES))
+                    .fold(1, lcm);
+                *p = period.min(h.run).min(h.len[a]);
+            }
+            // A short axis (two patches or less) is covered whole where the patch stays small: no
+            // remainder of a period is left out.
+            for a in 0..3 {
+                let others: u64 = (0..3).filter(|&b| b != a).map(|b| patch[b]).product();
+                if h.len[a] <= 2 * RUN && h.run == RUN && others * h.len[a] <= RUN * RUN {
+                    patch[a] = h.len[a];
+                }
+            }
+            // Consecutive blocks, not wrapping: a wrapped patch would miss part of the period.
+            let c = [0, 1, 2].map(|a| c[a].min(h.len[a] - patch[a]));
+            let mut unit = [0.0; c::N];
+            for dz in 0..patch[2] {
+                for dy in 0..patch[1] {
+                    for dx in 0..patch[0] {
+                        add(&mut unit, &walk(h.at(c, [dx, dy, dz])));
+                    }
+                }
+            }
+            let blocks = (patch[0] * patch[1] * patch[2]) as f64;
+            for (t, v) in h.sum[r].iter_mut().zip(unit) {
+                *t += v / blocks;
+            }
+        }
+    }
+    h.n += more;
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b) * b
+}
+
+/// The same counts from every warp of the grid (tests, and the reference the fast path is held to).
+pub fn analyze_exact(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
+    let mut stats = empty(grid, block, txn_bytes);
+    let threads = block.volume();
+    if stats.total_blocks == 0 || threads == 0 || txn_bytes == 0 {
+        return stats;
+    }
+    let mut s = Scratch::default();
+    let mut total = [0.0; c::N];
+    let mut l2 = 0.0;
+    let mut txns = Vec::new();
+    for b in 0..stats.total_blocks {
+        txns.clear();
+        for w in 0..threads.div_ceil(32) {
+            collect(kernel, block_of(b, grid), block, w, &mut s);
+            let counts = count_warp(&mut s, txn_bytes as u64, Some(&mut txns));
+            for (t, v) in total.iter_mut().zip(counts) {
+                *t += v;
+            }
+        }
+        txns.sort_unstable();
+        txns.dedup();
+        l2 += txns.len() as f64;
+    }
+    stats.sampled_blocks = stats.total_blocks;
+    stats.sampled_warps = stats.total_warps;
+    fill(&mut stats, &total, l2, kernel.load_repeat());
+    stats
+}
+
+fn empty(grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
+    MemStats {
+        loads: Traffic::default(),
+        stores: Traffic::default(),
+        shared_loads: SharedTraffic::default(),
+        shared_stores: SharedTraffic::default(),
+        txn_bytes,
+        sampled_blocks: 0,
+        total_blocks: grid.volume(),
+        sampled_warps: 0,
+        total_warps: grid.volume() * block.volume().div_ceil(32),
+        error: 0.0,
+    }
+}
+
+/// The largest relative 95 % half-width over the main counts, and the stratum contributing most to it
+/// (`None` when the worst count's error comes from no stratum that can be sampled further).
+fn relative_error(strata: &[Stratum]) -> (f64, Option<usize>) {
+    let mut worst = (0.0, None);
+    for &(i, of) in &c::MAIN {
+        let v: f64 = strata.iter().map(|h| h.total(i).1).sum();
+        let t: f64 = strata.iter().map(|h| h.total(of).0).sum();
+        if t <= 0.0 || v <= 0.0 {
+            continue;
+        }
+        let rel = T95 * v.sqrt() / t;
+        if rel > worst.0 {
+            let h = strata
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| !h.exhaustive && h.n * (REPLICATES as u64) < h.blocks())
+                .max_by(|a, b| a.1.total(i).1.total_cmp(&b.1.total(i).1))
+                .map(|(k, _)| k);
+            worst = (rel, h);
+        }
+    }
+    worst
+}
+
+/// Distinct load transactions of one block over the sum of its warps' own distinct ones: the share of
+/// a block's per-warp load transactions that L1 does not serve from another warp's request. A block of
+/// more than [`REUSE_BUDGET`] accesses is measured on its first warps (a lower bound on the reuse).
+fn block_reuse(kernel: &dyn Kernel, b: Dim3, block: Dim3, txn_bytes: u64, s: &mut Scratch) -> f64 {
+    let mut txns = Vec::new();
+    let (mut per_warp, mut walked) = (0.0, 0);
+    for w in 0..block.volume().div_ceil(32) {
+        walked += collect(kernel, b, block, w, s);
+        per_warp += count_warp(s, txn_bytes, Some(&mut txns))[c::LD_DISTINCT];
+        if walked >= REUSE_BUDGET {
+            break;
+        }
+    }
+    txns.sort_unstable();
+    txns.dedup();
+    if per_warp > 0.0 { txns.len() as f64 / per_warp } else { 1.0 }
+}
+
+/// Fills the report's counts from grid totals; `l2_loads` is the load transactions reaching L2.
+fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
+    stats.loads = Traffic {
+        requests: t[c::LD_REQ] * repeat,
+        transactions: t[c::LD_TXN] * repeat,
+        requested_bytes: t[c::LD_BYTES] * repeat,
+        wavefronts: t[c::LD_WF] * repeat,
+        partial_sectors: 0.0,
+        l2_transactions: l2_loads * repeat,
+    };
+    stats.stores = Traffic {
+        requests: t[c::ST_REQ],
+        transactions: t[c::ST_TXN],
+        requested_bytes: t[c::ST_BYTES],
+        wavefronts: t[c::ST_WF],
+        partial_sectors: t[c::ST_PARTIAL],
+        l2_transactions: t[c::ST_TXN],
+    };
+    stats.shared_loads = SharedTraffic { requests: t[c::SH_LD_REQ], wavefronts: t[c::SH_LD_WF] };
+    stats.shared_stores = SharedTraffic { requests: t[c::SH_ST_REQ], wavefronts: t[c::SH_ST_WF] };
 }
 
 #[cfg(test)]
@@ -213,7 +833,10 @@ mod tests {
         assert_eq!(s.loads.transactions, 2.0 * n * 4.0 / 32.0);
         assert_eq!(s.loads.per_request(), Some(4.0));
         assert_eq!(s.stores.transactions, n * 4.0 / 32.0);
+        assert_eq!(s.stores.partial_sectors, 0.0);
         assert!(s.sampled_blocks < s.total_blocks);
+        assert!(s.sampled_warps < 200, "{} warps walked", s.sampled_warps);
+        assert_eq!(s.error, 0.0, "identical warps: no sampling error");
     }
 
     #[test]
@@ -228,10 +851,125 @@ mod tests {
         assert_eq!(mc.loads.requests, warps * 2.0 * n as f64);
         assert_eq!(mc.loads.transactions, warps * 5.0 * n as f64);
         assert_eq!(mc.loads.wavefronts, warps * 2.0 * n as f64);
+        // L1 reuse: the 8 warps of a 32x8 block read the same row of B (4 sectors per k) and each its
+        // own row of A (1 sector per k... 8 of A's words share a sector, and the warp's 8 listed k
+        // fall in one sector): per block and 8 listed k, 8 x 1 + 8 x 4 = 40 sectors reach L2 of the
+        // 8 x (8 x 1 + 8 x 4) = 320 requested, scaled to the loop.
+        assert!((mc.loads.l2_transactions / (warps / 8.0) - (8.0 + 32.0) * n as f64 / 8.0).abs() < 1e-6);
         // Strided: A's 32 rows are 32 scattered lines, B one broadcast word.
         let ms = analyze(&s, s.grid(b), b, 32);
         assert_eq!(ms.loads.wavefronts, warps * 33.0 * n as f64);
         assert_eq!(ms.stores.transactions, warps * 32.0);
+    }
+
+    /// The fast path against every warp, on problems small enough to walk whole: every main count within
+    /// the half-width the fast path states, or 1.5 % (for odd block widths the period patches leave a
+    /// remainder at the end of an axis; L1 passes, whose period is the 128-byte line's, 2 %); partial
+    /// sectors likewise as a share of the store transactions; the L2 segments (a block's reuse measured
+    /// on one block, the edges of these small grids weighing much) within 40 %.
+    #[test]
+    fn fast_path_agrees_with_the_exact_walk() {
+        use crate::kernels::{Problem, lookup};
+        let small = |nx, ny| Problem { nx: Some(nx), ny: Some(ny), ..Default::default() };
+        let kernels = [
+            ("sum-matrix", small(300, 217)),
+            ("transpose-naive", small(300, 217)),
+            ("transpose-shared", small(300, 217)),
+            ("blur-rows-tiled", Problem { sigma: Some(2.0), ..small(150, 97) }),
+            ("blur-cols", Problem { sigma: Some(2.0), ..small(150, 97) }),
+            ("gaussian-smooth", Problem { frames: Some(2), ..small(90, 47) }),
+            ("resize", Problem { frames: Some(2), ..small(90, 47) }),
+            ("matmul-coalesced", small(96, 96)),
+        ];
+        let shapes = [(32, 8), (16, 16), (256, 1), (7, 13), (13, 5), (48, 4), (3, 32), (100, 2), (32, 32)];
+        let mut checked = 0;
+        for (name, problem) in kernels {
+            let k = lookup(name, problem).unwrap();
+            for (bx, by) in shapes {
+                let b = Dim3::new(bx, by, 1);
+                if k.check_block(b).is_some() {
+                    continue;
+                }
+                checked += 1;
+                let (f, e) = (analyze(k.as_ref(), k.grid(b), b, 32), analyze_exact(k.as_ref(), k.grid(b), b, 32));
+                let shared = |m: &MemStats| m.shared_loads.wavefronts + m.shared_stores.wavefronts;
+                // L1 passes repeat with the 128-byte line, up to 32 blocks, beyond the patches: 2 %.
+                for (what, fast, exact, of, floor) in [
+                    ("load requests", f.loads.requests, e.loads.requests, e.loads.requests, 0.015),
+                    ("load sectors", f.loads.transactions, e.loads.transactions, e.loads.transactions, 0.015),
+                    ("load passes", f.loads.wavefronts, e.loads.wavefronts, e.loads.wavefronts, 0.02),
+                    ("store sectors", f.stores.transactions, e.stores.transactions, e.stores.transactions, 0.015),
+                    (
+                        "partial sectors",
+                        f.stores.partial_sectors,
+                        e.stores.partial_sectors,
+                        e.stores.transactions,
+                        0.015,
+                    ),
+                    ("shared wavefronts", shared(&f), shared(&e), shared(&e), 0.015),
+                ] {
+                    let off = if of > 0.0 { (fast - exact).abs() / of } else { fast.abs() };
+                    let bound = f.error.max(floor) + 1e-9;
+                    assert!(
+                        off <= bound,
+                        "{name} {b}: {what} {fast} against {exact} (off {off:.4}, stated {:.4})",
+                        f.error
+                    );
+                }
+                let l2 = f.loads.l2_transactions / e.loads.l2_transactions;
+                assert!((0.7..1.4).contains(&l2), "{name} {b}: L2 segments {l2:.3} of exact");
+            }
+        }
+        assert!(checked > 50, "{checked}");
+    }
+
+    /// Bank conflicts worked by hand (32 banks of 4 bytes; a warp's 4-byte accesses take one pass per
+    /// distinct word in the busiest bank), on one block of each transpose.
+    #[test]
+    fn shared_memory_bank_conflicts() {
+        use crate::kernels::{Transpose, TransposeVariant as V};
+        let one_block = |v: V| {
+            let k = Transpose::new(v, 256, 256).unwrap();
+            analyze_exact(&k, Dim3::new(1, 1, 1), v.natural_block(), 32)
+        };
+        // transposeL, 16x16 unpadded: warp w is rows ty = 2w, 2w + 1 of 16 threads. Storing tile[ty][tx]
+        // writes words 16 ty + tx: 32 consecutive words, one pass. Reading tile[tx][ty] reads words
+        // 16 tx + ty: tx even -> bank ty, tx odd -> bank 16 + ty, so 4 banks get 8 distinct words each:
+        // 8 passes. 8 warps, one store and one read each.
+        let l = one_block(V::L);
+        assert_eq!((l.shared_stores.requests, l.shared_stores.wavefronts), (8.0, 8.0));
+        assert_eq!((l.shared_loads.requests, l.shared_loads.wavefronts), (8.0, 64.0));
+        assert_eq!(l.shared_loads.per_request(), Some(8.0));
+        // transposeShared 32x8 reads its 32 x 33 tile down a column: words 33 tx + r fall in banks
+        // (tx + r) mod 32, all different: one pass per read, as the padding intends (8 warps x 4 reads).
+        let p = one_block(V::Shared);
+        assert_eq!((p.shared_loads.requests, p.shared_loads.wavefronts), (32.0, 32.0));
+        // transposeTile64 reads tile[2 tx][r] of a 64 x 65 tile: words 130 tx + r, banks (2 tx + r) mod 32:
+        // 16 banks with 2 words each, 2 passes per read; 8 warps x 16 reads (8 rows, .x and .y).
+        let t = one_block(V::Tile64);
+        assert_eq!((t.shared_loads.requests, t.shared_loads.wavefronts), (128.0, 256.0));
+        // Its stores tile[r][2 tx] (and + 1): words 65 r + 2 tx: 2 words per bank: 2 passes each.
+        assert_eq!((t.shared_stores.requests, t.shared_stores.wavefronts), (128.0, 256.0));
+    }
+
+    /// Partial-sector stores worked by hand.
+    #[test]
+    fn strided_stores_write_part_of_every_sector() {
+        use crate::kernels::{Transpose, TransposeVariant as V};
+        // The naive transpose of a 64 x 64 matrix with 32 x 8 blocks: a warp stores out[x * 64 + y] for
+        // 32 consecutive x: 32 floats 256 bytes apart, each 4 of the 32 bytes of its own sector. 128
+        // warps x 1 store: 4096 sectors, every one partial, 32 per request; its loads are whole rows.
+        let k = Transpose::new(V::Naive, 64, 64).unwrap();
+        let b = Dim3::new(32, 8, 1);
+        let s = analyze_exact(&k, k.grid(b), b, 32);
+        assert_eq!(s.stores.requests, 128.0);
+        assert_eq!((s.stores.transactions, s.stores.partial_sectors), (4096.0, 4096.0));
+        assert_eq!(s.stores.per_request(), Some(32.0));
+        assert_eq!((s.loads.transactions, s.loads.per_request()), (512.0, Some(4.0)));
+        // Through the padded tile the same transpose stores whole rows: no partial sector.
+        let k = Transpose::new(V::Shared, 64, 64).unwrap();
+        let s = analyze_exact(&k, k.grid(b), b, 32);
+        assert_eq!((s.stores.transactions, s.stores.partial_sectors), (512.0, 0.0));
     }
 
     #[test]
@@ -242,5 +980,7 @@ mod tests {
         assert_eq!(s.loads.requests, 4.0); // 2 blocks x 2 load instructions
         assert_eq!(s.loads.requested_bytes, 2.0 * 33.0 * 4.0);
         assert_eq!(s.loads.transactions, 2.0 * (4.0 + 1.0));
+        // The last block's store writes 4 of the 32 bytes of its sector.
+        assert_eq!(s.stores.partial_sectors, 1.0);
     }
 }

@@ -1,11 +1,16 @@
 //! The only unsafe CUPTI code: finding and loading libcupti, the Range Profiler + Profiler Host calls
 //! (struct layouts from cudarc's `cupti::sys`, symbols resolved here so that a missing library or entry
 //! point is an error, not a panic), and RAII for the profiler objects. Call order per NVIDIA's CUPTI
-//! documentation and ../shared/docs/cupti-notes.md.
+//! documentation and ../shared/docs/cupti-notes.md. The Callback and Activity APIs that `warpscope
+//! nvprof`'s injection library uses inside a profiled program live in the submodules.
 
-use std::ffi::{CStr, CString, c_char};
+pub mod activity;
+pub mod callback;
+
+use std::ffi::{CStr, CString, c_char, c_void};
 use std::path::{Path, PathBuf};
 use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cudarc::cupti::sys as c;
 use cudarc::driver::sys::CUcontext;
@@ -13,6 +18,33 @@ use cudarc::driver::sys::CUcontext;
 use super::Unavailable;
 
 type Call<P> = unsafe extern "C" fn(*mut P) -> u32;
+
+/// CUPTI's callback type with the domain passed as its integer value (a newer CUPTI may pass domains
+/// the bindings' enum does not know).
+type RawCallback = Option<unsafe extern "C" fn(*mut c_void, u32, u32, *const c_void)>;
+
+/// Callback API entry points (enum-typed arguments passed as their `u32` values).
+struct CallbackFns {
+    subscribe: unsafe extern "C" fn(*mut c::CUpti_SubscriberHandle, RawCallback, *mut c_void) -> u32,
+    enable_callback: unsafe extern "C" fn(u32, c::CUpti_SubscriberHandle, u32, u32) -> u32,
+    context_id: unsafe extern "C" fn(CUcontext, *mut u32) -> u32,
+    device_id: unsafe extern "C" fn(CUcontext, *mut u32) -> u32,
+    stream_id_ex: unsafe extern "C" fn(CUcontext, cudarc::driver::sys::CUstream, u8, *mut u32) -> u32,
+    callback_name: unsafe extern "C" fn(u32, u32, *mut *const c_char) -> u32,
+    version: unsafe extern "C" fn(*mut u32) -> u32,
+}
+
+/// Activity API entry points.
+struct ActivityFns {
+    register: unsafe extern "C" fn(c::CUpti_BuffersCallbackRequestFunc, c::CUpti_BuffersCallbackCompleteFunc) -> u32,
+    enable: unsafe extern "C" fn(u32) -> u32,
+    disable: unsafe extern "C" fn(u32) -> u32,
+    flush_all: unsafe extern "C" fn(u32) -> u32,
+    next_record: unsafe extern "C" fn(*mut u8, usize, *mut *mut c::CUpti_Activity) -> u32,
+    dropped: unsafe extern "C" fn(CUcontext, u32, *mut usize) -> u32,
+    timestamp: unsafe extern "C" fn(*mut u64) -> u32,
+    flush_period: Option<unsafe extern "C" fn(u32) -> u32>,
+}
 
 /// The entry points warpscope uses, resolved once.
 struct Fns {
@@ -37,6 +69,8 @@ struct Fns {
     stop: Call<c::CUpti_RangeProfiler_Stop_Params>,
     decode: Call<c::CUpti_RangeProfiler_DecodeData_Params>,
     data_info: Call<c::CUpti_RangeProfiler_GetCounterDataInfo_Params>,
+    cb: CallbackFns,
+    act: ActivityFns,
 }
 
 /// A loaded libcupti.
@@ -111,6 +145,26 @@ impl Lib {
             stop: sym!(lib, path, "cuptiRangeProfilerStop"),
             decode: sym!(lib, path, "cuptiRangeProfilerDecodeData"),
             data_info: sym!(lib, path, "cuptiRangeProfilerGetCounterDataInfo"),
+            cb: CallbackFns {
+                subscribe: sym!(lib, path, "cuptiSubscribe"),
+                enable_callback: sym!(lib, path, "cuptiEnableCallback"),
+                context_id: sym!(lib, path, "cuptiGetContextId"),
+                device_id: sym!(lib, path, "cuptiGetDeviceId"),
+                stream_id_ex: sym!(lib, path, "cuptiGetStreamIdEx"),
+                callback_name: sym!(lib, path, "cuptiGetCallbackName"),
+                version: sym!(lib, path, "cuptiGetVersion"),
+            },
+            act: ActivityFns {
+                register: sym!(lib, path, "cuptiActivityRegisterCallbacks"),
+                enable: sym!(lib, path, "cuptiActivityEnable"),
+                disable: sym!(lib, path, "cuptiActivityDisable"),
+                flush_all: sym!(lib, path, "cuptiActivityFlushAll"),
+                next_record: sym!(lib, path, "cuptiActivityGetNextRecord"),
+                dropped: sym!(lib, path, "cuptiActivityGetNumDroppedRecords"),
+                timestamp: sym!(lib, path, "cuptiGetTimestamp"),
+                // SAFETY: as for sym!; optional, CUPTI works without a periodic flush.
+                flush_period: unsafe { lib.get(b"cuptiActivityFlushPeriod") }.ok().map(|f| *f),
+            },
         };
         Ok(Lib { fns, path: path.to_path_buf(), _lib: lib })
     }
@@ -118,6 +172,19 @@ impl Lib {
     /// The file that was loaded.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// CUPTI's API version (`cuptiGetVersion`): 24 for CUDA 12.6, 130001 for CUDA 13.0.1, ...
+    pub fn version(&self) -> Result<u32, Unavailable> {
+        let mut v = 0u32;
+        // SAFETY: writes one u32.
+        self.check("cuptiGetVersion", unsafe { (self.fns.cb.version)(&mut v) })?;
+        Ok(v)
+    }
+
+    /// The CUDA major release a CUPTI API version belongs to (12 for 18..=99, 13 for 130000.., ...).
+    pub fn cuda_major(api_version: u32) -> u32 {
+        if api_version >= 10_000 { api_version / 10_000 } else { 12 }
     }
 
     /// Turns a CUPTI result into `Ok` or the matching [`Unavailable`].
@@ -160,6 +227,19 @@ macro_rules! params {
     }};
 }
 
+/// How the kernels of a measurement are replayed for the passes a metric set needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replay {
+    /// CUPTI saves and restores device memory and relaunches each kernel itself, once per pass, inside
+    /// the launch call.
+    Kernel,
+    /// The caller repeats the work between `start` and `stop` until every pass is submitted.
+    User,
+}
+
+/// Live [`Session`]s: `cuptiProfilerDeInitialize` runs when the last one goes.
+static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
 /// A profiling session on one context for one list of metrics: host object, config image, range
 /// profiler and counter-data image. Dropping it tears everything down in reverse order.
 pub struct Session {
@@ -169,14 +249,74 @@ pub struct Session {
     config: Vec<u8>,
     counter_data: Vec<u8>,
     names: Vec<CString>,
+    max_ranges: usize,
+    initialized: bool,
     /// Replay passes the metric set needs.
     pub passes: usize,
 }
 
+// SAFETY: the CUPTI objects a Session holds are plain handles that CUPTI allows to be used from any
+// thread, one call at a time; callers serialize access (the injection library behind a mutex).
+unsafe impl Send for Session {}
+
 impl Session {
     /// Sets up counters `metrics` (full ncu names with rollups) on `ctx` (current on this thread),
-    /// device `ordinal`.
+    /// device `ordinal`, for one range per measurement.
     pub fn new(lib: &'static Lib, ctx: CUcontext, ordinal: usize, metrics: &[String]) -> Result<Self, Unavailable> {
+        Self::with_ranges(lib, ctx, ordinal, metrics, 1)
+    }
+
+    /// As [`Session::new`], with room for `max_ranges` kernels (auto ranges) between decodes.
+    pub fn with_ranges(
+        lib: &'static Lib,
+        ctx: CUcontext,
+        ordinal: usize,
+        metrics: &[String],
+        max_ranges: usize,
+    ) -> Result<Self, Unavailable> {
+        let mut s = Self::host(lib, ctx, ordinal, metrics, max_ranges)?;
+        let f = &lib.fns;
+        let mut ptrs = s.name_ptrs();
+        // SAFETY: params as CUPTI documents them; the name pointers live in `s.names`.
+        unsafe {
+            let mut p = params!(CUpti_RangeProfiler_Enable_Params, RangeProfiler_Enable_Params_STRUCT_SIZE);
+            p.ctx = ctx;
+            lib.check("cuptiRangeProfilerEnable", (f.enable)(&mut p))?;
+            s.profiler = p.pRangeProfilerObject;
+
+            let mut p = params!(
+                CUpti_RangeProfiler_GetCounterDataSize_Params,
+                RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE
+            );
+            p.pRangeProfilerObject = s.profiler;
+            p.pMetricNames = ptrs.as_mut_ptr();
+            p.numMetrics = ptrs.len();
+            p.maxNumOfRanges = s.max_ranges;
+            p.maxNumRangeTreeNodes = u32::try_from(s.max_ranges).unwrap_or(u32::MAX);
+            lib.check("cuptiRangeProfilerGetCounterDataSize", (f.data_size)(&mut p))?;
+            s.counter_data = vec![0u8; p.counterDataSize];
+        }
+        Ok(s)
+    }
+
+    /// Replay passes `metrics` need on the device of `ctx` (host-side only: nothing is enabled).
+    pub fn passes_of(
+        lib: &'static Lib,
+        ctx: CUcontext,
+        ordinal: usize,
+        metrics: &[String],
+    ) -> Result<usize, Unavailable> {
+        Ok(Self::host(lib, ctx, ordinal, metrics, 1)?.passes)
+    }
+
+    /// The host half: profiler initialised, host object, config image and its pass count.
+    fn host(
+        lib: &'static Lib,
+        ctx: CUcontext,
+        ordinal: usize,
+        metrics: &[String],
+        max_ranges: usize,
+    ) -> Result<Self, Unavailable> {
         let f = &lib.fns;
         let names: Vec<CString> = metrics
             .iter()
@@ -189,11 +329,15 @@ impl Session {
             config: Vec::new(),
             counter_data: Vec::new(),
             names,
+            max_ranges: max_ranges.max(1),
+            initialized: false,
             passes: 0,
         };
         unsafe {
             let mut p = params!(CUpti_Profiler_Initialize_Params, Profiler_Initialize_Params_STRUCT_SIZE);
             lib.check("cuptiProfilerInitialize", (f.initialize)(&mut p))?;
+            SESSIONS.fetch_add(1, Ordering::SeqCst);
+            s.initialized = true;
 
             let mut p = params!(CUpti_Device_GetChipName_Params, Device_GetChipName_Params_STRUCT_SIZE);
             p.deviceIndex = ordinal;
@@ -248,23 +392,6 @@ impl Session {
             p.pConfigImage = s.config.as_mut_ptr();
             lib.check("cuptiProfilerHostGetNumOfPasses", (f.num_passes)(&mut p))?;
             s.passes = p.numOfPasses;
-
-            let mut p = params!(CUpti_RangeProfiler_Enable_Params, RangeProfiler_Enable_Params_STRUCT_SIZE);
-            p.ctx = ctx;
-            lib.check("cuptiRangeProfilerEnable", (f.enable)(&mut p))?;
-            s.profiler = p.pRangeProfilerObject;
-
-            let mut p = params!(
-                CUpti_RangeProfiler_GetCounterDataSize_Params,
-                RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE
-            );
-            p.pRangeProfilerObject = s.profiler;
-            p.pMetricNames = ptrs.as_mut_ptr();
-            p.numMetrics = ptrs.len();
-            p.maxNumOfRanges = 1;
-            p.maxNumRangeTreeNodes = 1;
-            lib.check("cuptiRangeProfilerGetCounterDataSize", (f.data_size)(&mut p))?;
-            s.counter_data = vec![0u8; p.counterDataSize];
         }
         Ok(s)
     }
@@ -276,7 +403,37 @@ impl Session {
     /// Runs `launch` once per replay pass as one auto-range (user replay: the kernels warpscope runs
     /// rewrite their outputs entirely, so relaunching is correct), then returns one value per metric.
     pub fn measure(&mut self, mut launch: impl FnMut() -> Result<(), String>) -> Result<Vec<f64>, Unavailable> {
+        self.configure(Replay::User)?;
+        // One pass per iteration; a generous cap guards against a library that never says "done".
+        for pass in 0..self.passes.max(1) + 64 {
+            self.start()?;
+            let launched = launch();
+            let done = self.stop()?;
+            launched.map_err(Unavailable::Failed)?;
+            if done {
+                break;
+            }
+            if pass == self.passes.max(1) + 63 {
+                return Err(Unavailable::Failed("cuptiRangeProfilerStop never reported all passes submitted".into()));
+            }
+        }
+        let mut ranges = self.decode()?;
+        if ranges.is_empty() {
+            return Err(Unavailable::Failed("no profiled range (was the kernel launched?)".into()));
+        }
+        Ok(ranges.swap_remove(0))
+    }
+
+    /// Most kernels (auto ranges) one window may hold before [`Session::decode`].
+    pub fn max_ranges(&self) -> usize {
+        self.max_ranges
+    }
+
+    /// Empties the counter-data image and configures auto ranges with `replay`: what must precede the
+    /// first [`Session::start`] and follow every [`Session::decode`].
+    pub fn configure(&mut self, replay: Replay) -> Result<(), Unavailable> {
         let (lib, f) = (self.lib, &self.lib.fns);
+        // SAFETY: the params point at buffers this Session owns, alive for the call.
         unsafe {
             let mut p = params!(
                 CUpti_RangeProfiler_CounterDataImage_Initialize_Params,
@@ -294,34 +451,43 @@ impl Session {
             p.counterDataImageSize = self.counter_data.len();
             p.pCounterDataImage = self.counter_data.as_mut_ptr();
             p.range = c::CUpti_ProfilerRange::CUPTI_AutoRange;
-            p.replayMode = c::CUpti_ProfilerReplayMode::CUPTI_UserReplay;
-            p.maxRangesPerPass = 1;
+            p.replayMode = match replay {
+                Replay::Kernel => c::CUpti_ProfilerReplayMode::CUPTI_KernelReplay,
+                Replay::User => c::CUpti_ProfilerReplayMode::CUPTI_UserReplay,
+            };
+            p.maxRangesPerPass = self.max_ranges;
             p.numNestingLevels = 1;
             p.minNestingLevel = 1;
             p.passIndex = 0;
             p.targetNestingLevel = 1;
-            lib.check("cuptiRangeProfilerSetConfig", (f.set_config)(&mut p))?;
+            lib.check("cuptiRangeProfilerSetConfig", (f.set_config)(&mut p))
+        }
+    }
 
-            // One pass per iteration; a generous cap guards against a library that never says "done".
-            for pass in 0..self.passes.max(1) + 64 {
-                let mut p = params!(CUpti_RangeProfiler_Start_Params, RangeProfiler_Start_Params_STRUCT_SIZE);
-                p.pRangeProfilerObject = self.profiler;
-                lib.check("cuptiRangeProfilerStart", (f.start)(&mut p))?;
-                let launched = launch();
-                let mut p = params!(CUpti_RangeProfiler_Stop_Params, RangeProfiler_Stop_Params_STRUCT_SIZE);
-                p.pRangeProfilerObject = self.profiler;
-                lib.check("cuptiRangeProfilerStop", (f.stop)(&mut p))?;
-                launched.map_err(Unavailable::Failed)?;
-                if p.isAllPassSubmitted != 0 {
-                    break;
-                }
-                if pass == self.passes.max(1) + 63 {
-                    return Err(Unavailable::Failed(
-                        "cuptiRangeProfilerStop never reported all passes submitted".into(),
-                    ));
-                }
-            }
+    /// Starts profiling: every kernel launched on the context from now on is one range.
+    pub fn start(&mut self) -> Result<(), Unavailable> {
+        let mut p = params!(CUpti_RangeProfiler_Start_Params, RangeProfiler_Start_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = self.profiler;
+        // SAFETY: the profiler object is alive while self is.
+        self.lib.check("cuptiRangeProfilerStart", unsafe { (self.lib.fns.start)(&mut p) })
+    }
 
+    /// Stops profiling; true once every replay pass has been submitted.
+    pub fn stop(&mut self) -> Result<bool, Unavailable> {
+        let mut p = params!(CUpti_RangeProfiler_Stop_Params, RangeProfiler_Stop_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = self.profiler;
+        // SAFETY: as for start.
+        self.lib.check("cuptiRangeProfilerStop", unsafe { (self.lib.fns.stop)(&mut p) })?;
+        Ok(p.isAllPassSubmitted != 0)
+    }
+
+    /// Decodes what the passes since [`Session::configure`] collected: one value per metric for each
+    /// range (kernel), in launch order. Call [`Session::configure`] before profiling again.
+    pub fn decode(&mut self) -> Result<Vec<Vec<f64>>, Unavailable> {
+        let (lib, f) = (self.lib, &self.lib.fns);
+        // SAFETY: the params point at buffers this Session owns; CUPTI writes `values` (one f64 per
+        // metric name) and nothing else.
+        unsafe {
             let mut p = params!(CUpti_RangeProfiler_DecodeData_Params, RangeProfiler_DecodeData_Params_STRUCT_SIZE);
             p.pRangeProfilerObject = self.profiler;
             lib.check("cuptiRangeProfilerDecodeData", (f.decode)(&mut p))?;
@@ -336,25 +502,27 @@ impl Session {
             p.pCounterDataImage = self.counter_data.as_ptr();
             p.counterDataImageSize = self.counter_data.len();
             lib.check("cuptiRangeProfilerGetCounterDataInfo", (f.data_info)(&mut p))?;
-            if p.numTotalRanges < 1 {
-                return Err(Unavailable::Failed("no profiled range (was the kernel launched?)".into()));
-            }
+            let ranges = p.numTotalRanges;
 
             let mut ptrs = self.name_ptrs();
-            let mut values = vec![0f64; ptrs.len()];
-            let mut p = params!(
-                CUpti_Profiler_Host_EvaluateToGpuValues_Params,
-                Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE
-            );
-            p.pHostObject = self.host;
-            p.pCounterDataImage = self.counter_data.as_ptr();
-            p.counterDataImageSize = self.counter_data.len();
-            p.rangeIndex = 0;
-            p.ppMetricNames = ptrs.as_mut_ptr();
-            p.numMetrics = ptrs.len();
-            p.pMetricValues = values.as_mut_ptr();
-            lib.check("cuptiProfilerHostEvaluateToGpuValues", (f.evaluate)(&mut p))?;
-            Ok(values)
+            let mut out = Vec::with_capacity(ranges);
+            for range in 0..ranges {
+                let mut values = vec![0f64; ptrs.len()];
+                let mut p = params!(
+                    CUpti_Profiler_Host_EvaluateToGpuValues_Params,
+                    Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE
+                );
+                p.pHostObject = self.host;
+                p.pCounterDataImage = self.counter_data.as_ptr();
+                p.counterDataImageSize = self.counter_data.len();
+                p.rangeIndex = range;
+                p.ppMetricNames = ptrs.as_mut_ptr();
+                p.numMetrics = ptrs.len();
+                p.pMetricValues = values.as_mut_ptr();
+                lib.check("cuptiProfilerHostEvaluateToGpuValues", (f.evaluate)(&mut p))?;
+                out.push(values);
+            }
+            Ok(out)
         }
     }
 }
@@ -376,8 +544,10 @@ impl Drop for Session {
                 p.pHostObject = self.host;
                 (f.host_deinit)(&mut p);
             }
-            let mut p = params!(CUpti_Profiler_DeInitialize_Params, Profiler_DeInitialize_Params_STRUCT_SIZE);
-            (f.deinitialize)(&mut p);
+            if self.initialized && SESSIONS.fetch_sub(1, Ordering::SeqCst) == 1 {
+                let mut p = params!(CUpti_Profiler_DeInitialize_Params, Profiler_DeInitialize_Params_STRUCT_SIZE);
+                (f.deinitialize)(&mut p);
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Output formats: every one reads the same [`Report`]; each lives in its own file and writes to any
 //! `io::Write`. Files are written whole or not at all ([`crate::outfile`]).
 
-mod csv;
+pub mod csv;
 pub mod figures;
 pub mod html;
 mod json;
@@ -80,41 +80,33 @@ struct Versioned {
     schema_version: u32,
 }
 
-/// Any results file warpscope reads: its own JSON report or JSON Lines, or another profiler's CSV
-/// (`ncu --csv`, `nvprof --csv`), whose values come back marked imported.
-pub fn read_any(path: &Path) -> Result<Report> {
-    let bytes = fs::read(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let text = String::from_utf8_lossy(&bytes);
-    if text.trim_start().starts_with('{') {
-        parse(&text, path)
-    } else {
-        crate::import::parse(&text).map(|(_, r)| r).map_err(|e| Error::usage(format!("{}: {e}", path.display())))
-    }
-}
-
 /// A warpscope report read back: a JSON report, or JSON Lines records (then the device is unknown).
 pub fn read(path: &Path) -> Result<Report> {
     let text = fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    parse(&text, path)
+    parse(&text).map_err(|e| Error::usage(format!("{}: {e}", path.display())))
 }
 
-/// A warpscope report from the text of the file `path`: a JSON report of a schema version up to this
-/// warpscope's, or JSON Lines records.
-pub fn parse(text: &str, path: &Path) -> Result<Report> {
-    let bad = |e: String| Error::usage(format!("{}: {e}", path.display()));
+/// Whether `text` is a whole JSON report (one pretty-printed object) rather than JSON Lines (a whole
+/// record on each line).
+pub fn is_json_report(text: &str) -> bool {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    // A report is one pretty-printed object; a JSON Lines file has a whole record on its first line.
-    if first.trim() == "{" || first.contains("\"schema_version\"") {
+    first.trim() == "{" || first.contains("\"schema_version\"")
+}
+
+/// A warpscope report from its text: a JSON report of a schema version up to this warpscope's, or
+/// JSON Lines records.
+pub fn parse(text: &str) -> Result<Report> {
+    if is_json_report(text) {
         // The version first: a newer warpscope's report may not parse as this one's.
         let version = serde_json::from_str::<Versioned>(text).ok().map(|v| v.schema_version);
         if let Some(v) = version.filter(|&v| v > SCHEMA_VERSION) {
-            return Err(bad(format!(
+            return Err(Error::usage(format!(
                 "schema_version {v} is newer than this warpscope's ({SCHEMA_VERSION}): read it with a newer warpscope"
             )));
         }
-        return serde_json::from_str(text).map_err(|e| bad(format!("not a warpscope JSON report: {e}")));
+        return serde_json::from_str(text).map_err(|e| Error::usage(format!("not a warpscope JSON report: {e}")));
     }
-    let records = jsonl::parse(text).map_err(|e| bad(e.to_string()))?;
+    let records = jsonl::parse(text)?;
     let mut report = Report::new(crate::gpu::DeviceInfo::unknown());
     report.records = records;
     Ok(report)

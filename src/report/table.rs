@@ -10,7 +10,7 @@ use tabled::settings::{Alignment, Style};
 
 use crate::error::{Error, Result};
 use crate::metrics::{self, COUNT, GBPS, MS, PCT, RATIO};
-use crate::record::{Metric, Report, Source, Status};
+use crate::record::{Metric, Report, Source, Status, paren};
 
 /// Text or Markdown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,17 +50,27 @@ fn source_rank(s: Source) -> u8 {
 /// The report's metric columns: catalogue order (unknown names after, in order of appearance), measured
 /// before estimated.
 pub(super) fn metric_columns(report: &Report) -> Vec<Column> {
+    let mut cols = columns_as_found(report);
+    let rank = |n: &str| metrics::CATALOGUE.iter().position(|d| d.name == n).unwrap_or(usize::MAX);
+    cols.sort_by_key(|c| (rank(&c.name), source_rank(c.source))); // stable: unknown names keep their order
+    cols
+}
+
+/// The report's metric columns in the order the records first name them (the order CSV keeps, so a
+/// record reads back with its metrics in its own order).
+pub(super) fn columns_as_found(report: &Report) -> Vec<Column> {
     let mut cols: Vec<(String, Source)> = Vec::new();
+    let mut seen: std::collections::HashSet<(&str, Source)> = std::collections::HashSet::new();
+    let mut sources: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for r in &report.records {
         for m in &r.metrics {
-            if !cols.iter().any(|(n, s)| *n == m.name && *s == m.source) {
+            if seen.insert((&m.name, m.source)) {
                 cols.push((m.name.clone(), m.source));
+                *sources.entry(&m.name).or_default() += 1;
             }
         }
     }
-    let rank = |n: &str| metrics::CATALOGUE.iter().position(|d| d.name == n).unwrap_or(usize::MAX);
-    cols.sort_by_key(|(n, s)| (rank(n), source_rank(*s))); // stable: unknown names keep their order
-    let shared = |n: &str| cols.iter().filter(|(m, _)| m == n).count() > 1;
+    let shared = |n: &str| sources.get(n).is_some_and(|&k| k > 1);
     cols.iter().map(|(n, s)| Column { name: n.clone(), source: *s, shared: shared(n) }).collect()
 }
 
@@ -71,7 +81,7 @@ pub fn format_value(m: &Metric) -> String {
         PCT => format!("{:.2}%", m.value),
         GBPS => format!("{:.1}", m.value),
         MS => format!("{:.3}", m.value),
-        COUNT => format!("{:.0}", m.value),
+        COUNT | "level" => format!("{:.0}", m.value),
         _ => format!("{:.3}", m.value),
     }
 }
@@ -100,12 +110,15 @@ fn source_tag(s: Source) -> &'static str {
 /// The line above the table: device, problem and the copy baseline.
 pub fn seed_header(report: &Report) -> String {
     let d = &report.device;
-    let mut s =
-        format!("==warpscope== Device \"{} ({})\" sm_{}", d.name, d.ordinal, d.compute_capability.replace('.', ""));
-    if d.sms > 0 {
-        s.push_str(&format!(" {} SMs", d.sms));
+    let name = if d.name.is_empty() { format!("{} device", d.backend) } else { d.name.clone() };
+    let mut s = format!("==warpscope== Device \"{name} ({})\"", d.ordinal);
+    if let Some(cc) = &d.compute_capability {
+        s.push_str(&format!(" sm_{}", cc.replace('.', "")));
     }
-    if let Some(r) = report.records.first() {
+    if let Some(sms) = d.sms.filter(|&n| n > 0) {
+        s.push_str(&format!(" {sms} SMs"));
+    }
+    if let Some(r) = report.records.first().filter(|r| report.records.iter().all(|x| x.kernel == r.kernel)) {
         s.push_str(format!(", kernel {} {}", r.kernel, r.problem).trim_end());
     }
     if let Some(m) = &report.baselines.memcpy_dtod_gbs {
@@ -141,7 +154,7 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         let t = r.time_ms.as_ref();
         let time =
             |f: fn(&crate::record::TimeStats) -> f64| t.map(|t| format!("{:.3}", f(t))).unwrap_or_else(|| "-".into());
-        let mut row = vec![r.kernel.clone(), r.grid.paren(), r.block.paren()];
+        let mut row = vec![r.kernel.clone(), paren(r.grid), paren(r.block)];
         if timed {
             row.extend([time(|t| t.median), time(|t| t.min), time(|t| t.max)]);
         }
@@ -158,6 +171,9 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         row.push(match (r.status, &r.reason) {
             (Status::Ok, _) if r.verification.is_some() => format!("ok (verified){bound}{throttled}"),
             (Status::Ok, _) if report.device.backend == "model" => format!("estimated{bound}"),
+            (Status::Ok, _) if r.summary_of.is_some() => {
+                format!("summary of {} launches ({})", r.summary_of.unwrap_or(0), report.device.backend)
+            }
             (Status::Ok, _) => format!("imported from {}", report.device.backend),
             (Status::Failed, Some(why)) => format!("FAILED: {why}"),
             (_, Some(why)) => why.clone(),
@@ -182,9 +198,10 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     writeln!(w, "{text}").map_err(io)?;
     if let Some(fit) = &report.model_fit {
         let rho = fit.spearman.map(|r| format!("{r:.3}")).unwrap_or_else(|| "n/a".into());
+        let regret = fit.regret_pct.map(|r| format!(", regret of its pick {r:.1}%")).unwrap_or_default();
         writeln!(
             w,
-            "time model over {} configs: median absolute error {:.1}%, Spearman {rho}",
+            "time model over {} configs: median absolute error {:.1}%, Spearman {rho}{regret}",
             fit.configs, fit.median_abs_error_pct
         )
         .map_err(io)?;

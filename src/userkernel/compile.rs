@@ -78,14 +78,10 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// The user's cache: `$WARPSCOPE_CACHE_DIR`, else `$XDG_CACHE_HOME/warpscope`, else
-    /// `~/.cache/warpscope`; a `nvrtc` folder inside.
+    /// The user's cache (`$WARPSCOPE_CACHE_DIR`, else the platform's, e.g. `~/.cache/warpscope`), a
+    /// `nvrtc` folder inside.
     pub fn user() -> Cache {
-        let base = std::env::var_os("WARPSCOPE_CACHE_DIR")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("warpscope")))
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/warpscope")));
-        Cache { dir: base.map(|b| b.join("nvrtc")) }
+        Cache { dir: crate::gpu::calibrate::cache_dir().map(|b| b.join("nvrtc")) }
     }
 
     /// A cache in `dir`.

@@ -4,13 +4,15 @@
 
 use crate::baseline::Change;
 use crate::compare::Comparison;
+use crate::record::dims;
 
 use super::Figure;
 use crate::report::plot::{Bars, CatSeries, Chart, Labels, PALETTE, Style};
 
 /// The figure of a comparison: per metric, the delta of every matched configuration (percentage points
 /// for percentages and occupancy, relative % otherwise), with the threshold of `--fail-above`.
-pub fn comparison(cmp: &Comparison, threshold: Option<f64>, other: &str) -> Figure {
+pub fn comparison(cmp: &Comparison, threshold: Option<f64>, names: [&str; 2]) -> Figure {
+    let [one, other] = names;
     let mut metrics_in_order: Vec<&str> = Vec::new();
     for r in &cmp.rows {
         if !metrics_in_order.contains(&r.metric.as_str()) {
@@ -30,7 +32,10 @@ pub fn comparison(cmp: &Comparison, threshold: Option<f64>, other: &str) -> Figu
             let points = rows.iter().any(|r| r.unit == "%");
             let categories = rows
                 .iter()
-                .map(|r| if kernels > 1 { format!("{} {}", r.kernel, r.block) } else { r.block.to_string() })
+                .map(|r| {
+                    let block = dims(r.block);
+                    if kernels > 1 { format!("{} {block}", r.kernel) } else { block }
+                })
                 .collect();
             let beyond = threshold.map(|t| rows.iter().filter(|r| r.delta.abs() > t).count());
             let note = match beyond {
@@ -39,7 +44,7 @@ pub fn comparison(cmp: &Comparison, threshold: Option<f64>, other: &str) -> Figu
             };
             Chart::Bars(Bars {
                 labels: Labels::new(
-                    format!("{m}: warpscope - {other}"),
+                    format!("{m}: {one} - {other}"),
                     "block",
                     if points { "percentage points" } else { "relative difference" },
                 ),
@@ -57,13 +62,13 @@ pub fn comparison(cmp: &Comparison, threshold: Option<f64>, other: &str) -> Figu
             })
         })
         .collect();
-    Figure { title: format!("warpscope against {other}: {} deltas", cmp.rows.len()), charts }
+    Figure { title: format!("{one} against {other}: {} deltas", cmp.rows.len()), charts }
 }
 
 /// The figure of `compare --baseline`: each configuration's change of median time, with the limit of
 /// `--fail-above`.
 pub fn baseline(changes: &[Change], limit: Option<f64>) -> Figure {
-    let categories = changes.iter().map(|c| c.block.to_string()).collect();
+    let categories = changes.iter().map(|c| dims(c.block)).collect();
     let chart = Chart::Bars(Bars {
         labels: Labels::new("median time against the baseline", "block", "change"),
         unit: "%".into(),

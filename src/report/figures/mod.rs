@@ -13,6 +13,7 @@ pub use deltas::{baseline, comparison};
 
 use crate::metrics::{self, RATIO};
 use crate::record::{Metric, Record, Report, Source, Status};
+use crate::spec::Dim3;
 
 use super::plot::{self, Bars, CatSeries, Chart, Curve, Heatmap, Labels, PALETTE, Series, Style};
 use super::table::metric_columns;
@@ -153,9 +154,9 @@ pub fn category_names(records: &[&Record]) -> Vec<String> {
     let devices = records.iter().any(|r| first.is_some_and(|f| f.device != r.device));
     let mut names: Vec<String> = Vec::new();
     for r in records {
-        let mut n = r.block.to_string();
+        let mut n = crate::record::dims(r.block);
         if kernels {
-            n = format!("{} {n}", crate::import::base_name(&r.kernel));
+            n = format!("{} {n}", r.kernel);
         }
         if problems && !r.problem.is_empty() {
             n = format!("{n} {}", r.problem);
@@ -294,7 +295,7 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
 
     // Occupancy against threads per block.
     let sizes: Vec<u64> = {
-        let mut s: Vec<u64> = records.iter().map(|r| r.block.volume()).collect();
+        let mut s: Vec<u64> = records.iter().filter_map(|r| Some(r.block?.volume())).collect();
         s.sort_unstable();
         s.dedup();
         s
@@ -312,7 +313,7 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
         .iter()
         .map(|c| {
             let mut points: Vec<(f64, f64)> =
-                records.iter().filter_map(|r| Some((r.block.volume() as f64, shown(c.of(r)?)))).collect();
+                records.iter().filter_map(|r| Some((r.block?.volume() as f64, shown(c.of(r)?)))).collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             Series { label: format!("{} ({})", c.name, c.source.as_str()), points }
         })
@@ -381,11 +382,15 @@ fn heat_value(r: &Record, metric: &str) -> Option<(f64, String)> {
 fn heatmap(report: &Report, metric: &str, best: Option<&Record>) -> Option<Heatmap> {
     let recs = &report.records;
     let first = recs.first()?;
-    if recs.iter().any(|r| r.block.z != 1 || r.kernel != first.kernel || r.problem != first.problem) {
+    let blocks: Vec<Dim3> = recs.iter().filter_map(|r| r.block).collect();
+    if blocks.len() != recs.len()
+        || blocks.iter().any(|b| b.z != 1)
+        || recs.iter().any(|r| r.kernel != first.kernel || r.problem != first.problem)
+    {
         return None;
     }
-    let mut xs: Vec<u32> = recs.iter().map(|r| r.block.x).collect();
-    let mut ys: Vec<u32> = recs.iter().map(|r| r.block.y).collect();
+    let mut xs: Vec<u32> = blocks.iter().map(|b| b.x).collect();
+    let mut ys: Vec<u32> = blocks.iter().map(|b| b.y).collect();
     xs.sort_unstable();
     xs.dedup();
     ys.sort_unstable();
@@ -393,7 +398,7 @@ fn heatmap(report: &Report, metric: &str, best: Option<&Record>) -> Option<Heatm
     if xs.len() < 2 || ys.len() < 2 || xs.len() * ys.len() != recs.len() {
         return None;
     }
-    let cell = |x: u32, y: u32| recs.iter().find(|r| r.block.x == x && r.block.y == y && r.status == Status::Ok);
+    let cell = |x: u32, y: u32| recs.iter().find(|r| r.block == Some(Dim3::new(x, y, 1)) && r.status == Status::Ok);
     let mut unit = String::new();
     let values: Vec<Vec<Option<f64>>> = ys
         .iter()
@@ -410,8 +415,10 @@ fn heatmap(report: &Report, metric: &str, best: Option<&Record>) -> Option<Heatm
     if values.iter().flatten().all(Option::is_none) {
         return None;
     }
-    let best =
-        best.and_then(|b| Some((ys.iter().position(|&y| y == b.block.y)?, xs.iter().position(|&x| x == b.block.x)?)));
+    let best = best.and_then(|b| {
+        let b = b.block?;
+        Some((ys.iter().position(|&y| y == b.y)?, xs.iter().position(|&x| x == b.x)?))
+    });
     let what = if metric == TIME { "kernel time".to_string() } else { metric.to_string() };
     Some(Heatmap {
         title: format!("{what} over block.x x block.y"),

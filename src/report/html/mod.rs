@@ -38,6 +38,14 @@ impl Cell {
     pub(super) fn num(v: f64, text: String, source: Option<Source>) -> Self {
         Cell { text, value: Some(v), source, details: None }
     }
+
+    /// A block shape (`32x16`), sorted by its threads; `-` where the source does not say.
+    pub(super) fn block(b: Option<crate::spec::Dim3>) -> Self {
+        match b {
+            Some(b) => Cell::num(b.volume() as f64, b.to_string(), None),
+            None => Cell::text("-"),
+        }
+    }
 }
 
 /// A table column.

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use crate::baseline::Change;
 use crate::compare::Comparison;
 use crate::error::Result;
-use crate::record::{Record, Report, Source, Status};
+use crate::record::{Record, Report, Source, Status, dims, paren};
 use crate::report::figures::{self, Figure};
 use crate::report::plot::{self, si};
 use crate::report::table::{format_value, metric_columns};
@@ -29,7 +29,6 @@ fn facts(report: &Report) -> Vec<(String, String)> {
     let d = &report.device;
     let mut f: Vec<(String, String)> = vec![
         ("device".into(), format!("{} (ordinal {})", d.name, d.ordinal)),
-        ("compute capability".into(), d.compute_capability.clone()),
         ("values from".into(), backend_words(report)),
     ];
     let mut add = |k: &str, v: Option<String>| {
@@ -37,11 +36,12 @@ fn facts(report: &Report) -> Vec<(String, String)> {
             f.push((k.into(), v));
         }
     };
-    add("SMs", (d.sms > 0).then(|| d.sms.to_string()));
+    add("compute capability", d.compute_capability.clone());
+    add("SMs", d.sms.map(|n| n.to_string()));
     add("SM clock", d.sm_clock_mhz.map(|c| format!("{c} MHz")));
     add("memory clock", d.mem_clock_mhz.map(|c| format!("{c} MHz")));
-    add("memory", (d.memory_bytes > 0).then(|| format!("{} GiB", d.memory_bytes / (1 << 30))));
-    add("L2", (d.l2_bytes > 0).then(|| format!("{} MiB", d.l2_bytes as f64 / (1 << 20) as f64)));
+    add("memory", d.memory_bytes.map(|b| format!("{} GiB", b / (1 << 30))));
+    add("L2", d.l2_bytes.map(|b| format!("{} MiB", b as f64 / (1 << 20) as f64)));
     add("peak DRAM bandwidth", d.peak_bandwidth_gbs.map(|b| si::format(b, "GB/s")));
     add("driver", d.driver.clone());
     add("PCI bus", d.pci_bus_id.clone());
@@ -198,8 +198,8 @@ pub fn records_table(report: &Report) -> Table {
                 Cell::num(r.index.map_or(i as f64, f64::from), r.index.map_or(i, |x| x as usize).to_string(), None),
                 Cell::text(&r.kernel),
                 Cell::text(&r.problem),
-                Cell::text(r.grid.paren()),
-                Cell::num(r.block.volume() as f64, r.block.to_string(), None),
+                Cell::text(paren(r.grid)),
+                Cell::block(r.block),
             ];
             if multi {
                 cells.push(r.device.map_or_else(|| Cell::text("-"), |d| Cell::num(d as f64, d.to_string(), None)));
@@ -255,7 +255,7 @@ fn problems(report: &Report) -> Vec<(String, String, String)> {
         .filter(|r| r.status != Status::Ok)
         .map(|r| {
             (
-                format!("{} {} {}", r.kernel, r.block, r.problem).trim_end().to_string(),
+                format!("{} {} {}", r.kernel, dims(r.block), r.problem).trim_end().to_string(),
                 r.status.as_str().to_string(),
                 r.reason.clone().unwrap_or_else(|| "no reason recorded".into()),
             )
@@ -351,20 +351,27 @@ pub fn comparison_page(
     theirs: &Report,
     cmp: &Comparison,
     threshold: Option<f64>,
-    other: &str,
+    names: [&str; 2],
     what: &str,
 ) -> Result<Page> {
+    let [one, other] = names;
+    // The second file's values: imported from another tool, or another warpscope run's own.
+    let their_src = theirs
+        .records
+        .iter()
+        .find_map(|r| figures::time_source(theirs, r).or_else(|| Some(r.metrics.first()?.source)))
+        .unwrap_or(Source::Imported);
     let columns = vec![
         col("kernel", "", false),
         col("grid", "", false),
         col("block", "threads", true),
         col("metric", "", false),
         col("unit", "", false),
-        col("warpscope", "", true),
-        col("warpscope source", "", false),
-        col(other, "imported", true),
+        col(one, "", true),
+        col(&format!("{one} source"), "", false),
+        col(other, their_src.as_str(), true),
         col("launches", "", true),
-        col("delta", "warpscope - other", true),
+        col("delta", &format!("{one} - {other}"), true),
         col("delta", "relative %", true),
         col("judged", "points or %", true),
     ];
@@ -381,16 +388,16 @@ pub fn comparison_page(
             let beyond = threshold.is_some_and(|t| r.delta.is_nan() || r.delta.abs() > t);
             Row {
                 status: if beyond { "beyond".into() } else { "within".into() },
-                provenance: format!("{} imported", src.map_or("", |s| s.as_str())),
+                provenance: format!("{} {}", src.map_or("", |s| s.as_str()), their_src.as_str()),
                 cells: vec![
                     Cell::text(&r.kernel),
-                    Cell::text(r.grid.paren()),
-                    Cell::num(r.block.volume() as f64, r.block.to_string(), None),
+                    Cell::text(paren(r.grid)),
+                    Cell::block(r.block),
                     Cell::text(&r.metric),
                     Cell::text(&r.unit),
                     Cell::num(r.ours, format!("{:.4}", r.ours), src),
                     Cell::text(&r.ours_source),
-                    Cell::num(r.theirs, format!("{:.4}", r.theirs), Some(Source::Imported)),
+                    Cell::num(r.theirs, format!("{:.4}", r.theirs), Some(their_src)),
                     Cell::num(r.launches as f64, r.launches.to_string(), None),
                     Cell::num(r.abs_delta, format!("{:+.4}", r.abs_delta), None),
                     r.rel_delta_pct.map_or_else(|| Cell::text("-"), |v| Cell::num(v, format!("{v:+.2}"), None)),
@@ -400,7 +407,7 @@ pub fn comparison_page(
         })
         .collect();
     let mut intro = vec![Block::Text(format!(
-        "delta = warpscope - {other}; percentages and occupancy in percentage points, other metrics relative to {other}'s value.{}",
+        "delta = {one} - {other}; percentages and occupancy in percentage points, other metrics relative to {other}'s value.{}",
         threshold.map(|t| format!(" Threshold (--fail-above): {t}.")).unwrap_or_default()
     ))];
     if !cmp.unmatched.is_empty() {
@@ -414,16 +421,16 @@ pub fn comparison_page(
         Ok(Section { heading: heading.into(), blocks: vec![], sub: report_sections(r, &opts)? })
     };
     Ok(Page {
-        title: format!("warpscope against {other}"),
+        title: format!("{one} against {other}"),
         subtitle: format!("{what} — written {}", utc(SystemTime::now())),
         sections: vec![
             Section {
                 heading: "Deltas".into(),
-                blocks: vec![figure_block(figures::comparison(cmp, threshold, other))?],
+                blocks: vec![figure_block(figures::comparison(cmp, threshold, names))?],
                 sub: vec![],
             },
             Section { heading: "Matched metrics".into(), blocks: intro, sub: vec![] },
-            side("warpscope's records", ours)?,
+            side(&format!("{one}'s records"), ours)?,
             side(&format!("{other}'s records"), theirs)?,
         ],
     })
@@ -450,7 +457,7 @@ pub fn baseline_page(old: &Report, new: &Report, changes: &[Change], limit: Opti
             cells: vec![
                 Cell::text(&c.kernel),
                 Cell::text(&c.problem),
-                Cell::num(c.block.volume() as f64, c.block.to_string(), None),
+                Cell::block(c.block),
                 Cell::num(c.baseline_ms, format!("{:.4}", c.baseline_ms), src(old)),
                 Cell::num(c.new_ms, format!("{:.4}", c.new_ms), src(new)),
                 Cell::num(c.change_pct, format!("{:+.2}", c.change_pct), None),

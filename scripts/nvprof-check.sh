@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# On a GPU machine: `warpscope nvprof` on compiled CUDA programs, against Nsight Compute and plain runs.
+#   scripts/nvprof-check.sh OUTDIR [STEPS...]
+# STEPS (default: all of them): build options seed multi overhead
+#   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
+#             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
+#   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
+#             application replay, log files, export, an invalid launch (256 8)
+#   seed      the course's 15 shapes: `warpscope nvprof --metrics achieved_occupancy,gld_throughput,
+#             gld_efficiency ./sumMatrix X Y` against `ncu --clock-control none` with the same metrics,
+#             compared by `warpscope compare` (kernel, grid, block) into seed-summary.txt
+#   multi     several kernels, two streams, a child process: the summary's times against the program's
+#             own CUDA events (multi-summary.txt), the GPU trace, a crash and an exit code
+#   overhead  plain runs against `warpscope nvprof --metrics` (and ncu on matrixMul) on the samples
+# NVPROF_SHAPES limits the seed shapes (e.g. "32x16 256x8"); NVPROF_NCU_OVERHEAD=0 skips ncu on matrixMul
+# (about 40 s); NVPROF_TIMEOUT is each command's limit in seconds (120).
+# Binary: $WARPSCOPE_BIN (default target/release/warpscope) with libwarpscope_inject.so beside it. Every
+# command's output lands in OUTDIR; clocks and GPU modes are left alone (ncu: --clock-control none).
+set -uo pipefail
+out=$(mkdir -p "${1:?usage: scripts/nvprof-check.sh OUTDIR [STEPS...]}" && cd "$1" && pwd)
+shift
+steps=${*:-build options seed multi overhead}
+here=$(cd "$(dirname "$0")" && pwd)
+W=$(realpath "${WARPSCOPE_BIN:-target/release/warpscope}")
+programs=${NVPROF_PROGRAMS:-$here/../tests/programs}
+bin=$out/bin
+mkdir -p "$bin"
+metrics=achieved_occupancy,gld_throughput,gld_efficiency
+ncu_metrics=sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct
+T=${NVPROF_TIMEOUT:-120}
+
+has() { [[ " $steps " == *" $1 "* ]]; }
+
+# step NAME CMD...: runs CMD in $bin with a time limit, stdout and stderr apart, and logs exit code and wall time.
+step() {
+  local name=$1; shift
+  local t0 t1 rc
+  t0=$(date +%s.%N)
+  (cd "$bin" && WARPSCOPE_NVPROF_KEEP="$out/raw/$name" timeout "$T" "$@") >"$out/$name.out" 2>"$out/$name.err"
+  rc=$?
+  t1=$(date +%s.%N)
+  printf '%-28s exit %-4s %8.3fs\n' "$name" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" | tee -a "$out/steps.txt"
+  return "$rc"
+}
+
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1;
+  ncu --version | tail -1; "$W" --version; } >"$out/env.txt" 2>&1
+
+if has build; then
+  arch=${NVPROF_ARCH:-native}
+  nvcc -O3 -arch="$arch" -o "$bin/sumMatrix" "$programs/sumMatrix.cu" >"$out/build-sumMatrix.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/multi" "$programs/multi.cu" >"$out/build-multi.log" 2>&1 &
+  if [ -n "${CUDA_SAMPLES:-}" ]; then
+    nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/matrixMul" \
+      "$CUDA_SAMPLES/Samples/0_Introduction/matrixMul/matrixMul.cu" >"$out/build-matrixMul.log" 2>&1 &
+    nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/transpose" \
+      "$CUDA_SAMPLES/Samples/6_Performance/transpose/transpose.cu" >"$out/build-transpose.log" 2>&1 &
+  fi
+  wait
+  ls -l "$bin" >"$out/build.txt"
+fi
+
+if has options; then
+  step plain-32x16            ./sumMatrix 32 16
+  step summary-32x16          "$W" nvprof ./sumMatrix 32 16
+  step trace-32x16            "$W" nvprof --print-gpu-trace ./sumMatrix 32 16
+  step trace-csv-32x16        "$W" nvprof --print-gpu-trace --csv ./sumMatrix 32 16
+  step summary-csv-us-32x16   "$W" nvprof --csv -u us ./sumMatrix 32 16
+  step metrics-32x16          "$W" nvprof --metrics "$metrics" ./sumMatrix 32 16
+  step metrics-csv-32x16      "$W" nvprof --csv --metrics "$metrics" ./sumMatrix 32 16
+  step metrics-trace-32x16    "$W" nvprof --print-gpu-trace --metrics "$metrics" ./sumMatrix 32 16
+  step metrics-all-32x16      "$W" nvprof --metrics all ./sumMatrix 32 16
+  step events-all-32x16       "$W" nvprof --events all ./sumMatrix 32 16
+  step events-32x16           "$W" nvprof --events warps_launched,active_cycles,global_load --metrics achieved_occupancy ./sumMatrix 32 16
+  step appreplay-32x16        "$W" nvprof --replay-mode application --metrics "$metrics" ./sumMatrix 32 16
+  step logfile-32x16          "$W" nvprof --csv --metrics all --log-file "$out/logfile.%p.csv" ./sumMatrix 32 16
+  step export-32x16           "$W" nvprof -f -o "$out/export-32x16.json" --metrics "$metrics" ./sumMatrix 32 16
+  step invalid-256x8          "$W" nvprof --metrics "$metrics" ./sumMatrix 256 8
+  step devices-none-32x16     "$W" nvprof --devices 7 --metrics "$metrics" ./sumMatrix 32 16
+fi
+
+if has seed; then
+  # One job per (tool, shape). The course's program spends seconds on the host for a millisecond kernel,
+  # so NVPROF_JOBS lanes run side by side; a job whose profiling met another's (counters busy) is run
+  # again alone afterwards.
+  shapes=(${NVPROF_SHAPES:-32x32 32x16 16x32 16x16 64x2 64x4 64x8 128x2 128x4 128x8 256x2 256x4 256x8 128x1 256x1})
+  seed_job() { # seed_job ws|ncu SHAPE
+    local x=${2%x*} y=${2#*x}
+    if [ "$1" = ws ]; then
+      step "seed-ws-$2" "$W" nvprof -f -o "$out/seed-ws-$2.json" --metrics "$metrics" ./sumMatrix "$x" "$y"
+    else
+      step "seed-ncu-$2" ncu --clock-control none --metrics "$ncu_metrics" --csv ./sumMatrix "$x" "$y"
+    fi
+  }
+  seed_failed() { # the profiler (not the program) failed
+    if [ "$1" = ws ]; then grep -q -e '^error:' -e '^==[0-9]*== Error:' "$out/seed-ws-$2.err"
+    else grep -q '==ERROR==' "$out/seed-ncu-$2.err" "$out/seed-ncu-$2.out" && ! grep -q 'returned an error code' "$out/seed-ncu-$2.err"; fi
+  }
+  jobs=()
+  for s in "${shapes[@]}"; do jobs+=("ws $s" "ncu $s"); done
+  lanes=${NVPROF_JOBS:-1}
+  for ((l = 0; l < lanes; l++)); do
+    (for ((j = l; j < ${#jobs[@]}; j += lanes)); do seed_job ${jobs[j]}; done) &
+  done
+  wait
+  for j in "${jobs[@]}"; do
+    if seed_failed $j; then echo "again, alone: $j" | tee -a "$out/steps.txt"; seed_job $j; fi
+  done
+  for s in "${shapes[@]}"; do
+    "$W" compare "$out/seed-ws-$s.json" "$out/seed-ncu-$s.out" --format json >"$out/seed-cmp-$s.json" 2>"$out/seed-cmp-$s.err"
+  done
+  python3 "$here/nvprof-seed-summary.py" "$out" >"$out/seed-summary.txt" 2>&1
+  cat "$out/seed-summary.txt"
+fi
+
+if has multi; then
+  step multi-plain            ./multi
+  step multi-summary          "$W" nvprof --profile-child-processes ./multi
+  step multi-summary-csv      "$W" nvprof --profile-child-processes --csv -u ms ./multi
+  step multi-trace            "$W" nvprof --print-gpu-trace --profile-child-processes ./multi
+  step multi-root-only        "$W" nvprof ./multi
+  step multi-kernels          "$W" nvprof --kernels "::busy:2|4" --metrics achieved_occupancy,sm_efficiency ./multi
+  step multi-ncu-flags        "$W" nvprof -k regex:stencil -s 1 -c 2 --metrics gld_efficiency ./multi
+  step multi-crash            "$W" nvprof --print-gpu-trace ./multi crash
+  step multi-exit3            "$W" nvprof --log-file "$out/multi-exit3.%p.log" --profile-child-processes ./multi exit 3
+  python3 "$here/nvprof-multi-summary.py" "$out" >"$out/multi-summary.txt" 2>&1
+  cat "$out/multi-summary.txt"
+fi
+
+if has overhead && [ -x "$bin/matrixMul" ]; then
+  # The overhead: plain runs against the same runs under `warpscope nvprof --metrics` (and the summary),
+  # with where the profiling time goes (WARPSCOPE_NVPROF_DEBUG).
+  for p in matrixMul transpose; do
+    step "overhead-plain-$p"  "./$p"
+    step "overhead-ws-$p"     env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof --metrics "$metrics" "./$p"
+    step "overhead-sum-$p"    "$W" nvprof "./$p"
+  done
+  if [ "${NVPROF_OVERHEAD_VARIANTS:-0}" = 1 ]; then
+    # 100 profiled launches of matrixMul each: window sizes, one metric at a time, application replay.
+    for r in 1 4 64; do
+      step "variant-r$r"        env WARPSCOPE_NVPROF_DEBUG=1 WARPSCOPE_NVPROF_RANGES=$r "$W" nvprof -c 100 --metrics "$metrics" ./matrixMul
+    done
+    for m in achieved_occupancy gld_throughput gld_efficiency; do
+      step "variant-$m"         env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --metrics "$m" ./matrixMul
+    done
+    step variant-appreplay    env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --replay-mode application --metrics "$metrics" ./matrixMul
+    # Rates as count / duration (not yet run on a GPU): is gld_throughput's cost in its `.per_second` form?
+    step variant-rates-split  env WARPSCOPE_NVPROF_DEBUG=1 WARPSCOPE_NVPROF_RATES=split "$W" nvprof -c 100 --metrics "$metrics" ./matrixMul
+    step variant-rates-split-32x16 env WARPSCOPE_NVPROF_RATES=split "$W" nvprof --metrics "$metrics" ./sumMatrix 32 16
+  fi
+  if [ "${NVPROF_NCU_OVERHEAD:-1}" = 1 ]; then
+    step overhead-ncu-matrixMul ncu --clock-control none --metrics "$ncu_metrics" ./matrixMul
+  fi
+fi
+echo "done: $out"

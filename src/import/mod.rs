@@ -1,0 +1,348 @@
+//! Readers for the profiler output people keep — nvprof (text and `--csv`: summary, `--metrics`,
+//! `--events`, `--print-gpu-trace`) and Nsight Compute (`--csv` details page of every layout since 2019,
+//! `--page raw`, text details and `--metrics`, `--print-summary per-kernel` as text or CSV) — and for
+//! warpscope's own JSON, JSON Lines and CSV.
+//! The format is detected from the first line that only it writes (or forced, `--from`); files are
+//! read a line at a time, so memory holds the records, not the file. Every value is marked imported.
+
+mod build;
+mod csvline;
+mod names;
+mod ncu_csv;
+mod ncu_map;
+mod ncu_raw;
+mod ncu_text;
+mod nvprof_csv;
+mod nvprof_text;
+mod nvprof_values;
+mod units;
+
+use std::fmt;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::str::FromStr;
+
+use crate::error::{Error, Result};
+use crate::record::Report;
+use crate::report;
+
+pub use names::{demangle, short_name};
+pub use ncu_map::{BLOCK_SIZE, GRID_SIZE};
+
+/// A format warpscope reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `nvprof --csv` (summary, `--metrics`, `--events`, `--print-gpu-trace`).
+    NvprofCsv,
+    /// nvprof's text output (the same pages as printed).
+    NvprofText,
+    /// `ncu --csv` (the details page, any layout).
+    NcuCsv,
+    /// `ncu --csv --page raw`.
+    NcuRaw,
+    /// ncu's text output (details page or `--metrics`).
+    NcuText,
+    /// A warpscope JSON report.
+    WarpscopeJson,
+    /// warpscope JSON Lines.
+    WarpscopeJsonl,
+    /// A warpscope CSV report.
+    WarpscopeCsv,
+}
+
+impl Format {
+    /// Every format, in `--from`'s order.
+    pub const ALL: [Format; 8] = [
+        Format::NvprofCsv,
+        Format::NvprofText,
+        Format::NcuCsv,
+        Format::NcuRaw,
+        Format::NcuText,
+        Format::WarpscopeJson,
+        Format::WarpscopeJsonl,
+        Format::WarpscopeCsv,
+    ];
+
+    /// The name `--from` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::NvprofCsv => "nvprof-csv",
+            Format::NvprofText => "nvprof-text",
+            Format::NcuCsv => "ncu-csv",
+            Format::NcuRaw => "ncu-raw",
+            Format::NcuText => "ncu-text",
+            Format::WarpscopeJson => "json",
+            Format::WarpscopeJsonl => "jsonl",
+            Format::WarpscopeCsv => "warpscope-csv",
+        }
+    }
+
+    /// The tool that writes it.
+    pub fn tool(self) -> &'static str {
+        match self {
+            Format::NvprofCsv | Format::NvprofText => "nvprof",
+            Format::NcuCsv | Format::NcuRaw | Format::NcuText => "ncu",
+            _ => "warpscope",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Format::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            Error::usage(format!("unknown format '{s}' (known: {})", names.join(", ")))
+        })
+    }
+}
+
+/// The format whose header (or first line only it writes) `line` is.
+/// `first`: whether it is the first line with text (only there does a JSON document start).
+fn classify(line: &str, first: bool) -> Option<Format> {
+    let t = line.trim();
+    if first && t.starts_with('{') {
+        let jsonl = t.ends_with('}') && t.contains("\"kernel\"");
+        return Some(if jsonl { Format::WarpscopeJsonl } else { Format::WarpscopeJson });
+    }
+    if t.starts_with('"') || t.starts_with("kernel,") {
+        let f = csvline::fields(t);
+        if ncu_csv::is_header(&f) {
+            return Some(Format::NcuCsv);
+        }
+        if ncu_raw::is_header(&f) {
+            return Some(Format::NcuRaw);
+        }
+        if nvprof_csv::is_header(&f) {
+            return Some(Format::NvprofCsv);
+        }
+        if report::csv::is_header(&f) {
+            return Some(Format::WarpscopeCsv);
+        }
+        return None;
+    }
+    if nvprof_text::is_header(line) {
+        return Some(Format::NvprofText);
+    }
+    if ncu_text::is_start(line) {
+        return Some(Format::NcuText);
+    }
+    None
+}
+
+/// A file's lines, read one at a time, invalid UTF-8 replaced, line ends dropped.
+struct Lines<R> {
+    input: R,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = Result<String>;
+
+    fn next(&mut self) -> Option<Result<String>> {
+        self.buf.clear();
+        match self.input.read_until(b'\n', &mut self.buf) {
+            Ok(0) => None,
+            Ok(_) => {
+                while self.buf.last().is_some_and(|&c| c == b'\n' || c == b'\r') {
+                    self.buf.pop();
+                }
+                Some(Ok(String::from_utf8_lossy(&self.buf).into_owned()))
+            }
+            Err(source) => Some(Err(Error::Io { path: "input".into(), source })),
+        }
+    }
+}
+
+/// What the lines before any recognised one were, for the message when none is.
+#[derive(Default)]
+struct Seen {
+    lines: usize,
+    first: Option<String>,
+    first_error: Option<String>,
+    error_lines: usize,
+    binary: bool,
+    /// nvprof's line saying it profiled no kernel (`No kernels were profiled.`, `No CUDA application
+    /// was profiled, exiting`).
+    no_kernels: Option<String>,
+    /// nvprof's `--cpu-profiling` result, which holds no GPU work.
+    cpu_profile: bool,
+}
+
+impl Seen {
+    fn note(&mut self, line: &str) {
+        self.lines += 1;
+        let t = line.trim();
+        if t.contains('\0') {
+            self.binary = true;
+        }
+        if t == "No kernels were profiled." || t.ends_with("No CUDA application was profiled, exiting") {
+            self.no_kernels.get_or_insert_with(|| t.to_string());
+        }
+        self.cpu_profile |= t.starts_with("======== CPU profiling result");
+        let is_error = t.starts_with("==ERROR==")
+            || t.starts_with("======== Error")
+            || (t.starts_with("==") && t.contains("== Error:"));
+        if is_error {
+            self.error_lines += 1;
+            self.first_error.get_or_insert_with(|| t.to_string());
+        } else if self.first.is_none() && !t.is_empty() {
+            self.first = Some(t.chars().take(80).collect());
+        }
+    }
+
+    fn error(&self, from: Option<Format>) -> Error {
+        const HOW: &str = "write one with `ncu --csv --page details --log-file out.csv ...` or `nvprof --csv --log-file out.csv ...` (their text output as printed reads too)";
+        let msg = if self.lines == 0 {
+            "empty file".to_string()
+        } else if self.binary {
+            "a binary file (an .ncu-rep or .nvvp report?): export it as text first, e.g. `ncu --import FILE --csv --page details > out.csv` or `nvprof -i FILE --csv --log-file out.csv`".to_string()
+        } else if let Some(first) = &self.first_error {
+            format!(
+                "no results, only the profiler's error lines ({}; the first: \"{first}\"): the profiled run failed; fix it, then {HOW}",
+                self.error_lines
+            )
+        } else if let Some(why) = self.empty_run() {
+            why
+        } else if let Some(f) = from {
+            format!("no {f} table found (first line: \"{}\"); {HOW}", self.first.as_deref().unwrap_or(""))
+        } else {
+            format!(
+                "not a profiler output warpscope reads (first line: \"{}\"); {HOW}",
+                self.first.as_deref().unwrap_or("")
+            )
+        };
+        Error::usage(msg)
+    }
+}
+
+impl Seen {
+    /// Why a run that nvprof did profile has no kernel in it, where the file says.
+    fn empty_run(&self) -> Option<String> {
+        if let Some(line) = &self.no_kernels {
+            Some(format!("nvprof profiled no kernel (the file says \"{line}\"): profile a run that launches one"))
+        } else if self.cpu_profile {
+            Some("nvprof's CPU profiling result (--cpu-profiling) has no GPU kernels; profile without it, e.g. `nvprof --csv --log-file out.csv ...`".into())
+        } else {
+            None
+        }
+    }
+}
+
+/// Lines read before the format is known are handed to its reader too (a process's banner, ncu's
+/// `==ERROR==` lines before a launch); past this many, the oldest are dropped.
+const REPLAY: usize = 100_000;
+
+/// Reads any supported output from `input`: detected from its content, or as `from` says.
+pub fn read<R: BufRead>(input: R, from: Option<Format>) -> Result<(Format, Report)> {
+    let mut lines = Lines { input, buf: Vec::new() };
+    let mut seen = Seen::default();
+    let mut before: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let (format, first) = loop {
+        let Some(line) = lines.next() else { return Err(seen.error(from)) };
+        let line = line?;
+        let first = seen.first.is_none() && seen.error_lines == 0;
+        match classify(&line, first) {
+            // A forced format starts at its own header; ncu's and nvprof's tables start where they do.
+            Some(f) if from.is_none_or(|want| want == f) => break (f, line),
+            _ if from.is_some_and(|f| matches!(f, Format::WarpscopeJson | Format::WarpscopeJsonl))
+                && !line.trim().is_empty() =>
+            {
+                break (from.expect("checked"), line);
+            }
+            _ => {
+                seen.note(&line);
+                if before.len() == REPLAY {
+                    before.pop_front();
+                }
+                before.push_back(line);
+            }
+        }
+    };
+    let before = before.into_iter().chain(std::iter::once(first)).map(Ok);
+    let mut rest = before.chain(lines);
+    let profiler = |read: fn(&mut dyn Iterator<Item = Result<String>>) -> Result<Report>,
+                    rest: &mut dyn Iterator<Item = Result<String>>| {
+        // A table of API calls alone, after nvprof said it profiled no kernel.
+        read(rest).map_err(|e| match (e, seen.empty_run()) {
+            (Error::Usage(_), Some(why)) => Error::usage(why),
+            (e, _) => e,
+        })
+    };
+    let report = match format {
+        Format::NvprofCsv => profiler(nvprof_csv::read, &mut rest)?,
+        Format::NvprofText => profiler(nvprof_text::read, &mut rest)?,
+        Format::NcuCsv => profiler(ncu_csv::read, &mut rest)?,
+        Format::NcuRaw => profiler(ncu_raw::read, &mut rest)?,
+        Format::NcuText => profiler(ncu_text::read, &mut rest)?,
+        Format::WarpscopeJson | Format::WarpscopeJsonl => report::parse(&whole(rest)?)?,
+        Format::WarpscopeCsv => {
+            let mut r = Report::new(crate::gpu::DeviceInfo::described(String::new(), "warpscope-csv"));
+            r.records = report::csv::parse(&whole(rest)?)?;
+            r
+        }
+    };
+    Ok((format, report))
+}
+
+fn whole(lines: impl Iterator<Item = Result<String>>) -> Result<String> {
+    let mut s = String::new();
+    for l in lines {
+        s.push_str(&l?);
+        s.push('\n');
+    }
+    Ok(s)
+}
+
+/// Reads `text` (see [`read`]).
+pub fn parse(text: &str) -> Result<(Format, Report)> {
+    read(text.as_bytes(), None)
+}
+
+/// Reads a file (see [`read`]); errors name it.
+pub fn read_file(path: &Path, from: Option<Format>) -> Result<(Format, Report)> {
+    let f = std::fs::File::open(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    read(BufReader::with_capacity(1 << 16, f), from).map_err(|e| match e {
+        Error::Io { source, .. } => Error::Io { path: path.display().to_string(), source },
+        Error::Usage(m) => Error::usage(format!("{}: {m}", path.display())),
+        e => e,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_text_is_an_error_or_a_report_never_a_panic() {
+        let cases = [
+            "  k(int), 2022-Jün-02 19:23:13, Context 1, Stream 7\n    Section: S\n    -- -- --\n    ä   b   1\n",
+            "   Start  Duration  Grid Size  Block Size  Name\nüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüüü\n",
+            "            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n GPU activities:   1.0%  1ms  1  1ms  1ms  1ms  ké(int)\n",
+            "\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n\"0\",\"1\",\"k\",\"x\",\"1,2,3\"\n",
+            "==ERROR== a\n==ERROR== b\n",
+            "\u{0}\u{1}binary",
+        ];
+        for text in cases {
+            let _ = parse(text);
+        }
+        assert!(parse("").unwrap_err().to_string().contains("empty file"));
+        let (format, rep) = parse(cases[2]).unwrap();
+        assert_eq!((format, rep.records[0].kernel.as_str()), (Format::NvprofText, "ké"));
+    }
+
+    #[test]
+    fn formats_by_name() {
+        for f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+        }
+        assert!("xml".parse::<Format>().unwrap_err().to_string().contains("nvprof-csv"));
+    }
+}

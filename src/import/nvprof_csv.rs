@@ -1,0 +1,172 @@
+//! `nvprof --csv`: the time summary, `--metrics` / `--events` tables (one row per kernel and value;
+//! an events block before a metrics block merges per kernel), `--print-gpu-trace` (one row per
+//! launch, a units row under the header), and the trace with metric columns; the Unified Memory
+//! summary for the device it names. Headers are quoted, values may be bare
+//! (`3,"flop_count_sp",...,9889546240`); a units row may give each column its own (`,%,ms,,us,us,ms,`).
+
+use crate::error::Result;
+use crate::metrics;
+use crate::record::Report;
+
+use super::build::{Builder, Launch, dim};
+use super::csvline;
+use super::nvprof_values as nv;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Summary,
+    Metrics,
+    Events,
+    Trace,
+    MetricTrace,
+    /// The Unified Memory summary: read for the device it names.
+    UnifiedMemory,
+}
+
+fn kind<S: AsRef<str>>(h: &[S]) -> Option<Kind> {
+    let h: Vec<&str> = h.iter().map(|s| s.as_ref()).collect();
+    let tail = |p: &[&str]| h.ends_with(p) || h.starts_with(p);
+    match h.as_slice() {
+        ["Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name"]
+        | ["Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name"] => Some(Kind::Summary),
+        ["Device", "Kernel", "Invocations", "Metric Name", "Metric Description", "Min", "Max", "Avg"] => {
+            Some(Kind::Metrics)
+        }
+        ["Device", "Kernel", "Invocations", "Event Name", "Min", "Max", "Avg", ..] => Some(Kind::Events),
+        ["Start", "Duration", ..] if h.contains(&"Name") => Some(Kind::Trace),
+        ["Device", "Context", "Stream", "Kernel", ..] if tail(&["Device", "Context", "Stream", "Kernel"]) => {
+            Some(Kind::MetricTrace)
+        }
+        ["Device", "Count", "Avg Size", "Min Size", "Max Size", ..] => Some(Kind::UnifiedMemory),
+        _ => None,
+    }
+}
+
+/// Whether `fields` is one of nvprof's CSV headers.
+pub fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
+    kind(fields).is_some()
+}
+
+/// Columns of the trace with metrics that name the launch rather than measure it.
+const TRACE_IDS: &[&str] = &["Device", "Context", "Stream", "Kernel", "Correlation_ID"];
+
+/// Reads nvprof's CSV output.
+pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
+    let mut b = Builder::new("nvprof");
+    let mut header: Option<(Kind, Vec<String>)> = None;
+    let mut units: Vec<String> = Vec::new();
+    let mut pid = String::new();
+    let mut sums = nv::Summaries::default();
+    for line in lines {
+        let line = line?;
+        if let Some(rest) = line.trim().strip_prefix("==")
+            && let Some((id, _)) = rest.split_once("==")
+        {
+            if !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()) {
+                pid = id.to_string();
+            }
+            continue;
+        }
+        if !line.contains(',') {
+            continue;
+        }
+        let f = csvline::fields(&line);
+        if csvline::is_quoted(&line)
+            && let Some(k) = kind(&f)
+        {
+            header = Some((k, f));
+            units.clear();
+            continue;
+        }
+        let Some((k, h)) = &header else { continue };
+        if f.len() != h.len() {
+            continue; // program output with commas
+        }
+        let at = |n: &str| h.iter().position(|c| c == n).map(|i| f[i].trim()).unwrap_or("");
+        let unit = |n: &str| h.iter().position(|c| c == n).and_then(|i| units.get(i)).map(|s| s.trim()).unwrap_or("");
+        // The units row: the column naming the row is empty.
+        let id_col = match k {
+            Kind::Summary | Kind::Trace => "Name",
+            Kind::UnifiedMemory => "Device",
+            _ => "Kernel",
+        };
+        if at(id_col).is_empty() {
+            if units.is_empty() {
+                units = f.clone();
+            }
+            continue;
+        }
+        match k {
+            Kind::Summary => {
+                if at("Type").to_ascii_lowercase().contains("api") || at("Name").starts_with('[') {
+                    continue;
+                }
+                let t = |n: &str| nv::ms(at(n), unit(n));
+                let (Some(total), Some(avg), Some(min), Some(max), Ok(calls)) =
+                    (t("Time"), t("Avg"), t("Min"), t("Max"), at("Calls").parse::<u64>())
+                else {
+                    continue;
+                };
+                let pct = super::units::number(at("Time(%)")).map(|(p, _)| p);
+                nv::add_times(sums.get(&pid, at("Name"), None, calls), total, avg, min, max, pct);
+            }
+            Kind::Metrics | Kind::Events => {
+                let (name, ord) = nv::device(at("Device"));
+                if let Some(o) = ord {
+                    b.device(o, &name, None);
+                }
+                let Ok(inv) = at("Invocations").parse::<u64>() else { continue };
+                let metric = if *k == Kind::Metrics { at("Metric Name") } else { at("Event Name") };
+                nv::add(sums.get(&pid, at("Kernel"), ord, inv), metric, at("Avg"), "", *k == Kind::Events);
+            }
+            Kind::Trace => {
+                let n = |c: &str| at(c).parse::<u32>().ok();
+                let (Some(gx), Some(bx)) = (n("Grid X"), n("Block X")) else { continue };
+                let (name, ord) = nv::device(at("Device"));
+                if !name.is_empty() {
+                    b.device(ord.unwrap_or(0), &name, None);
+                }
+                let mut l = Launch {
+                    name: nv::kernel_name(at("Name")).to_string(),
+                    grid: dim(gx, n("Grid Y").unwrap_or(1), n("Grid Z").unwrap_or(1)),
+                    block: dim(bx, n("Block Y").unwrap_or(1), n("Block Z").unwrap_or(1)),
+                    device: ord,
+                    ..Default::default()
+                };
+                if let Some(ms) = nv::ms(at("Duration"), unit("Duration")) {
+                    l.add(metrics::DURATION, ms, metrics::MS);
+                }
+                if let Some((regs, _)) = super::units::number(at("Registers Per Thread")) {
+                    l.add(super::ncu_map::REGISTERS, regs, "register/thread");
+                }
+                for (col, name) in [("Static SMem", "static_shared_memory"), ("Dynamic SMem", "dynamic_shared_memory")]
+                {
+                    if let Some(v) = nv::bytes(at(col), unit(col)) {
+                        l.add(name, v, "byte");
+                    }
+                }
+                b.push(l);
+            }
+            Kind::UnifiedMemory => {
+                if let (name, Some(ord)) = nv::device(at("Device")) {
+                    b.device(ord, &name, None);
+                }
+            }
+            Kind::MetricTrace => {
+                let (name, ord) = nv::device(at("Device"));
+                if !name.is_empty() {
+                    b.device(ord.unwrap_or(0), &name, None);
+                }
+                let mut l = Launch { name: at("Kernel").to_string(), device: ord, ..Default::default() };
+                for (i, col) in h.iter().enumerate().filter(|(_, c)| !TRACE_IDS.contains(&c.as_str())) {
+                    nv::add(&mut l, col, &f[i], units.get(i).map_or("", |u| u.as_str()), false);
+                }
+                b.push(l);
+            }
+        }
+    }
+    for l in sums.into_launches() {
+        b.push(l);
+    }
+    b.finish("nvprof CSV")
+}

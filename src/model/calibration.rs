@@ -1,0 +1,148 @@
+//! Per-device calibration: what the microbenchmarks of kernels/calibrate.cu measured (times and sizes,
+//! straight from the backend) and how each measurement becomes one of the time model's [`Figures`].
+//! Kept apart from the GPU code so that the arithmetic is tested on hand-worked numbers.
+
+use serde::{Deserialize, Serialize};
+
+use super::time::Figures;
+
+/// The raw results of one calibration run (every time a median of event-timed launches, ms).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurements {
+    /// SMs of the device.
+    pub sms: u32,
+    /// SM clock the figures per clock are taken at, MHz.
+    pub clock_mhz: u32,
+    /// An empty kernel of one block, timed alone (launch overhead as CUDA events see it).
+    pub launch_ms: f64,
+    /// Empty blocks of 64 threads launched at once, and their time.
+    pub empty_blocks: u64,
+    /// Time of those blocks.
+    pub empty_ms: f64,
+    /// Dependent loads of the pointer chase, and their time.
+    pub chase_steps: u64,
+    /// Time of the chase.
+    pub chase_ms: f64,
+    /// Bytes calRead loaded from a buffer of 4 x L2 (from DRAM), and its time.
+    pub dram_read_bytes: f64,
+    /// Time of that read.
+    pub dram_read_ms: f64,
+    /// Bytes calRead loaded re-reading a quarter of L2, and its time.
+    pub l2_bytes: f64,
+    /// Time of that read.
+    pub l2_ms: f64,
+    /// Bytes calL1Read loaded, and its time.
+    pub l1_bytes: f64,
+    /// Time of calL1Read.
+    pub l1_ms: f64,
+    /// Bytes calSmemRead loaded from shared memory, and its time.
+    pub smem_bytes: f64,
+    /// Time of calSmemRead.
+    pub smem_ms: f64,
+    /// Partial-sector stores of calPartialStore (8 per sector), and their time.
+    pub partial_stores: f64,
+    /// Time of calPartialStore.
+    pub partial_ms: f64,
+    /// Bytes a device-to-device copy read and wrote, and its time.
+    pub copy_bytes: f64,
+    /// Time of the copy.
+    pub copy_ms: f64,
+    /// Wall time of the whole calibration, kernels and set-up, ms.
+    pub wall_ms: f64,
+}
+
+/// The figures `m` gives; `source` says where they come from.
+///
+/// - bandwidths are bytes over time;
+/// - launch overhead is the empty kernel's time; the block rate is the empty blocks per SM over their
+///   time less one launch;
+/// - the DRAM latency is the chase's time per step;
+/// - per-clock figures divide by SMs and the clock.
+pub fn figures(m: &Measurements, source: String) -> Figures {
+    let per_s = |bytes: f64, ms: f64| if ms > 0.0 { bytes / (ms * 1e-3) } else { 0.0 };
+    let sms = m.sms.max(1) as f64;
+    let clock = m.clock_mhz.max(1) as f64 * 1e6;
+    let block_secs = ((m.empty_ms - m.launch_ms).max(m.empty_ms * 0.5)) * 1e-3;
+    Figures {
+        copy_gbs: per_s(m.copy_bytes, m.copy_ms) / 1e9,
+        read_gbs: per_s(m.dram_read_bytes, m.dram_read_ms) / 1e9,
+        dram_latency_ns: if m.chase_steps > 0 { m.chase_ms * 1e6 / m.chase_steps as f64 } else { 0.0 },
+        l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
+        partial_store_sectors_per_ns: per_s(m.partial_stores, m.partial_ms) / 1e9,
+        l1_bytes_per_clk: per_s(m.l1_bytes, m.l1_ms) / (sms * clock),
+        smem_bytes_per_clk: per_s(m.smem_bytes, m.smem_ms) / (sms * clock),
+        blocks_per_us_per_sm: if block_secs > 0.0 { m.empty_blocks as f64 / sms / (block_secs * 1e6) } else { 0.0 },
+        launch_ms: m.launch_ms,
+        source,
+    }
+}
+
+/// What is wrong with a calibration's figures, if anything (a figure that is not a positive finite
+/// number means a microbenchmark did not run as intended; the model then keeps the database's).
+pub fn check(f: &Figures) -> Result<(), String> {
+    let all = [
+        ("copy bandwidth", f.copy_gbs),
+        ("DRAM read bandwidth", f.read_gbs),
+        ("DRAM latency", f.dram_latency_ns),
+        ("L2 bandwidth", f.l2_gbs),
+        ("partial-store rate", f.partial_store_sectors_per_ns),
+        ("L1 bandwidth", f.l1_bytes_per_clk),
+        ("shared-memory bandwidth", f.smem_bytes_per_clk),
+        ("block rate", f.blocks_per_us_per_sm),
+        ("launch overhead", f.launch_ms),
+    ];
+    match all.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
+        Some((name, v)) => Err(format!("calibration gave a {name} of {v}")),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Figures worked out by hand for a made-up device of 100 SMs at 1000 MHz.
+    #[test]
+    fn measurements_become_figures() {
+        let m = Measurements {
+            sms: 100,
+            clock_mhz: 1000,
+            launch_ms: 0.002,
+            // 1,000,000 blocks in 0.102 ms, less 0.002 of launch: 10,000 per SM in 100 us = 100 per us.
+            empty_blocks: 1_000_000,
+            empty_ms: 0.102,
+            // 1000 dependent loads in 0.5 ms: 500 ns each.
+            chase_steps: 1000,
+            chase_ms: 0.5,
+            // 3 GB in 1 ms = 3000 GB/s.
+            dram_read_bytes: 3e9,
+            dram_read_ms: 1.0,
+            // 1 GB in 1 ms = 1000 GB/s.
+            l2_bytes: 1e9,
+            l2_ms: 1.0,
+            // 12.8 GB in 1 ms over 100 SMs x 1e9 clocks/s = 128 B per clock per SM.
+            l1_bytes: 12.8e9,
+            l1_ms: 1.0,
+            smem_bytes: 25.6e9,
+            smem_ms: 2.0,
+            // 3.2e7 partial stores in 1 ms: 32 per ns.
+            partial_stores: 3.2e7,
+            partial_ms: 1.0,
+            copy_bytes: 2e9,
+            copy_ms: 1.0,
+            wall_ms: 40.0,
+        };
+        let f = figures(&m, "test".into());
+        assert!((f.copy_gbs - 2000.0).abs() < 1e-9);
+        assert!((f.read_gbs - 3000.0).abs() < 1e-9);
+        assert!((f.l2_gbs - 1000.0).abs() < 1e-9);
+        assert!((f.l1_bytes_per_clk - 128.0).abs() < 1e-9);
+        assert!((f.smem_bytes_per_clk - 128.0).abs() < 1e-9);
+        assert!((f.partial_store_sectors_per_ns - 32.0).abs() < 1e-9);
+        assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
+        assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
+        assert!(check(&f).is_ok());
+        let bad = Figures { l2_gbs: f64::NAN, ..f };
+        assert_eq!(check(&bad).unwrap_err(), "calibration gave a L2 bandwidth of NaN");
+    }
+}

@@ -1,0 +1,414 @@
+//! The Range Profiler inside the profiled program: which launches are selected, the window of
+//! consecutive selected launches on a context (started at the first one's launch call, stopped and
+//! decoded when it is full or an unselected launch comes), the session of each context, application
+//! replay's groups of counters, and each profiled launch's record.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use super::State;
+use crate::metrics;
+use crate::nvprof::demangle::{KernelName, kernel_name};
+use crate::nvprof::filter::{Filter, Launch as Selectable};
+use crate::nvprof::protocol::{Message, ReplayMode};
+use crate::profile::cupti::callback::{Context, Launch};
+use crate::profile::cupti::{Replay, Session, activity};
+use crate::record::{ActivityKind, Metric, Record, Source, Status, TimeStats, Trace};
+use crate::spec::Dim3;
+
+/// The counter that times profiled kernels when they are also traced (CUPTI does not time a kernel
+/// that the Range Profiler replays).
+const DURATION: &str = "gpu__time_duration.sum";
+
+/// A selected launch waiting for its window to be decoded.
+struct Pending {
+    name: KernelName,
+    grid: [u32; 3],
+    block: [u32; 3],
+    smem: u32,
+    stream: u32,
+    correlation: u32,
+    invocation: u32,
+    context: u32,
+    device: u32,
+    /// CUPTI's clock when the launch was called (the kernel's start, as profiled kernels run alone).
+    called: u64,
+}
+
+/// A context of the program.
+pub(super) struct Ctx {
+    pub(super) id: u32,
+    pub(super) device: u32,
+    pub(super) session: Option<Session>,
+    pub(super) started: bool,
+    window: Vec<Pending>,
+}
+
+impl Ctx {
+    /// A context CUPTI calls `id`, on `device`, with no profiling set up yet.
+    pub(super) fn new(id: u32, device: u32) -> Self {
+        Ctx { id, device, session: None, started: false, window: Vec::new() }
+    }
+}
+
+/// Range Profiler state, behind one lock (the launch callbacks).
+pub(super) struct Prof {
+    pub(super) filter: Filter,
+    pub(super) contexts: HashMap<Context, Ctx>,
+    pub(super) invocations: HashMap<String, u32>,
+    pub(super) names: HashMap<String, KernelName>,
+    pub(super) active: Option<Context>,
+    pub(super) disabled: bool,
+    pub(super) replay_noted: Vec<u32>,
+    /// The counters this run collects (all of them, or this run's group under application replay);
+    /// `None` until the first session decides.
+    pub(super) counters: Option<Vec<String>>,
+    pub(super) replay: Replay,
+    pub(super) timing: Timing,
+}
+
+/// Where the profiling time goes (reported with `WARPSCOPE_NVPROF_DEBUG=1`).
+#[derive(Default)]
+pub(super) struct Timing {
+    pub(super) launches: u64,
+    pub(super) windows: u64,
+    pub(super) setup: Duration,
+    pub(super) enter: Duration,
+    pub(super) launch: Duration,
+    pub(super) stop: Duration,
+    pub(super) decode: Duration,
+    pub(super) reconfigure: Duration,
+    pub(super) entered: Option<Instant>,
+}
+
+pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
+    let t0 = Instant::now();
+    let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
+    let name = prof.names.entry(l.symbol.clone()).or_insert_with(|| kernel_name(&l.symbol)).clone();
+    let invocation = {
+        let n = prof.invocations.entry(name.base.clone()).or_insert(0);
+        *n += 1;
+        *n
+    };
+    let device = match prof.contexts.get(&l.context) {
+        Some(c) => c.device,
+        None => {
+            // A context CUPTI did not announce (created before the injection): learn it now.
+            prof.contexts.insert(l.context, Ctx::new(l.context_id, 0));
+            0
+        }
+    };
+    let device_ok = st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device));
+    let key = Selectable { context: l.context_id, stream: l.stream, base: &name.base, mangled: &l.symbol, invocation };
+    if !(device_ok && prof.filter.select(&key)) {
+        close(st, prof, l.context);
+        return;
+    }
+    if let Some(a) = prof.active.filter(|a| *a != l.context) {
+        close(st, prof, a);
+    }
+    let t_setup = Instant::now();
+    if let Err(e) = ensure_session(st, prof, l.context, device) {
+        prof.disabled = true;
+        return st.error(e);
+    }
+    prof.timing.setup += t_setup.elapsed();
+    let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
+    if !ctx.started {
+        let started = ctx.session.as_mut().map(|s| s.start());
+        if let Some(Err(e)) = started {
+            prof.disabled = true;
+            return st.error(e.to_string());
+        }
+        ctx.started = true;
+        prof.active = Some(l.context);
+    }
+    let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
+    ctx.window.push(Pending {
+        name,
+        grid: l.grid,
+        block: l.block,
+        smem: l.dynamic_smem,
+        stream: l.stream,
+        correlation: l.correlation,
+        invocation,
+        context: l.context_id,
+        device,
+        called,
+    });
+    prof.timing.launches += 1;
+    prof.timing.enter += t0.elapsed();
+    prof.timing.entered = Some(Instant::now());
+}
+
+pub(super) fn exit(st: &State, prof: &mut Prof, l: Launch) {
+    if let Some(t) = prof.timing.entered.take() {
+        prof.timing.launch += t.elapsed();
+    }
+    let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
+    if !ctx.started {
+        return;
+    }
+    // A launch the driver refused ran no kernel, so it has no range.
+    if l.result.is_some_and(|r| r != 0) && ctx.window.last().is_some_and(|p| p.correlation == l.correlation) {
+        ctx.window.pop();
+    }
+    let full = ctx.session.as_ref().is_some_and(|s| ctx.window.len() >= s.max_ranges());
+    if full || prof.filter.exhausted() {
+        close(st, prof, l.context);
+    }
+}
+
+/// Creates the context's session on first use (and, under application replay, decides this run's
+/// group of counters).
+fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) -> Result<(), String> {
+    if prof.contexts.get(&context).is_some_and(|c| c.session.is_some()) {
+        return Ok(());
+    }
+    if prof.counters.is_none() {
+        let mut all = st.counters.names();
+        if split_rates() {
+            all = split(&all);
+        }
+        if st.cfg.gpu && !all.iter().any(|c| c == DURATION) {
+            all.push(DURATION.to_string());
+        }
+        let (mine, replay) = match st.cfg.replay {
+            ReplayMode::Kernel => (all, Replay::Kernel),
+            ReplayMode::Application => {
+                let groups = groups(st, context, device)?;
+                st.emit(&[Message::Groups(groups.len())]);
+                let mine = groups.get(st.cfg.group).cloned().unwrap_or_default();
+                let passes =
+                    Session::passes_of(st.lib, context.raw(), device as usize, &mine).map_err(|e| e.to_string())?;
+                (mine, if passes <= 1 { Replay::User } else { Replay::Kernel })
+            }
+        };
+        prof.counters = Some(mine);
+        prof.replay = replay;
+    }
+    let mut counters = prof.counters.clone().unwrap_or_default();
+    if counters.is_empty() {
+        return Err("no counters to collect in this run".into());
+    }
+    let mut session = match Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges) {
+        Ok(s) => s,
+        Err(e) => {
+            // Counters this GPU does not have are left out (and said so); the rest are collected.
+            let bad = unknown_counters(st, context, device, &counters);
+            if bad.is_empty() || bad.len() == counters.len() {
+                return Err(if bad.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("this GPU has none of the counters asked for ({})", bad.join(", "))
+                });
+            }
+            st.notice(format!("not available on device {device} and left out: {}", bad.join(", ")));
+            counters.retain(|c| !bad.contains(c));
+            prof.counters = Some(counters.clone());
+            Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges)
+                .map_err(|e| e.to_string())?
+        }
+    };
+    session.configure(prof.replay).map_err(|e| e.to_string())?;
+    if session.passes > 1 && prof.replay == Replay::Kernel && !prof.replay_noted.contains(&device) {
+        prof.replay_noted.push(device);
+        st.notice(format!(
+            "Some kernel(s) will be replayed on device {device} in order to collect all events/metrics."
+        ));
+    }
+    if let Some(c) = prof.contexts.get_mut(&context) {
+        c.session = Some(session);
+    }
+    Ok(())
+}
+
+/// The counters the GPU of `context` cannot collect (each tried alone).
+fn unknown_counters(st: &State, context: Context, device: u32, counters: &[String]) -> Vec<String> {
+    counters
+        .iter()
+        .filter(|c| Session::passes_of(st.lib, context.raw(), device as usize, std::slice::from_ref(c)).is_err())
+        .cloned()
+        .collect()
+}
+
+/// Application replay: the counters of the metrics and events, in groups that each fit one pass (a
+/// metric that alone needs more keeps a group to itself, collected with kernel replay).
+fn groups(st: &State, context: Context, device: u32) -> Result<Vec<Vec<String>>, String> {
+    let mut units: Vec<Vec<String>> = st.counters.metrics.iter().map(|m| m.counters.clone()).collect();
+    units.extend(st.counters.events.iter().map(|e| vec![e.counter.clone()]));
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    for u in units {
+        let mut tried = current.clone();
+        for c in &u {
+            if !tried.contains(c) {
+                tried.push(c.clone());
+            }
+        }
+        let passes = Session::passes_of(st.lib, context.raw(), device as usize, &tried).map_err(|e| e.to_string())?;
+        if passes <= 1 || current.is_empty() {
+            current = tried;
+            if passes > 1 {
+                groups.push(std::mem::take(&mut current));
+            }
+        } else {
+            groups.push(std::mem::replace(&mut current, u));
+        }
+    }
+    if !current.is_empty() {
+        groups.push(current);
+    }
+    Ok(groups)
+}
+
+/// Ends the context's window: stops, decodes one range per launch, and reports each as a record.
+pub(super) fn close(st: &State, prof: &mut Prof, context: Context) {
+    if prof.active == Some(context) {
+        prof.active = None;
+    }
+    let replay = prof.replay;
+    let counters = prof.counters.clone().unwrap_or_default();
+    let Some(ctx) = prof.contexts.get_mut(&context) else { return };
+    if !ctx.started {
+        return;
+    }
+    ctx.started = false;
+    let window = std::mem::take(&mut ctx.window);
+    let Some(session) = ctx.session.as_mut() else { return };
+    let t = Instant::now();
+    let stopped = session.stop();
+    let t_stop = t.elapsed();
+    let decoded = stopped.and_then(|done| Ok((done, session.decode()?)));
+    let t_decode = t.elapsed() - t_stop;
+    let decoded = decoded.and_then(|r| {
+        session.configure(replay)?;
+        Ok(r)
+    });
+    prof.timing.windows += 1;
+    prof.timing.stop += t_stop;
+    prof.timing.decode += t_decode;
+    prof.timing.reconfigure += t.elapsed() - t_stop - t_decode;
+    match decoded {
+        Ok((done, ranges)) => {
+            if !done {
+                st.notice("not every replay pass was collected; these launches' metrics are left out".into());
+            } else if ranges.len() != window.len() {
+                st.notice(format!(
+                    "CUPTI returned {} ranges for {} profiled launches on context {}; their metrics are left out",
+                    ranges.len(),
+                    window.len(),
+                    ctx.id
+                ));
+            } else {
+                let msgs: Vec<Message> = window
+                    .iter()
+                    .zip(ranges)
+                    .map(|(p, values)| Message::Record(Box::new(profiled_record(st, p, &counters, &values))))
+                    .collect();
+                st.emit(&msgs);
+            }
+        }
+        Err(e) => {
+            prof.disabled = true;
+            st.error(e.to_string());
+        }
+    }
+}
+
+/// Whether `.per_second` counters are collected as their count and `gpu__time_duration.sum`, and divided
+/// here (`WARPSCOPE_NVPROF_RATES=split`): the same value by Nsight Compute's definition of a rate, an
+/// experiment on where the cost of rate counters lies (docs/PERF-NOTES.md).
+fn split_rates() -> bool {
+    std::env::var("WARPSCOPE_NVPROF_RATES").is_ok_and(|v| v == "split")
+}
+
+/// The counters with each `X.per_second` replaced by `X` and `gpu__time_duration.sum`.
+fn split(counters: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in counters {
+        let parts = match c.strip_suffix(".per_second") {
+            Some(base) => vec![base.to_string(), DURATION.to_string()],
+            None => vec![c.clone()],
+        };
+        for p in parts {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// A profiled launch's record: the metrics and events whose counters this run collected.
+fn profiled_record(st: &State, p: &Pending, counters: &[String], values: &[f64]) -> Record {
+    let raw = |c: &str| counters.iter().position(|x| x == c).and_then(|i| values.get(i)).copied();
+    // A rate collected as its count and the duration (ns) is divided back.
+    let value = |c: &str| {
+        raw(c).or_else(|| {
+            let count = raw(c.strip_suffix(".per_second")?)?;
+            let ns = raw(DURATION).filter(|d| *d > 0.0)?;
+            Some(count / (ns * 1e-9))
+        })
+    };
+    let mut ms = Vec::new();
+    for m in &st.counters.metrics {
+        let got: Option<Vec<f64>> = m.counters.iter().map(|c| value(c)).collect();
+        if let Some(v) = got.map(|g| m.value(&g)).filter(|v| v.is_finite()) {
+            ms.push(Metric { name: m.name.clone(), value: v, unit: m.unit.clone(), source: Source::Measured });
+        }
+    }
+    for e in &st.counters.events {
+        if let Some(v) = value(&e.counter) {
+            ms.push(Metric { name: e.name.clone(), value: v, unit: metrics::COUNT.into(), source: Source::Measured });
+        }
+    }
+    let d = |a: [u32; 3]| Dim3::new(a[0], a[1], a[2]);
+    // A traced run times the kernel with its own counter; it starts when called (profiled kernels run alone).
+    let duration = if st.cfg.gpu { value(DURATION).filter(|v| *v > 0.0) } else { None };
+    Record {
+        metrics: ms,
+        device: Some(p.device),
+        time_ms: duration.and_then(|ns| TimeStats::from_samples(&[ns / 1e6])).map(|mut t| {
+            t.samples.clear();
+            t
+        }),
+        trace: Some(Trace {
+            kind: ActivityKind::Kernel,
+            name: p.name.full.clone(),
+            pid: st.pid,
+            start_ns: duration.map(|_| st.since_launch(p.called)),
+            duration_ns: duration.map(|ns| ns.round() as u64),
+            context: p.context,
+            stream: p.stream,
+            correlation: p.correlation,
+            invocation: Some(p.invocation),
+            dynamic_smem: Some(p.smem),
+            ..Trace::default()
+        }),
+        ..Record::new(&p.name.base, "", d(p.grid), d(p.block), Status::Ok)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_split_into_count_and_duration() {
+        let c = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            split(&c(&[
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second",
+                "sm__warps_active.avg.pct_of_peak_sustained_active",
+                "dram__bytes_read.sum.per_second"
+            ])),
+            c(&[
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
+                DURATION,
+                "sm__warps_active.avg.pct_of_peak_sustained_active",
+                "dram__bytes_read.sum"
+            ])
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! One profiled process as `warpscope nvprof` assembles it from the messages of its file: its devices,
+//! records (GPU activities, with the metrics of the launches that were profiled joined in by correlation
+//! id), API calls and notices, in the order the report prints them.
+
+use std::collections::HashMap;
+
+use super::protocol::{ApiCall, Message};
+use crate::gpu::DeviceInfo;
+use crate::record::{ActivityKind, Record};
+
+/// Everything one process reported.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Process {
+    /// Its pid.
+    pub pid: u32,
+    /// Its parent's pid.
+    pub ppid: u32,
+    /// Its command line.
+    pub command: String,
+    /// Devices it used, in the order it first used them.
+    pub devices: Vec<DeviceInfo>,
+    /// GPU activities and profiled launches, by start time.
+    pub records: Vec<Record>,
+    /// Runtime and driver API calls, by function.
+    pub api: Vec<ApiCall>,
+    /// nvprof-style warnings.
+    pub notices: Vec<String>,
+    /// What could not be profiled, and why.
+    pub errors: Vec<String>,
+    /// Application replay: runs the metrics need (1 otherwise).
+    pub groups: usize,
+    /// Whether it exited through `exit` (its last data flushed).
+    pub ended: bool,
+    /// Activity records CUPTI dropped.
+    pub dropped: u64,
+    /// Lines of its file that could not be read.
+    pub bad_lines: usize,
+}
+
+impl Process {
+    /// The process of a file's messages; `None` when it never started profiling.
+    pub fn from_messages(messages: Vec<Message>, bad_lines: usize) -> Option<Self> {
+        let mut p = Process { groups: 1, bad_lines, ..Process::default() };
+        let mut started = false;
+        for m in messages {
+            match m {
+                Message::Start { pid, ppid, command } => {
+                    (p.pid, p.ppid, p.command) = (pid, ppid, command);
+                    started = true;
+                }
+                Message::Device(d) => {
+                    if !p.devices.iter().any(|x| x.ordinal == d.ordinal) {
+                        p.devices.push(*d);
+                    }
+                }
+                Message::Record(r) => p.records.push(*r),
+                Message::Api(a) => merge_api(&mut p.api, a),
+                Message::Groups(n) => p.groups = p.groups.max(n),
+                Message::Notice(n) => p.notices.push(n),
+                Message::Error(e) => {
+                    if !p.errors.contains(&e) {
+                        p.errors.push(e)
+                    }
+                }
+                Message::End { dropped } => {
+                    p.ended = true;
+                    p.dropped += dropped;
+                }
+            }
+        }
+        if !started {
+            return None;
+        }
+        p.join();
+        Some(p)
+    }
+
+    /// Moves the metrics of profiled launches into their kernel's activity record (same correlation
+    /// id), keeps one activity record per launch, and orders everything by start time.
+    fn join(&mut self) {
+        let records = std::mem::take(&mut self.records);
+        let (profiled, mut activity): (Vec<Record>, Vec<Record>) = records
+            .into_iter()
+            .partition(|r| !r.metrics.is_empty() && r.trace.as_ref().is_some_and(|t| t.invocation.is_some()));
+        if !profiled.is_empty() {
+            // Kernel replay may report a launch once per pass: keep its first record.
+            let mut seen = std::collections::HashSet::new();
+            activity.retain(|r| match &r.trace {
+                Some(t) if t.kind == ActivityKind::Kernel => seen.insert(t.correlation),
+                _ => true,
+            });
+        }
+        let by_corr: HashMap<u32, usize> = activity
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                r.trace.as_ref().filter(|t| t.kind == ActivityKind::Kernel).map(|t| (t.correlation, i))
+            })
+            .collect();
+        for p in profiled {
+            match p.trace.as_ref().and_then(|t| by_corr.get(&t.correlation)) {
+                Some(&i) => {
+                    let a = &mut activity[i];
+                    a.metrics.extend(p.metrics);
+                    if let (Some(t), Some(pt)) = (a.trace.as_mut(), p.trace.as_ref()) {
+                        t.invocation = t.invocation.or(pt.invocation);
+                        // CUPTI leaves a replayed kernel's activity untimed: the profiler's timing stands in.
+                        if t.duration_ns.unwrap_or(0) == 0 && pt.duration_ns.is_some() {
+                            (t.start_ns, t.duration_ns) = (pt.start_ns, pt.duration_ns);
+                            a.time_ms = p.time_ms;
+                        }
+                    }
+                }
+                None => activity.push(p),
+            }
+        }
+        // Stable: records without a start keep their launch order, after the timed ones.
+        activity.sort_by_key(|r| r.trace.as_ref().and_then(|t| t.start_ns).unwrap_or(u64::MAX));
+        self.records = activity;
+    }
+
+    /// How nvprof named a device: `NVIDIA H200 (0)`.
+    pub fn device_name(&self, ordinal: Option<u32>) -> String {
+        let o = ordinal.unwrap_or(0);
+        match self.devices.iter().find(|d| d.ordinal == o) {
+            Some(d) => format!("{} ({o})", d.name),
+            None => format!("Device {o} ({o})"),
+        }
+    }
+
+    /// Records with a GPU time (the summary's and trace's rows).
+    pub fn timed(&self) -> impl Iterator<Item = &Record> {
+        self.records.iter().filter(|r| r.time_ms.is_some())
+    }
+
+    /// Kernel records that carry measured metrics or events.
+    pub fn profiled(&self) -> impl Iterator<Item = &Record> {
+        self.records.iter().filter(|r| !r.metrics.is_empty())
+    }
+
+    /// Merges another run's metrics of the same launches (application replay): the n-th profiled launch
+    /// here takes the metrics of the n-th there when both are the same kernel; returns the launches
+    /// that did not match.
+    pub fn merge_run(&mut self, other: &Process) -> usize {
+        let mut theirs = other.profiled();
+        let mut mismatched = 0;
+        for mine in self.records.iter_mut().filter(|r| !r.metrics.is_empty()) {
+            let Some(t) = theirs.next() else { break };
+            if t.kernel == mine.kernel {
+                for m in &t.metrics {
+                    if !mine.metrics.iter().any(|x| x.name == m.name) {
+                        mine.metrics.push(m.clone());
+                    }
+                }
+            } else {
+                mismatched += 1;
+            }
+        }
+        mismatched + theirs.count()
+    }
+}
+
+fn merge_api(all: &mut Vec<ApiCall>, a: ApiCall) {
+    match all.iter_mut().find(|x| x.name == a.name) {
+        Some(x) => {
+            x.min_ns = if x.calls == 0 { a.min_ns } else { x.min_ns.min(a.min_ns) };
+            x.max_ns = x.max_ns.max(a.max_ns);
+            x.calls += a.calls;
+            x.total_ns += a.total_ns;
+        }
+        None => all.push(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Metric, Source, Status, TimeStats, Trace};
+    use crate::spec::Dim3;
+
+    fn kernel(corr: u32, start: Option<u64>, metrics: Vec<Metric>) -> Record {
+        let profiled = !metrics.is_empty();
+        Record {
+            time_ms: start.and_then(|_| TimeStats::from_samples(&[1.0])),
+            metrics,
+            trace: Some(Trace {
+                name: "k(void)".into(),
+                correlation: corr,
+                start_ns: start,
+                duration_ns: start.map(|_| 1_000_000),
+                invocation: profiled.then_some(1),
+                ..Trace::default()
+            }),
+            ..Record::new("k", "", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), Status::Ok)
+        }
+    }
+
+    fn occ(v: f64) -> Metric {
+        Metric { name: "achieved_occupancy".into(), value: v, unit: "ratio".into(), source: Source::Measured }
+    }
+
+    #[test]
+    fn metrics_join_their_launch_and_replays_collapse() {
+        let msgs = vec![
+            Message::Start { pid: 5, ppid: 1, command: "./a".into() },
+            Message::Record(Box::new(kernel(9, None, vec![occ(0.5)]))),
+            Message::Record(Box::new(kernel(9, Some(200), vec![]))),
+            Message::Record(Box::new(kernel(9, Some(300), vec![]))),
+            Message::Record(Box::new(kernel(4, Some(100), vec![]))),
+            Message::Api(ApiCall { name: "cudaMalloc".into(), calls: 1, total_ns: 5, min_ns: 5, max_ns: 5 }),
+            Message::Api(ApiCall { name: "cudaMalloc".into(), calls: 2, total_ns: 9, min_ns: 3, max_ns: 6 }),
+            Message::End { dropped: 0 },
+        ];
+        let p = Process::from_messages(msgs, 0).unwrap();
+        assert!(p.ended);
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.records[0].trace.as_ref().unwrap().correlation, 4);
+        assert_eq!(p.records[1].metrics, vec![occ(0.5)]);
+        assert_eq!(p.api, vec![ApiCall { name: "cudaMalloc".into(), calls: 3, total_ns: 14, min_ns: 3, max_ns: 6 }]);
+        assert!(Process::from_messages(vec![Message::End { dropped: 0 }], 0).is_none());
+    }
+
+    #[test]
+    fn application_replay_runs_merge_by_launch_order() {
+        let start = Message::Start { pid: 5, ppid: 1, command: "./a".into() };
+        let gld = |v| Metric { name: "gld_efficiency".into(), value: v, unit: "%".into(), source: Source::Measured };
+        let mut a = Process::from_messages(
+            vec![
+                start.clone(),
+                Message::Record(Box::new(kernel(1, None, vec![occ(0.5)]))),
+                Message::Record(Box::new(kernel(2, None, vec![occ(0.7)]))),
+            ],
+            0,
+        )
+        .unwrap();
+        let b = Process::from_messages(
+            vec![
+                start,
+                Message::Record(Box::new(kernel(11, None, vec![gld(100.0)]))),
+                Message::Record(Box::new(kernel(12, None, vec![gld(50.0)]))),
+            ],
+            0,
+        )
+        .unwrap();
+        assert_eq!(a.merge_run(&b), 0);
+        assert_eq!(a.records[1].metrics, vec![occ(0.7), gld(50.0)]);
+    }
+}

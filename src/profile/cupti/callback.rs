@@ -1,0 +1,297 @@
+//! CUPTI's Callback API inside a profiled program (`warpscope nvprof`'s injection library): kernel
+//! launches (driver API, which the runtime goes through too) and context creation and destruction,
+//! decoded here from CUPTI's raw structs into plain values for one registered handler. Enum-typed
+//! fields are read as integers: a newer CUPTI may pass values the bindings do not know.
+
+use std::ffi::{CStr, c_char, c_void};
+use std::ptr::{self, addr_of};
+use std::sync::OnceLock;
+
+use cudarc::cupti::sys as c;
+use cudarc::driver::sys::{CUcontext, CUstream};
+
+use super::{Lib, Unavailable};
+
+const DOMAIN_DRIVER: u32 = 1;
+const DOMAIN_RESOURCE: u32 = 3;
+const SITE_ENTER: u32 = 0;
+const CONTEXT_CREATED: u32 = 1;
+const CONTEXT_DESTROY_STARTING: u32 = 2;
+
+/// How a launch entry point passes its shape.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// `cuLaunchKernel`-like: f, grid x/y/z, block x/y/z, shared bytes, stream.
+    Classic,
+    /// `cuLaunchKernelEx`: a `CUlaunchConfig` pointer first.
+    Config,
+}
+
+/// The driver launch entry points (CUPTI driver callback ids, stable across releases), whether they
+/// take a per-thread default stream, and their parameter layout.
+const LAUNCHES: &[(u32, bool, Layout)] = &[
+    (307, false, Layout::Classic), // cuLaunchKernel
+    (442, true, Layout::Classic),  // cuLaunchKernel_ptsz
+    (477, false, Layout::Classic), // cuLaunchCooperativeKernel
+    (478, true, Layout::Classic),  // cuLaunchCooperativeKernel_ptsz
+    (652, false, Layout::Config),  // cuLaunchKernelEx
+    (653, true, Layout::Config),   // cuLaunchKernelEx_ptsz
+];
+
+/// A CUDA context, as a plain handle that can be kept and sent between threads (the program owns it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Context(usize);
+
+impl Context {
+    /// The driver handle.
+    pub fn raw(self) -> CUcontext {
+        self.0 as CUcontext
+    }
+}
+
+/// Whether a callback comes before or after the API call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Site {
+    /// Before the call.
+    Enter,
+    /// After it returned.
+    Exit,
+}
+
+/// One kernel launch as the driver saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    /// Before or after the launch call.
+    pub site: Site,
+    /// Its context.
+    pub context: Context,
+    /// CUPTI's id of the context (1-based, as nvprof printed).
+    pub context_id: u32,
+    /// Correlation id, shared with the kernel's activity record.
+    pub correlation: u32,
+    /// The kernel's (mangled) symbol.
+    pub symbol: String,
+    /// Grid extents.
+    pub grid: [u32; 3],
+    /// Block extents.
+    pub block: [u32; 3],
+    /// Dynamic shared memory, bytes.
+    pub dynamic_smem: u32,
+    /// CUPTI's id of the stream.
+    pub stream: u32,
+    /// The launch call's result (`CUresult`), known at [`Site::Exit`].
+    pub result: Option<u32>,
+}
+
+/// What the handler is told.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A kernel launch, before and after the call.
+    Launch(Launch),
+    /// A context was created.
+    ContextCreated {
+        /// The context.
+        context: Context,
+        /// CUPTI's id of it.
+        context_id: u32,
+        /// Its device ordinal.
+        device: u32,
+    },
+    /// A context is about to be destroyed (still usable during the callback).
+    ContextDestroying {
+        /// The context.
+        context: Context,
+        /// CUPTI's id of it.
+        context_id: u32,
+    },
+}
+
+type Handler = Box<dyn Fn(Event) + Send + Sync>;
+
+static HANDLER: OnceLock<(&'static Lib, Handler)> = OnceLock::new();
+
+/// Subscribes `handler` to context creation/destruction and, when `launches`, to every kernel launch.
+/// One subscriber per process (CUPTI's rule): a second call fails.
+pub fn subscribe(
+    lib: &'static Lib,
+    launches: bool,
+    handler: impl Fn(Event) + Send + Sync + 'static,
+) -> Result<(), Unavailable> {
+    if HANDLER.set((lib, Box::new(handler))).is_err() {
+        return Err(Unavailable::Failed("CUPTI callbacks already subscribed in this process".into()));
+    }
+    let f = &lib.fns.cb;
+    let mut subscriber: c::CUpti_SubscriberHandle = ptr::null_mut();
+    // SAFETY: `trampoline` has CUPTI's callback signature and lives for the whole process.
+    unsafe {
+        lib.check("cuptiSubscribe", (f.subscribe)(&mut subscriber, Some(trampoline), ptr::null_mut()))?;
+        for cbid in [CONTEXT_CREATED, CONTEXT_DESTROY_STARTING] {
+            lib.check("cuptiEnableCallback(resource)", (f.enable_callback)(1, subscriber, DOMAIN_RESOURCE, cbid))?;
+        }
+        if launches {
+            for (cbid, _, _) in LAUNCHES {
+                lib.check("cuptiEnableCallback(launch)", (f.enable_callback)(1, subscriber, DOMAIN_DRIVER, *cbid))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CUPTI's id of a context (0 when CUPTI cannot tell).
+pub fn context_id(lib: &Lib, context: Context) -> u32 {
+    let mut id = 0;
+    // SAFETY: writes one u32; a failure leaves 0.
+    unsafe { (lib.fns.cb.context_id)(context.raw(), &mut id) };
+    id
+}
+
+/// The name of a driver (`driver`) or runtime API function from its callback id, e.g. `cudaMalloc_v3020`.
+pub fn api_name(lib: &Lib, driver: bool, cbid: u32) -> String {
+    let mut name: *const c_char = ptr::null();
+    let domain = if driver { DOMAIN_DRIVER } else { 2 };
+    // SAFETY: CUPTI points `name` at a static string or leaves it null.
+    if unsafe { (lib.fns.cb.callback_name)(domain, cbid, &mut name) } == 0 && !name.is_null() {
+        unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
+    } else {
+        format!("{}#{cbid}", if driver { "driver" } else { "runtime" })
+    }
+}
+
+/// What a profiler names a device by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceProps {
+    /// Product name.
+    pub name: String,
+    /// Compute capability.
+    pub major: i32,
+    /// Compute capability, minor.
+    pub minor: i32,
+    /// Streaming multiprocessors.
+    pub sms: i32,
+    /// Device memory, bytes.
+    pub memory: u64,
+}
+
+/// The properties of device `ordinal`, asked of the driver the profiled program has loaded (call from
+/// a callback, never from `InitializeInjection`, where the driver is not ready yet).
+pub fn device_props(ordinal: u32) -> Option<DeviceProps> {
+    use cudarc::driver::result::device;
+    use cudarc::driver::sys::CUdevice_attribute as A;
+    let dev = device::get(ordinal as i32).ok()?;
+    // SAFETY: `dev` is a valid device handle; the attributes exist on every supported driver.
+    let attr = |a| unsafe { device::get_attribute(dev, a) }.ok();
+    Some(DeviceProps {
+        name: device::get_name(dev).ok()?,
+        major: attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        minor: attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        sms: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).unwrap_or(0),
+        // SAFETY: as above.
+        memory: unsafe { device::total_mem(dev) }.map(|m| m as u64).unwrap_or(0),
+    })
+}
+
+/// The CUDA version the driver supports (13000 for 13.0), asked of the driver the program has loaded
+/// (from a callback, as [`device_props`]).
+pub fn driver_version() -> Option<i32> {
+    let mut v = 0;
+    // SAFETY: writes one int; the driver is loaded in a profiled program.
+    (unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) } as u32 == 0).then_some(v)
+}
+
+/// The C string at `p`, or empty.
+///
+/// # Safety
+/// `p` is null or a NUL-terminated string.
+unsafe fn text(p: *const c_char) -> String {
+    if p.is_null() { String::new() } else { unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned() }
+}
+
+unsafe extern "C" fn trampoline(_user: *mut c_void, domain: u32, cbid: u32, data: *const c_void) {
+    let Some((lib, handler)) = HANDLER.get() else { return };
+    if data.is_null() {
+        return;
+    }
+    // SAFETY: CUPTI passes a CUpti_CallbackData for API domains and a CUpti_ResourceData for the
+    // resource domain; fields are read one by one (enum-typed ones as integers).
+    let event = unsafe {
+        match domain {
+            DOMAIN_DRIVER => decode_launch(lib, cbid, data as *const c::CUpti_CallbackData),
+            DOMAIN_RESOURCE => {
+                let r = data as *const c::CUpti_ResourceData;
+                let context = Context(addr_of!((*r).context).read() as usize);
+                let context_id = context_id(lib, context);
+                match cbid {
+                    CONTEXT_CREATED => {
+                        let mut device = 0;
+                        (lib.fns.cb.device_id)(context.raw(), &mut device);
+                        Some(Event::ContextCreated { context, context_id, device })
+                    }
+                    CONTEXT_DESTROY_STARTING => Some(Event::ContextDestroying { context, context_id }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    if let Some(event) = event {
+        // A panic must not unwind into CUDA: the event is dropped instead.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(event)));
+    }
+}
+
+/// A launch callback's data, when `cbid` is one of [`LAUNCHES`].
+///
+/// # Safety
+/// `d` points at the CUpti_CallbackData of a driver API callback with id `cbid`.
+unsafe fn decode_launch(lib: &Lib, cbid: u32, d: *const c::CUpti_CallbackData) -> Option<Event> {
+    let (_, per_thread, layout) = *LAUNCHES.iter().find(|(id, _, _)| *id == cbid)?;
+    unsafe {
+        let site =
+            if addr_of!((*d).callbackSite).cast::<u32>().read() == SITE_ENTER { Site::Enter } else { Site::Exit };
+        let context = Context(addr_of!((*d).context).read() as usize);
+        let params = addr_of!((*d).functionParams).read();
+        if params.is_null() {
+            return None;
+        }
+        let (grid, block, smem, stream): ([u32; 3], [u32; 3], u32, CUstream) = match layout {
+            Layout::Classic => {
+                let p = params as *const c::cuLaunchKernel_params_st;
+                (
+                    [(*p).gridDimX, (*p).gridDimY, (*p).gridDimZ],
+                    [(*p).blockDimX, (*p).blockDimY, (*p).blockDimZ],
+                    (*p).sharedMemBytes,
+                    (*p).hStream,
+                )
+            }
+            Layout::Config => {
+                let p = params as *const c::cuLaunchKernelEx_params_st;
+                let cfg = (*p).config;
+                if cfg.is_null() {
+                    return None;
+                }
+                (
+                    [(*cfg).gridDimX, (*cfg).gridDimY, (*cfg).gridDimZ],
+                    [(*cfg).blockDimX, (*cfg).blockDimY, (*cfg).blockDimZ],
+                    (*cfg).sharedMemBytes,
+                    (*cfg).hStream,
+                )
+            }
+        };
+        let mut stream_id = 0;
+        (lib.fns.cb.stream_id_ex)(context.raw(), stream, per_thread as u8, &mut stream_id);
+        let ret = addr_of!((*d).functionReturnValue).read() as *const u32;
+        let result = (site == Site::Exit && !ret.is_null()).then(|| ret.read_unaligned());
+        Some(Event::Launch(Launch {
+            site,
+            context,
+            context_id: addr_of!((*d).contextUid).read(),
+            correlation: addr_of!((*d).correlationId).read(),
+            symbol: text(addr_of!((*d).symbolName).read()),
+            grid,
+            block,
+            dynamic_smem: smem,
+            stream: stream_id,
+            result,
+        }))
+    }
+}

@@ -1,0 +1,122 @@
+//! The model's commands end to end on the mock backend: `devices --calibrate` and its cache, a measured
+//! sweep that calibrates first, `model-check` on its results, and `estimate`'s new terms.
+
+mod common;
+
+use common::{SMALL, mock, stdout};
+use predicates::prelude::*;
+
+/// `warpscope ARGS` on the mock with its calibration cache in `dir`.
+fn cached(dir: &std::path::Path, args: &[&str]) -> assert_cmd::Command {
+    let mut c = mock(args);
+    c.env("WARPSCOPE_CACHE_DIR", dir);
+    c
+}
+
+#[test]
+fn devices_calibrate_shows_the_figures_and_caches_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = stdout(&mut cached(dir.path(), &["devices", "--calibrate"]));
+    for row in ["calibration of", "mock (made-up figures)", "DRAM latency", "block issue", "cached in"] {
+        assert!(out.contains(row), "{row} missing:\n{out}");
+    }
+    let cache = dir.path().join("calibration");
+    let files: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
+    assert_eq!(files.len(), 1, "one file per device");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(files[0].as_ref().unwrap().path()).unwrap()).unwrap();
+    assert_eq!(json["figures"]["source"], "mock (made-up figures)");
+    assert!(json["figures"]["dram_latency_ns"].as_f64().unwrap() > 0.0);
+    // JSON: the device and its calibration.
+    let out = stdout(&mut cached(dir.path(), &["devices", "--calibrate", "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["calibration"]["figures"]["source"], "mock (made-up figures)");
+    assert!(v[0]["device"]["name"].as_str().unwrap().contains("mock"));
+}
+
+#[test]
+fn a_measured_sweep_calibrates_first_and_model_check_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.json");
+    let mut args = vec!["sweep", "sum-matrix", "--block", "32x8,16x16,64x1,256x1,32x32", "--model"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(&["--format", "json", "-o", file.to_str().unwrap(), "-q"]);
+    cached(dir.path(), &args).assert().success();
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(report["baselines"]["calibration"]["source"], "mock (made-up figures)");
+    assert!(report["model_fit"]["regret_pct"].as_f64().is_some());
+    assert!(dir.path().join("calibration").exists(), "the sweep's calibration is cached");
+
+    // The table: one row for the kernel, and the targets' line.
+    let out = stdout(&mut mock(&["model-check", file.to_str().unwrap()]));
+    assert!(out.contains("sumMatrixOnGPU2D") && out.contains("1024x512"), "{out}");
+    assert!(out.contains("kernels meet the targets"), "{out}");
+    // JSON: the fit's numbers and what it misses.
+    let out = stdout(&mut mock(&["model-check", file.to_str().unwrap(), "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let k = &v["kernels"][0];
+    assert_eq!(k["configs"], 5);
+    assert!(k["median_abs_error_pct"].as_f64().is_some() && k["misses"].is_array());
+    // Predicted again for a card of the database, and on the run's own device.
+    mock(&["model-check", file.to_str().unwrap(), "--gpu", "H100"]).assert().success();
+    mock(&["model-check", file.to_str().unwrap(), "--repredict"]).assert().success();
+    // --strict fails when a kernel misses a target (the mock's made-up times do).
+    let misses = k["misses"].as_array().unwrap().len();
+    mock(&["model-check", file.to_str().unwrap(), "--strict"]).assert().code(if misses > 0 { 1 } else { 0 });
+}
+
+#[test]
+fn model_check_refuses_what_it_cannot_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    // A sweep without --model carries no predictions.
+    let file = dir.path().join("plain.json");
+    let mut args = vec!["sweep", "sum-matrix", "--block", "32x8,16x16"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(&["--format", "json", "-o", file.to_str().unwrap(), "-q"]);
+    mock(&args).assert().success();
+    mock(&["model-check", file.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no configuration with both a measured time and a predicted_time"));
+    // ... but can be predicted again.
+    mock(&["model-check", file.to_str().unwrap(), "--repredict"]).assert().success();
+    mock(&["model-check", "/nonexistent/x.json"]).assert().code(2);
+    mock(&["model-check", file.to_str().unwrap(), "--gpu", "Voodoo 2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown card"));
+}
+
+#[test]
+fn estimate_shows_bank_conflicts_and_the_fermi_lesson() {
+    // transposeL's unpadded 16x16 tile: 8 passes per shared load; transposeShared's padded one: 1.
+    let out =
+        stdout(&mut mock(&["estimate", "transpose-l", "--block", "16x16", "--gpu", "H200", "--format", "json", "-q"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let m = v["records"][0]["metrics"].as_array().unwrap();
+    let shared = m.iter().find(|m| m["name"] == "shared_load_transactions_per_request").expect("estimated");
+    assert_eq!(shared["value"], 8.0);
+    // Source 001 on the course's Fermi card: block.x of 16 halves gld_efficiency, and (32,32), one
+    // 1024-thread block per SM of 1536 threads, is the slowest of the first four shapes.
+    let out = stdout(&mut mock(&[
+        "estimate",
+        "sum-matrix",
+        "--block",
+        "32x32,32x16,16x32,16x16",
+        "--gpu",
+        "Tesla M2070",
+        "--format",
+        "json",
+        "-q",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let metric = |i: usize, name: &str| {
+        v["records"][i]["metrics"].as_array().unwrap().iter().find(|m| m["name"] == name).unwrap()["value"]
+            .as_f64()
+            .unwrap()
+    };
+    let eff: Vec<f64> = (0..4).map(|i| metric(i, "gld_efficiency")).collect();
+    assert_eq!(eff, vec![100.0, 100.0, 50.0, 50.0]);
+    let t: Vec<f64> = (0..4).map(|i| metric(i, "predicted_time")).collect();
+    assert!(t[0] > t[1] && t[0] > t[2] && t[0] > t[3], "{t:?}");
+}

@@ -1,0 +1,366 @@
+//! `warpscope nvprof` end to end without a GPU: the real binary runs real programs. A program that
+//! does not use CUDA shows nvprof's warning and passes its exit code through; fixtures/nvprof/fake-app.sh
+//! stands in for a CUDA program by writing, as the injection library would have, the messages of a run
+//! recorded on an H100 (fixtures/nvprof/*.jsonl), so that everything after the program (results,
+//! joining, every table and CSV, log files, exports, child processes, crashes) is exercised. The
+//! expected outputs are golden files checked by hand against real nvprof outputs (fixtures/nvprof/README.md).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nvprof").join(name)
+}
+
+/// `warpscope nvprof ARGS` with a stand-in injection library (no CUDA program loads it here).
+fn nvprof(args: &[&str]) -> Command {
+    let mut c = Command::cargo_bin("warpscope").expect("binary built");
+    c.env_remove("WARPSCOPE_BACKEND")
+        .env("WARPSCOPE_INJECTION", fixture("fake-app.sh"))
+        .env_remove("WARPSCOPE_NVPROF_KEEP")
+        .arg("nvprof")
+        .args(args);
+    c
+}
+
+/// The fake program replaying `messages`, then `extra` arguments.
+fn app(messages: &str, extra: &[&str]) -> Vec<String> {
+    let mut v = vec![fixture("fake-app.sh").display().to_string(), fixture(messages).display().to_string()];
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
+/// nvprof's `==1234==` with the pid replaced, so outputs compare across runs.
+fn unpid(s: &str) -> String {
+    let re = regex::Regex::new(r"==\d+==").unwrap();
+    re.replace_all(s, "==PID==").into_owned()
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = fixture(name);
+    if std::env::var_os("WARPSCOPE_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(expected == actual, "{name} differs from its golden file:\n--- expected\n{expected}\n--- actual\n{actual}");
+}
+
+fn run(args: &[String]) -> (i32, String, String) {
+    let out = nvprof(&args.iter().map(String::as_str).collect::<Vec<_>>()).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_program_without_cuda_gets_nvprofs_warning_and_keeps_its_exit_code() {
+    nvprof(&["echo", "hello"])
+        .assert()
+        .success()
+        .stdout("hello\n")
+        .stderr("======== Warning: No CUDA application was profiled, exiting\n");
+    nvprof(&["sh", "-c", "echo oops >&2; exit 3"])
+        .assert()
+        .code(3)
+        .stderr("oops\n======== Warning: No CUDA application was profiled, exiting\n");
+}
+
+#[test]
+fn a_missing_or_unrunnable_program_is_one_line() {
+    nvprof(&["./surely-not-here"]).assert().code(2).stderr("error: ./surely-not-here: program not found\n");
+    nvprof(&["surely-not-a-command-anywhere"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("program not found (not a path, and not on PATH)"));
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("data.txt");
+    std::fs::write(&f, "x").unwrap();
+    nvprof(&[f.to_str().unwrap()]).assert().code(2).stderr(predicate::str::contains("not executable"));
+    nvprof(&[]).assert().code(2).stderr(predicate::str::contains("no program given"));
+}
+
+#[test]
+fn bad_options_are_one_line_errors_before_anything_runs() {
+    for (args, msg) in [
+        (vec!["--metrics", "nope", "echo"], "error: unknown metric 'nope'"),
+        (vec!["--events", "gld_inst_32bit", "echo"], "error: event 'gld_inst_32bit' is unavailable"),
+        (
+            vec!["--metrics", "gld_efficiency", "--kernels", "::sum(:1", "echo"],
+            "error: --kernels: bad regular expression",
+        ),
+        (vec!["-u", "minutes", "echo"], "error: --normalized-time-unit 'minutes'"),
+        (vec!["--log-file", "x.%y", "echo"], "error: 'x.%y': unknown %y"),
+        (vec!["--devices", "0,x", "echo"], "error: --devices '0,x'"),
+        (vec!["--kernels", "k", "echo"], "error: --kernels, -k, -s and -c choose the launches"),
+        (vec!["--replay-mode", "application", "echo"], "error: --replay-mode application"),
+        (vec!["--log-file", "same.txt", "-o", "same.txt", "echo"], "error: --export-profile same.txt is the same file"),
+        (vec!["--log-file", "/", "echo"], "error: /: is a folder"),
+    ] {
+        let out = nvprof(&args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(msg) && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: the program ran");
+    }
+}
+
+#[test]
+fn a_missing_injection_library_says_where_it_looked() {
+    let mut c = Command::cargo_bin("warpscope").unwrap();
+    c.env("WARPSCOPE_INJECTION", "/surely/not/libwarpscope_inject.so").args(["nvprof", "echo"]);
+    c.assert().code(2).stderr("error: WARPSCOPE_INJECTION=/surely/not/libwarpscope_inject.so: no such file\n");
+}
+
+#[test]
+fn queries_list_nvprofs_names() {
+    let out = nvprof(&["--query-metrics"]).env("WARPSCOPE_BACKEND", "mock").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("Available Metrics:\n                            Name   Description\nDevice 0 ("),
+        "{text}"
+    );
+    assert!(text.contains(
+        "\n              achieved_occupancy:  Ratio of the average active warps per active cycle to the maximum number of warps supported on a multiprocessor\n\n"
+    ));
+    let out = nvprof(&["--query-events"]).env("WARPSCOPE_BACKEND", "mock").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\n                  warps_launched:  Number of warps launched (smsp__warps_launched.sum)\n")
+    );
+    assert!(
+        text.contains(
+            "\n                  gld_inst_32bit:  unavailable: Nsight Compute does not count loads by width\n"
+        )
+    );
+}
+
+/// Runs the stand-in program with recorded messages and returns (exit code, stdout, stderr with pids
+/// replaced).
+fn replay(args: &[&str], messages: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    all.extend(app(messages, extra));
+    let (code, out, err) = run(&all);
+    (code, out, unpid(&err))
+}
+
+#[test]
+fn the_summary_reads_like_nvprofs() {
+    let (code, out, err) = replay(&[], "h100-sumMatrix-32x16-summary.jsonl", &["say"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "program output on stdout\n", "the program's stdout passes through untouched");
+    assert!(err.starts_with("program output on stderr\n"), "{err}");
+    golden("summary.txt", err.trim_start_matches("program output on stderr\n"));
+}
+
+#[test]
+fn the_summary_in_csv_takes_one_unit_per_column() {
+    let (_, _, err) = replay(&["--csv"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("summary.csv", &err);
+    let (_, _, err) = replay(&["--csv", "-u", "us", "--print-gpu-summary"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("summary-gpu-us.csv", &err);
+}
+
+#[test]
+fn the_gpu_trace_reads_like_nvprofs() {
+    let (_, _, err) = replay(&["--print-gpu-trace"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("trace.txt", &err);
+    let (_, _, err) = replay(&["--print-gpu-trace", "--csv"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    golden("trace.csv", &err);
+}
+
+#[test]
+fn metric_and_event_results_read_like_nvprofs() {
+    let m = "achieved_occupancy,gld_throughput,gld_efficiency";
+    let (_, _, err) = replay(&["--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", &[]);
+    golden("metrics.txt", &err);
+    let (_, _, err) = replay(&["--csv", "--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", &[]);
+    golden("metrics.csv", &err);
+    let e = "warps_launched,active_cycles,global_load";
+    let (_, _, err) =
+        replay(&["--events", e, "--metrics", "achieved_occupancy"], "h100-sumMatrix-32x16-events.jsonl", &[]);
+    golden("events.txt", &err);
+    let (_, _, err) =
+        replay(&["--csv", "--events", e, "--metrics", "achieved_occupancy"], "h100-sumMatrix-32x16-events.jsonl", &[]);
+    golden("events.csv", &err);
+    // Metrics asked for but none recorded: nvprof's line.
+    let (_, _, err) = replay(&["--metrics", "gst_efficiency"], "h100-sumMatrix-32x16-summary.jsonl", &[]);
+    assert!(err.ends_with("==PID== Profiling result:\nNo events/metrics were profiled.\n"), "{err}");
+}
+
+#[test]
+fn child_processes_are_profiled_only_when_asked() {
+    let args = ["--print-gpu-summary"];
+    let (code, _, err) =
+        replay(&args, "h100-multi-parent.jsonl", &["child", &fixture("h100-multi-child.jsonl").display().to_string()]);
+    assert_eq!(code, 0);
+    assert_eq!(err.matches("Profiling application:").count(), 1, "{err}");
+    let mut with = vec!["--profile-child-processes"];
+    with.extend(args);
+    let (_, _, err) =
+        replay(&with, "h100-multi-parent.jsonl", &["child", &fixture("h100-multi-child.jsonl").display().to_string()]);
+    golden("multi-children.txt", &err);
+}
+
+#[test]
+fn exit_codes_crashes_and_log_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("out.%p.log");
+    let (code, _, err) =
+        replay(&["--log-file", log.to_str().unwrap()], "h100-sumMatrix-32x16-summary.jsonl", &["exit", "7"]);
+    assert_eq!(code, 7);
+    assert_eq!(err, "", "with --log-file nothing of nvprof's goes to stderr");
+    let logs: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert_eq!(logs.len(), 1);
+    let name = logs[0].file_name().into_string().unwrap();
+    assert!(
+        name.starts_with("out.") && name.ends_with(".log") && name[4..name.len() - 4].parse::<u32>().is_ok(),
+        "{name}"
+    );
+    let text = unpid(&std::fs::read_to_string(logs[0].path()).unwrap());
+    assert!(text.starts_with("==PID== NVPROF is profiling process "), "{text}");
+    assert!(text.contains(
+        "==PID== Profiling application: ./sumMatrix 32 16\n==PID== Profiling result:\n            Type  Time(%)"
+    ));
+    // A crash: the program's signal becomes the exit code; what it reported is kept.
+    let (code, _, err) = replay(&[], "h100-sumMatrix-32x16-summary.jsonl", &["crash"]);
+    assert_eq!(code, 139);
+    assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
+}
+
+/// Starts `warpscope nvprof` on the fake program that sleeps 5 s once its results are written, sends
+/// warpscope alone `signal`, and returns how it ended: exit code, standard error, seconds taken.
+fn signalled(signal: nix::sys::signal::Signal) -> (i32, String, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let ready = dir.path().join("ready");
+    let args = app("h100-sumMatrix-32x16-summary.jsonl", &["ready", ready.to_str().unwrap(), "sleep", "5"]);
+    let start = std::time::Instant::now();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("warpscope"))
+        .env_remove("WARPSCOPE_BACKEND")
+        .env("WARPSCOPE_INJECTION", fixture("fake-app.sh"))
+        .arg("nvprof")
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !ready.exists() {
+        assert!(start.elapsed().as_secs() < 30, "the program never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stderr).unwrap(), start.elapsed().as_secs_f64())
+}
+
+#[test]
+fn stop_signals_are_the_programs_and_warpscope_stays_to_report() {
+    use nix::sys::signal::Signal;
+    // SIGTERM to warpscope alone reaches the program, which ends by it; what it reported is shown.
+    let (code, err, _) = signalled(Signal::SIGTERM);
+    assert_eq!(code, 143, "{err}");
+    assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
+    // SIGINT is Ctrl-C's, which reaches the program from the terminal itself: not passed on a second
+    // time, and warpscope waits for the program to end on its own.
+    let (code, err, took) = signalled(Signal::SIGINT);
+    assert_eq!(code, 0, "{err}");
+    assert!(took >= 5.0, "{took}");
+    assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
+}
+
+#[test]
+fn the_export_is_a_warpscope_report_that_compare_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ws.json");
+    let m = "achieved_occupancy,gld_throughput,gld_efficiency";
+    let (code, _, err) = replay(&["-o", json.to_str().unwrap(), "--metrics", m], "h100-seed-32x16-ws.jsonl", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("==PID== Generated result file: "), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["device"]["name"], "NVIDIA H100 80GB HBM3");
+    assert_eq!(report["records"][0]["kernel"], "sumMatrixOnGPU2D");
+    assert_eq!(report["records"][0]["block"], serde_json::json!([32, 16, 1]));
+    // An existing export is kept unless -f.
+    let (code, _, err) = replay(&["-o", json.to_str().unwrap(), "--metrics", m], "h100-seed-32x16-ws.jsonl", &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("file exists (-f/--force-overwrite replaces it)"), "{err}");
+    // warpscope compare against ncu's CSV of the same H100 session: the seed metrics agree.
+    let out = Command::cargo_bin("warpscope")
+        .unwrap()
+        .args([
+            "compare",
+            json.to_str().unwrap(),
+            fixture("h100-seed-32x16-ncu.csv").to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    let rows = cmp["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{cmp}");
+    for r in rows {
+        let limit = if r["metric"] == "gld_throughput" { 3.0 } else { 1.0 };
+        assert!(r["delta"].as_f64().unwrap().abs() <= limit, "{r}");
+    }
+}
+
+#[test]
+fn nvprof_csv_is_what_warpscope_import_reads() {
+    let m = "achieved_occupancy,gld_throughput,gld_efficiency";
+    let (_, _, err) = replay(&["--csv", "--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("nvprof.csv");
+    std::fs::write(&f, &err).unwrap();
+    let out = Command::cargo_bin("warpscope")
+        .unwrap()
+        .args(["import", f.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let metrics = report["records"][0]["metrics"].as_array().unwrap();
+    let names: Vec<&str> = metrics.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["achieved_occupancy", "gld_throughput", "gld_efficiency"]);
+}
+
+#[test]
+fn a_filtered_runs_launches_are_counted_per_kernel() {
+    let (_, _, err) = replay(
+        &["--kernels", "::busy:2|4", "--metrics", "achieved_occupancy,sm_efficiency"],
+        "h100-multi-kernels.jsonl",
+        &[],
+    );
+    assert!(
+        err.contains("    Kernel: busy(float*, int, int)\n          2                        achieved_occupancy"),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_permission_is_the_one_line_hint_and_exit_2_unless_the_program_failed() {
+    // What the injection library reports when CUPTI refuses (ERR_NVGPUCTRPERM), as src/profile says it.
+    let m = "achieved_occupancy";
+    let (code, _, err) = replay(&["--metrics", m], "no-permission.jsonl", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("==PID== Profiling result:\nNo events/metrics were profiled.\n"), "{err}");
+    assert!(
+        err.ends_with("error: nothing could be profiled: profiling not permitted (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ncu's ERR_NVGPUCTRPERM): run as root, or set the driver option NVreg_RestrictProfilingToAdminUsers=0\n"),
+        "{err}"
+    );
+    // In a log file, the error sits where nvprof printed it.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    let (code, _, _) = replay(&["--log-file", log.to_str().unwrap(), "--metrics", m], "no-permission.jsonl", &[]);
+    assert_eq!(code, 2);
+    let text = unpid(&std::fs::read_to_string(&log).unwrap());
+    assert!(
+        text.contains("==PID== NVPROF is profiling process ")
+            && text.contains("\n==PID== Error: profiling not permitted"),
+        "{text}"
+    );
+    // The program's own failure wins.
+    let (code, _, _) = replay(&["--metrics", m], "no-permission.jsonl", &["exit", "4"]);
+    assert_eq!(code, 4);
+}
