@@ -268,38 +268,67 @@ fn figures_draw_the_records_of_the_json() {
     assert_eq!(labels, blocks, "the time panel's categories");
 }
 
-#[test]
-fn the_page_shows_the_records_of_the_json() {
-    let dir = tempfile::tempdir().unwrap();
-    let (v, html, _) = sweep_with_everything(dir.path());
-    let doc = roxmltree::Document::parse_with_options(
-        &html,
-        roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() },
-    )
-    .expect("the page is well-formed XML");
+fn parse_page(html: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse_with_options(html, roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() })
+        .expect("the page is well-formed XML")
+}
+
+/// A page's first table: its header cells and the cells of each row.
+type Rows<'a, 'i> = Vec<Vec<roxmltree::Node<'a, 'i>>>;
+fn first_table<'a, 'i>(doc: &'a roxmltree::Document<'i>) -> (roxmltree::Node<'a, 'i>, Vec<String>, Rows<'a, 'i>) {
     let table = doc.descendants().find(|n| n.has_tag_name("table")).expect("a records table");
     let heads: Vec<String> = table
         .descendants()
         .filter(|n| n.has_tag_name("th"))
         .map(|th| th.first_child().and_then(|c| c.text()).unwrap_or("").trim().to_string())
         .collect();
-    let col =
-        |name: &str| heads.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}: {heads:?}"));
-    let rows: Vec<Vec<roxmltree::Node<'_, '_>>> = table
+    let rows = table
         .descendants()
         .filter(|n| n.has_tag_name("tbody"))
         .flat_map(|b| b.children().filter(|n| n.has_tag_name("tr")))
         .map(|tr| tr.children().filter(|n| n.has_tag_name("td")).collect())
         .collect();
+    (table, heads, rows)
+}
+
+/// What a cell shows, leaving out what opens on demand.
+fn cell_text(n: &roxmltree::Node<'_, '_>) -> String {
+    n.descendants()
+        .filter(|d| d.is_text() && !d.ancestors().any(|a| a.has_tag_name("details")))
+        .filter_map(|d| d.text())
+        .collect()
+}
+
+/// The exact number a cell stands for.
+fn cell_value(n: &roxmltree::Node<'_, '_>) -> Option<f64> {
+    n.attribute("data-value").map(|v| v.parse::<f64>().unwrap())
+}
+
+/// The column of a header, its metric's source in the header's second line (`ms, measured`), if given.
+fn column(table: roxmltree::Node<'_, '_>, name: &str, source: Option<&str>) -> usize {
+    table
+        .descendants()
+        .filter(|n| n.has_tag_name("th"))
+        .position(|th| {
+            th.first_child().and_then(|c| c.text()).map(str::trim) == Some(name)
+                && source.is_none_or(|s| {
+                    th.descendants().any(|d| d.has_tag_name("small") && d.text().is_some_and(|t| t.ends_with(s)))
+                })
+        })
+        .unwrap_or_else(|| panic!("no column for {name} ({source:?})"))
+}
+
+#[test]
+fn the_page_shows_the_records_of_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let (v, html, _) = sweep_with_everything(dir.path());
+    let doc = parse_page(&html);
+    let (table, heads, rows) = first_table(&doc);
+    let col =
+        |name: &str| heads.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}: {heads:?}"));
     let records = v["records"].as_array().unwrap();
     assert_eq!(rows.len(), records.len());
-    let text = |n: &roxmltree::Node<'_, '_>| {
-        n.descendants()
-            .filter(|d| d.is_text() && !d.ancestors().any(|a| a.has_tag_name("details")))
-            .filter_map(|d| d.text())
-            .collect::<String>()
-    };
-    let value = |n: &roxmltree::Node<'_, '_>| n.attribute("data-value").map(|v| v.parse::<f64>().unwrap());
+    let (text, value) = (cell_text, cell_value);
     for (row, r) in rows.iter().zip(records) {
         let block = format!("{}x{}", r["block"][0], r["block"][1]);
         assert_eq!(text(&row[col("block")]), block);
@@ -333,16 +362,7 @@ fn the_page_shows_the_records_of_the_json() {
         // Every metric, in the column of its name and source (the header's second line), exactly.
         for m in r["metrics"].as_array().unwrap() {
             let (name, source) = (m["name"].as_str().unwrap(), m["source"].as_str().unwrap());
-            let k = table
-                .descendants()
-                .filter(|n| n.has_tag_name("th"))
-                .position(|th| {
-                    th.first_child().and_then(|c| c.text()).map(str::trim) == Some(name)
-                        && th
-                            .descendants()
-                            .any(|d| d.has_tag_name("small") && d.text().is_some_and(|t| t.ends_with(source)))
-                })
-                .unwrap_or_else(|| panic!("no column for {name} ({source})"));
+            let k = column(table, name, Some(source));
             assert_eq!(value(&row[k]), m["value"].as_f64(), "{block} {name} {source}");
             assert!(row[k].attribute("class").unwrap().contains(&format!("src-{source}")));
         }
@@ -716,4 +736,95 @@ fn curves_draw_the_numbers_of_the_json() {
     for (got, want) in curve.iter().zip(&want) {
         assert!((got.0 - want.0).abs() < 0.5 && (got.1 - want.1).abs() <= 1.5 * px, "{got:?} against {want:?}");
     }
+}
+
+/// `warpscope nvprof --html` with the stand-in program of tests/nvprof.rs replaying an H100 run's
+/// messages: the page's table holds the records of the run's `-o` export, exactly.
+#[test]
+fn the_nvprof_page_shows_the_records_of_its_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nvprof");
+    for (messages, extra) in [
+        ("h100-sumMatrix-32x16-summary.jsonl", &[][..]),
+        ("h100-seed-32x16-ws.jsonl", &["--metrics", "achieved_occupancy,gld_throughput,gld_efficiency"][..]),
+    ] {
+        let (json, html) = (dir.path().join(format!("{messages}.json")), dir.path().join(format!("{messages}.html")));
+        let out = assert_cmd::Command::cargo_bin("warpscope")
+            .unwrap()
+            .env_remove("WARPSCOPE_BACKEND")
+            .env("WARPSCOPE_INJECTION", fake.join("fake-app.sh"))
+            .args(["nvprof", "-o", json.to_str().unwrap(), "--html", html.to_str().unwrap()])
+            .args(extra)
+            .args([fake.join("fake-app.sh"), fake.join(messages)])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{messages}: {err}");
+        assert!(err.contains("Generated HTML report: "), "{err}");
+        let v: Value = serde_json::from_str(&read(&json)).unwrap();
+        let page = read(&html);
+        let doc = parse_page(&page);
+        let (table, _, rows) = first_table(&doc);
+        let records = v["records"].as_array().unwrap();
+        assert!(!records.is_empty(), "{messages}: no records");
+        assert_eq!(rows.len(), records.len(), "{messages}");
+        let (kernel, block) = (column(table, "kernel", None), column(table, "block", None));
+        for (row, r) in rows.iter().zip(records) {
+            assert_eq!(cell_text(&row[kernel]), r["kernel"].as_str().unwrap());
+            let b = &r["block"];
+            let want = if b.is_null() { "-".to_string() } else { format!("{}x{}x{}", b[0], b[1], b[2]) };
+            let shown = cell_text(&row[block]);
+            assert!(want == shown || want == format!("{shown}x1"), "{messages}: block {shown}, JSON {want}");
+            if let Some(m) = r["time_ms"]["median"].as_f64() {
+                assert_eq!(cell_value(&row[column(table, "median time", None)]), Some(m), "{messages} {want}");
+            }
+            for m in r["metrics"].as_array().unwrap() {
+                let k = column(table, m["name"].as_str().unwrap(), m["source"].as_str());
+                assert_eq!(cell_value(&row[k]), m["value"].as_f64(), "{messages} {want} {}", m["name"]);
+            }
+        }
+        assert!(page.contains(v["device"]["name"].as_str().unwrap()), "{messages}: the device");
+        assert_no_overlap(&html);
+    }
+}
+
+/// Every real profiler file the importers read (tests/fixtures/profilers) makes a page whose table holds
+/// the records `import` reads from it, in order, and whose figures' texts do not overlap.
+#[test]
+fn report_reads_every_profiler_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<_> = std::fs::read_dir("tests/fixtures/profilers")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e != "md"))
+        .collect();
+    files.sort();
+    let mut pages = 0;
+    for f in &files {
+        let file = f.to_str().unwrap();
+        let imported = mock(&["import", file, "--format", "json", "-q"]).output().unwrap();
+        if !imported.status.success() {
+            // What import refuses (a file of error lines only, a run that profiled nothing), report refuses alike.
+            let why = String::from_utf8_lossy(&imported.stderr).into_owned();
+            mock(&["report", file]).assert().code(2).stderr(predicate::str::diff(why));
+            continue;
+        }
+        let v: Value = serde_json::from_slice(&imported.stdout).unwrap();
+        let html = dir.path().join("p.html");
+        run_ok(&["report", file, "-o", html.to_str().unwrap()]);
+        let page = read(&html);
+        let doc = parse_page(&page);
+        let (table, _, rows) = first_table(&doc);
+        let records = v["records"].as_array().unwrap();
+        assert_eq!(rows.len(), records.len(), "{file}");
+        let kernel = column(table, "kernel", None);
+        for (row, r) in rows.iter().zip(records) {
+            assert_eq!(cell_text(&row[kernel]), r["kernel"].as_str().unwrap(), "{file}");
+        }
+        if page.contains("<svg") {
+            assert_no_overlap(&html);
+        }
+        pages += 1;
+    }
+    assert!(pages >= 15, "{pages} of {} files made pages", files.len());
 }

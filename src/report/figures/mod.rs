@@ -145,8 +145,9 @@ fn best(records: &[&Record]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// The name of each record on an axis: its block, with the kernel, problem or device where those vary;
-/// repeats numbered (`32x16 #2`).
+/// The name of each record on an axis: its block, with the kernel where kernels vary or the block is not
+/// known (another profiler's summary rows, copies), and the problem or device where those vary; repeats
+/// numbered (`32x16 #2`).
 pub fn category_names(records: &[&Record]) -> Vec<String> {
     let first = records.first();
     let kernels = records.iter().any(|r| first.is_some_and(|f| f.kernel != r.kernel));
@@ -154,10 +155,11 @@ pub fn category_names(records: &[&Record]) -> Vec<String> {
     let devices = records.iter().any(|r| first.is_some_and(|f| f.device != r.device));
     let mut names: Vec<String> = Vec::new();
     for r in records {
-        let mut n = crate::record::dims(r.block);
-        if kernels {
-            n = format!("{} {n}", r.kernel);
-        }
+        let mut n = match r.block.filter(|b| b.volume() > 0) {
+            Some(b) if kernels => format!("{} {b}", r.kernel),
+            Some(b) => b.to_string(),
+            None => r.kernel.clone(),
+        };
         if problems && !r.problem.is_empty() {
             n = format!("{n} {}", r.problem);
         }
@@ -176,9 +178,10 @@ pub fn subject(report: &Report) -> String {
     let mut kernels: Vec<&str> = report.records.iter().map(|r| r.kernel.as_str()).collect();
     kernels.sort_unstable();
     kernels.dedup();
+    let on = if device.is_empty() { String::new() } else { format!(" on {device}") };
     match (kernels.as_slice(), report.records.first()) {
-        ([_], Some(r)) => format!("{} {} on {device}", r.kernel, r.problem).replace("  ", " "),
-        _ => format!("{} kernels on {device}", kernels.len()),
+        ([_], Some(r)) => format!("{} {}{on}", r.kernel, r.problem).replace("  ", " "),
+        _ => format!("{} kernels{on}", kernels.len()),
     }
 }
 
@@ -198,8 +201,10 @@ pub fn report(report: &Report, opts: &Options) -> Figure {
     let records = drawn(report, opts.order);
     let title = subject(report);
     let names = category_names(&records);
-    // The fastest of one problem; across problem sizes the smallest would always win.
-    let one_problem = records.iter().all(|r| records.first().is_some_and(|f| f.problem == r.problem));
+    // The fastest configuration of one kernel on one problem: across problem sizes the smallest would
+    // always win, and different kernels do different work.
+    let one_problem =
+        records.iter().all(|r| records.first().is_some_and(|f| f.problem == r.problem && f.kernel == r.kernel));
     let best = best(&records).filter(|_| one_problem);
     let axis = match opts.order {
         Order::Sweep => "block",
