@@ -600,10 +600,15 @@ fn the_readme_figure_commands_run() {
             "sweep" => a.extend(["--nx", "1024", "--ny", "1024", "-q"].map(String::from)),
             // The whole experiment is too long for a test: its command lines are checked.
             "run-spec" => a.push("--dry-run".into()),
+            // The program: tests/nvprof.rs's stand-in, replaying an H100 run's messages.
+            "nvprof" => {
+                assert_eq!(a.pop().as_deref(), Some("./prog"));
+                a.extend([fake_app(), fake_app().replace("fake-app.sh", "h100-seed-32x16-ws.jsonl")]);
+            }
             _ => {}
         }
         let args: Vec<&str> = a.iter().map(String::as_str).collect();
-        let out = mock(&args).output().unwrap();
+        let out = mock(&args).env("WARPSCOPE_INJECTION", fake_app()).output().unwrap();
         let code = out.status.code();
         // compare --fail-above exits 1 when a delta is above it.
         assert!(
@@ -620,7 +625,12 @@ fn the_readme_figure_commands_run() {
         }
         commands += 1;
     }
-    assert_eq!(commands, 7);
+    assert_eq!(commands, 8);
+}
+
+/// tests/nvprof.rs's stand-in for a CUDA program and its injection library.
+fn fake_app() -> String {
+    format!("{}/tests/fixtures/nvprof/fake-app.sh", env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]
@@ -743,7 +753,7 @@ fn curves_draw_the_numbers_of_the_json() {
 #[test]
 fn the_nvprof_page_shows_the_records_of_its_export() {
     let dir = tempfile::tempdir().unwrap();
-    let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nvprof");
+    let fake = std::path::Path::new(&fake_app()).parent().unwrap().to_path_buf();
     for (messages, extra) in [
         ("h100-sumMatrix-32x16-summary.jsonl", &[][..]),
         ("h100-seed-32x16-ws.jsonl", &["--metrics", "achieved_occupancy,gld_throughput,gld_efficiency"][..]),
