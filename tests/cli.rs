@@ -599,7 +599,8 @@ fn every_plotting_command_draws_svg_and_png() {
         }
         assert!(std::fs::read_to_string(&svg).unwrap().contains(title), "{args:?}: {title}");
         let img = image::open(&png).unwrap();
-        assert!(img.width() == 1000 && img.height() >= 520, "{args:?}");
+        // One chart alone is 900 x 540; several make a grid of two or three columns.
+        assert!(img.width() >= 900 && img.height() >= 460, "{args:?}: {}x{}", img.width(), img.height());
     }
     mock(&["sweep", "sum-matrix", "--block", "32x8", "--plot", "/tmp/x.gif"])
         .assert()

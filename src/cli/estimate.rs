@@ -17,10 +17,8 @@ pub struct EstimateArgs {
     shapes: Shapes,
     #[command(flatten)]
     target: TargetArgs,
-    /// Draw the figure to FILE (.svg or .png): predicted time and every metric per configuration,
-    /// occupancy against block size, and a block.x x block.y heatmap.
-    #[arg(long, value_name = "FILE")]
-    plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    fig: super::report::FigureArgs,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -64,9 +62,10 @@ impl TargetArgs {
 }
 
 pub fn run(a: &EstimateArgs) -> Result<Outcome> {
-    super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
+    super::check_outputs(&[], &a.out, &a.fig.outputs())?;
     a.out.to().check()?;
-    warpscope::report::check_plot(a.plot.as_deref())?;
+    let fig = a.fig.visuals();
+    fig.check()?;
     let (kernel, blocks) = a.shapes.resolve()?;
     let target = a.target.target()?;
     let (_, regs_from) = estimate::attrs(kernel.as_ref(), &target);
@@ -86,7 +85,7 @@ pub fn run(a: &EstimateArgs) -> Result<Outcome> {
     }
     let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.to().progress(blocks.len()));
     a.out.to().emit(&report)?;
-    warpscope::report::plot_report(a.plot.as_deref(), &report)?;
+    fig.emit(&report)?;
     Ok(Outcome::Ok)
 }
 

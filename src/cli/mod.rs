@@ -24,6 +24,7 @@ mod nvprof;
 mod occupancy;
 mod peak;
 mod ranges;
+mod report;
 mod runspec;
 mod selftest;
 mod sweep;
@@ -96,6 +97,8 @@ enum Command {
     Merge(merge::MergeArgs),
     /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
     RunSpec(runspec::RunSpecArgs),
+    /// A self-contained HTML report (figures, sortable and filterable records) of any results file.
+    Report(report::ReportArgs),
     /// Shell completions on standard output: `warpscope completions bash > /etc/bash_completion.d/warpscope`.
     Completions {
         /// The shell.
@@ -231,6 +234,7 @@ pub fn run() -> Result<Outcome> {
         Command::Blur(a) => blur::run(&ctx, &a),
         Command::RunSpec(a) => runspec::run(&ctx, &a),
         Command::Merge(a) => merge::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Nvprof(a) => nvprof::run(&ctx, &a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
@@ -291,6 +295,18 @@ fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Op
     let mut outputs = vec![output::Named { what: "-o", path: to.dest() }];
     outputs.extend(others.iter().filter_map(|&(what, path)| Some(output::Named { what, path: path? })));
     output::check_distinct(&inputs, &outputs)
+}
+
+/// A command line as a shell would take it back.
+fn shell_line(argv: &[String]) -> String {
+    let quote = |a: &String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c)) {
+            a.clone()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
 }
 
 /// A usage error.

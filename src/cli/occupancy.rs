@@ -9,7 +9,7 @@ use tabled::settings::Style;
 use warpscope::Outcome;
 use warpscope::model::arch;
 use warpscope::model::occupancy::{self, Occupancy, Request};
-use warpscope::report::plot::{self, Labels, Series};
+use warpscope::report::figures;
 use warpscope::{Error, Result, spec};
 
 use super::{Context, ranges, usage};
@@ -37,7 +37,9 @@ pub struct OccupancyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OccFormat,
-    /// Also draw occupancy against block size to FILE (.svg or .png).
+    /// Also draw the calculator's three views to FILE (.svg or .png): occupancy as the block size, the
+    /// registers per thread and the shared memory vary, the current point (the first --block-size)
+    /// marked and the limiting resource shaded.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     /// Check the calculator against the driver's (cuOccupancyMaxActiveBlocksPerMultiprocessor) on this
@@ -170,19 +172,10 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
             outln!("{}", t.build().with(Style::psql()))?;
         }
     }
-    if let Some(path) = &a.plot {
-        let points = rows.iter().map(|r| (r.block_size as f64, r.occupancy_pct)).collect();
-        let title = format!(
-            "Theoretical occupancy on {} ({} regs, {} B smem)",
-            arch.sm_name(),
-            a.regs,
-            a.smem + a.dynamic_smem
-        );
-        plot::lines(
-            path,
-            Labels::new(title, "threads per block", "occupancy (%)"),
-            vec![Series { label: arch.sm_name(), points }],
-        )?;
+    if let (Some(path), Some(&first)) = (&a.plot, sizes.first()) {
+        let req =
+            Request { block_size: first, regs_per_thread: a.regs, static_smem: a.smem, dynamic_smem: a.dynamic_smem };
+        figures::calculator(arch, &req).draw(path)?;
         errln!("wrote {}", path.display());
     }
     Ok(Outcome::Ok)

@@ -111,10 +111,8 @@ pub struct SweepArgs {
     /// keep its records: with `--format jsonl -o FILE` the new records are appended to it.
     #[arg(long, value_name = "FILE")]
     resume: Option<std::path::PathBuf>,
-    /// Draw the sweep's figure to FILE (.svg or .png): time and every metric per configuration,
-    /// measured beside estimated, occupancy against block size, and a block.x x block.y heatmap.
-    #[arg(long, value_name = "FILE")]
-    plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    fig: super::report::FigureArgs,
     /// Spread the configurations over these GPUs of this host (`all` or `0,1`), a thread and context
     /// each; every record names its device.
     #[arg(long, value_name = "LIST", conflicts_with = "device")]
@@ -173,7 +171,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<Outcome> {
         shard: a.shard.as_deref().map(str::parse).transpose()?,
         resume: a.resume.clone(),
         to: a.out.to(),
-        plot: a.plot.clone(),
+        visuals: a.fig.visuals(),
         timeout: a.timeout,
     }
     .run()

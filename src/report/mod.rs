@@ -4,10 +4,12 @@
 pub mod csv;
 mod destination;
 pub mod figures;
+pub mod html;
 mod json;
 pub mod jsonl;
 pub mod plot;
 mod table;
+mod visuals;
 
 use std::fs;
 use std::io::Write;
@@ -19,6 +21,7 @@ use crate::record::{Report, SCHEMA_VERSION};
 pub use crate::output::check_writable;
 pub use destination::{Destination, progress_bar};
 pub use table::{format_value, seed_header};
+pub use visuals::{Visuals, check_plot};
 
 /// Output formats of `sweep`, `run`, `estimate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,26 +114,4 @@ pub fn parse(text: &str) -> Result<Report> {
     let mut report = Report::new(crate::gpu::DeviceInfo::unknown());
     report.records = records;
     Ok(report)
-}
-
-/// Fails now, before any measuring, if a figure could not be drawn to `path` later (extension, folder).
-pub fn check_plot(path: Option<&Path>) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-        Some("svg" | "png") => check_writable(path),
-        _ => Err(Error::usage(format!("cannot plot to {}: use a .svg or .png file name", path.display()))),
-    }
-}
-
-/// Draws a report's figure to `path` (if given) when any configuration verified; says so either way.
-pub fn plot_report(path: Option<&Path>, report: &Report) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    if !report.records.iter().any(|r| r.status == crate::record::Status::Ok) {
-        // Nothing verified, nothing to draw: the report says why, and the exit code stays the report's.
-        crate::output::note(&format!("warning: no figure drawn to {}: no configuration verified", path.display()));
-        return Ok(());
-    }
-    figures::draw(report, path)?;
-    crate::output::note(&format!("wrote {}", path.display()));
-    Ok(())
 }

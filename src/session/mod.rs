@@ -43,8 +43,8 @@ pub struct Session {
     pub resume: Option<PathBuf>,
     /// Where the report goes.
     pub to: Destination,
-    /// Where the sweep's figure goes.
-    pub plot: Option<PathBuf>,
+    /// The figure and HTML page drawn from the report.
+    pub visuals: crate::report::Visuals,
     /// Seconds a configuration may take before the session gives up on it.
     pub timeout: Option<f64>,
 }
@@ -65,13 +65,13 @@ impl Session {
         let resume_input: Vec<Named<'_>> =
             self.resume.iter().filter(|_| !append).map(|p| Named { what: "--resume", path: p }).collect();
         let mut outputs = vec![Named { what: "-o", path: self.to.dest() }];
-        outputs.extend(self.plot.as_deref().map(|p| Named { what: "--plot", path: p }));
+        outputs.extend(self.visuals.outputs());
         output::check_distinct(&resume_input, &outputs)?;
         let resumed = match &self.resume {
             Some(path) => resumed(path, self.backend, kernel, &devices)?.records,
             None => Vec::new(),
         };
-        crate::report::check_plot(self.plot.as_deref())?;
+        self.visuals.check()?;
         if !append {
             self.to.check()?;
         }
@@ -104,6 +104,7 @@ impl Session {
             if stream.is_none() {
                 self.to.emit(&report)?;
             }
+            self.visuals.emit(&report)?;
             return Ok(Outcome::checked(report.any_failed()));
         }
         let progress = Arc::new(Mutex::new(Progress {
@@ -133,7 +134,7 @@ impl Session {
         if printer.stream.is_none() {
             self.to.emit(&report)?;
         }
-        crate::report::plot_report(self.plot.as_deref(), &report)?;
+        self.visuals.emit(&report)?;
         if let Some(signal) = signals::first() {
             note(&format!(
                 "interrupted: {ran} of {} configurations finished and kept{}",
