@@ -32,7 +32,18 @@ step selftest  "$bin" selftest
 # (256,8) invalid), then the seed's one-line run.
 # The whole seed sweep in one process, for its wall time (setup and verification included): source 001's
 # 15 shapes plus (64,1) and (32,8) = 17 configs.
-step seed17    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,32x8 --bx 64,128,256 --by 1,2,4,8 -v --model -o "$out/seed17.json" --format json
+step seed17    "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,32x8 --bx 64,128,256 --by 1,2,4,8 -v --model -o "$out/seed17.json" --format json --plot "$out/seed17.svg" --html "$out/seed17.html"
+# sumMatrixOnGPUMix (source 001's 2D grid of 1D blocks), the kernel added by docs/ADDING-A-KERNEL.md.
+step mix       "$bin" sweep sum-matrix-mix --bx 32,64,128,256,512,1024 --metrics achieved_occupancy,gld_efficiency --model -o "$out/mix.json" --format json
+# Kernel files (docs/KERNEL-FILE.md): each example compiled by NVRTC for this device and checked against
+# its PTX, then again from the on-disk cache (the second wall time is the cache's).
+export WARPSCOPE_CACHE_DIR="$out/cache"
+cc=$("$bin" devices --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["compute_capability"].replace(".", ""))')
+for f in "$here"/../examples/kernels/*.toml; do
+  n=$(basename "$f" .toml)
+  step "kf-$n" "$bin" kernels --kernel-file "$f" --arch "$cc"
+  step "kf-$n-cached" "$bin" kernels --kernel-file "$f" --arch "$cc"
+done
 # The occupancy calculator against the driver's, on probe kernels of many register and shared-memory sizes.
 step occupancy "$bin" occupancy --against-driver
 # Source 004 (SKE): 32 x k blocks, k = 1..16, on 480x270 RGB frames, with the time model beside.
@@ -89,7 +100,10 @@ fi
 # line against ncu on every seed shape, multi's summary against its CUDA events, the overhead on NVIDIA's
 # samples when CUDA_SAMPLES names a cuda-samples checkout. Results in $out/nvprof/{seed,multi}-summary.txt.
 if command -v nvcc >/dev/null 2>&1 && command -v ncu >/dev/null 2>&1; then
-  step nvprof env WARPSCOPE_BIN="$bin" NVPROF_JOBS="${NVPROF_JOBS:-3}" bash "$here/nvprof-check.sh" "$out/nvprof" build options seed multi overhead
+  # The overhead part (every variant on NVIDIA's samples, ~7 minutes) only with NVPROF_OVERHEAD=1.
+  parts=(build options seed multi)
+  [ "${NVPROF_OVERHEAD:-0}" = 1 ] && parts+=(overhead)
+  step nvprof env WARPSCOPE_BIN="$bin" NVPROF_JOBS="${NVPROF_JOBS:-3}" bash "$here/nvprof-check.sh" "$out/nvprof" "${parts[@]}"
 else
   summary+=("nvprof         skipped: nvcc or ncu not found")
 fi
@@ -110,6 +124,13 @@ for rec in r["records"]:
 PY
 done
 grep -E "^selftest:" "$out/selftest.log"
+for f in "$out"/kf-*.log; do
+  n=$(basename "$f" .log)
+  printf '%-22s %s (%ss)\n' "$n" "$(grep -m1 '^checked' "$f" | cut -c1-110)" "$(cat "$out/$n.wall")"
+done
+[ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
+[ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
+[ -f "$out/nvprof/multi-summary.txt" ] && tail -n 1 "$out/nvprof/multi-summary.txt"
 grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
 grep -E "fastest transpose" "$out/transpose.log"
 grep -E "naive transpose" "$out/transpose.log" "$out/transpose-tall.log"
