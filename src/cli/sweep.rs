@@ -171,6 +171,8 @@ fn options(a: &SweepArgs) -> Result<Options> {
         cold: a.cold,
         until_noise,
         interleave: a.interleave,
+        // --timeout judges each configuration alone: its counters are measured before the next one runs.
+        counter_window: if a.timeout.is_some() { 1 } else { sweep::COUNTER_WINDOW },
     })
 }
 
@@ -316,9 +318,9 @@ impl Printer<'_> {
             }
             Event::NoCounters(why) => errln!("warning: measured metrics unavailable: {why}; showing estimates"),
             Event::Warning(why) => errln!("warning: {why}"),
-            Event::Phase(name, secs) => {
+            Event::Phase(phase) => {
                 if out.verbose && !out.quiet {
-                    errln!("{name}: {secs:.3} s");
+                    errln!("{phase}");
                 }
             }
         });
@@ -330,7 +332,7 @@ enum Owned {
     Planned { total: usize, invalid: usize },
     Baseline(Metric),
     Record(Box<Record>),
-    Phase(&'static str, f64),
+    Phase(sweep::Phase),
     Counters(usize),
     NoCounters(Unavailable),
     Warning(String),
@@ -342,7 +344,7 @@ impl Owned {
             Event::Planned { total, invalid } => Owned::Planned { total, invalid },
             Event::Baseline(m) => Owned::Baseline(m.clone()),
             Event::Record(r) => Owned::Record(Box::new(r.clone())),
-            Event::Phase(n, s) => Owned::Phase(n, s),
+            Event::Phase(p) => Owned::Phase(p),
             Event::Counters(p) => Owned::Counters(p),
             Event::NoCounters(u) => Owned::NoCounters(u.clone()),
             Event::Warning(w) => Owned::Warning(w),
@@ -354,7 +356,7 @@ impl Owned {
             Owned::Planned { total, invalid } => Event::Planned { total: *total, invalid: *invalid },
             Owned::Baseline(m) => Event::Baseline(m),
             Owned::Record(r) => Event::Record(r),
-            Owned::Phase(n, s) => Event::Phase(n, *s),
+            Owned::Phase(p) => Event::Phase(*p),
             Owned::Counters(p) => Event::Counters(*p),
             Owned::NoCounters(u) => Event::NoCounters(u),
             Owned::Warning(w) => Event::Warning(w.clone()),
