@@ -735,6 +735,47 @@ mod tests {
     }
 
     #[test]
+    fn counters_measured_in_windows_land_in_their_own_records_in_order() {
+        let k = SumMatrix::new(256, 256).unwrap();
+        let blocks =
+            crate::spec::blocks_from(Some("32x16,16x16,2048x1,64x4,128x2,256x1,32x8"), None, None, None).unwrap();
+        let metrics = m::parse_requested("achieved_occupancy,gld_efficiency").unwrap();
+        let sweep = |window| {
+            let mut b = MockBackend::new(0).unwrap().posing_as_real();
+            let (mut seen, mut counted) = (Vec::new(), None);
+            let opts = Options {
+                warmup: 1,
+                iters: 3,
+                seed: 1,
+                metrics: metrics.clone(),
+                counter_window: window,
+                ..Default::default()
+            };
+            let r = run(&mut b, &k, &blocks, &opts, &mut |e| match e {
+                Event::Record(r) => seen.push(r.clone()),
+                Event::Phase(p) if p.name == "per config: hardware counters" => counted = p.configs,
+                _ => {}
+            })
+            .unwrap();
+            (r, seen, counted)
+        };
+        let (alone, _, _) = sweep(1);
+        for window in [1, 3, 32] {
+            let (r, seen, counted) = sweep(window);
+            assert_eq!(seen, r.records, "window {window}: every record handed out once, in order");
+            assert_eq!(counted, Some(6), "window {window}: the six valid configurations");
+            for (rec, solo) in r.records.iter().zip(&alone.records) {
+                let measured: Vec<_> = rec.metrics.iter().filter(|x| x.source == Source::Measured).collect();
+                match rec.status {
+                    Status::Ok => assert_eq!(measured.len(), 4, "{rec:?}"),
+                    _ => assert!(rec.metrics.is_empty()),
+                }
+                assert_eq!(rec.metrics, solo.metrics, "window {window}: the same values as one at a time");
+            }
+        }
+    }
+
+    #[test]
     fn zero_iterations_is_a_usage_error() {
         let mut b = MockBackend::new(0).unwrap();
         let k = SumMatrix::new(64, 64).unwrap();

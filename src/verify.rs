@@ -124,4 +124,75 @@ mod tests {
         let v = compare(&k, &[&[0.0; 3]], &[vec![0.0; 4]]);
         assert!(!v.passed());
     }
+
+    /// An element-by-element oracle sharing nothing with [`tally`]: (mismatches, first, max |error|).
+    fn oracle(got: &[f32], want: &[f32], tol: Tolerance) -> (u64, Option<(usize, f32, f32)>, f64) {
+        let (mut n, mut first, mut max) = (0, None, 0f64);
+        for i in 0..got.len() {
+            let err = (got[i] - want[i]).abs();
+            if err.is_finite() && f64::from(err) > max {
+                max = f64::from(err);
+            }
+            let bound = tol.abs + tol.rel * want[i].abs();
+            if !(err <= bound) {
+                n += 1;
+                if first.is_none() {
+                    first = Some((i, got[i], want[i]));
+                }
+            }
+        }
+        (n, first, max)
+    }
+
+    /// Outputs with NaN, infinities, flipped signs and values walked ulp by ulp across the bound, in every
+    /// chunk; the reference has NaN too.
+    fn hostile(n: usize) -> (Vec<f32>, Vec<f32>) {
+        let mut want: Vec<f32> = (0..n).map(|i| ((i * 37 % 1001) as f32 - 500.0) * 0.37).collect();
+        let mut got = want.clone();
+        for (j, i) in (5..n).step_by(997).enumerate() {
+            match j % 8 {
+                0 => got[i] = f32::NAN,
+                1 => got[i] = f32::INFINITY,
+                2 => want[i] = f32::NAN,
+                3 => got[i] = -got[i],
+                m => (0..(j % 23) * m).for_each(|_| got[i] = got[i].next_up()),
+            }
+        }
+        (got, want)
+    }
+
+    #[test]
+    fn tallies_agree_with_an_element_by_element_check() {
+        let (got, want) = hostile(300_000);
+        for tol in [Tolerance { abs: 0.0, rel: 1e-6 }, Tolerance { abs: 1e-5, rel: 1e-4 }, Tolerance::EXACT] {
+            let t = tally(&got, &want, tol);
+            let (n, first, max) = oracle(&got, &want, tol);
+            assert!(n > 100 && n < 300_000 - 100, "{n}: errors on both sides of the bound");
+            let (i, g, e) = first.unwrap();
+            let packed = u64::from(g.to_bits()) | u64::from(e.to_bits()) << 32;
+            assert_eq!(t, [n, !(i as u64), u64::from((max as f32).to_bits()), packed]);
+        }
+    }
+
+    #[test]
+    fn compare_is_the_tallies_of_each_buffer() {
+        let k = SumMatrix::new(1000, 300).unwrap();
+        let (got, want) = hostile(300_000);
+        let v = compare(&k, &[&got], std::slice::from_ref(&want));
+        let (n, first, max) = oracle(&got, &want, k.tolerance());
+        assert_eq!((v.checked, v.mismatches, v.max_abs_error), (300_000, n, max));
+        let m = v.first_mismatch.clone().unwrap();
+        let (i, g, e) = first.unwrap();
+        assert_eq!(
+            (m.buffer.as_str(), m.index, m.got.to_bits(), m.expected.to_bits()),
+            ("C", i as u64, g.to_bits(), e.to_bits())
+        );
+        // NaN is not equal to itself: the reports are compared bit for bit.
+        let bits = |v: &Verification| {
+            let m =
+                v.first_mismatch.as_ref().map(|m| (m.buffer.clone(), m.index, m.got.to_bits(), m.expected.to_bits()));
+            (v.checked, v.mismatches, v.max_abs_error.to_bits(), m)
+        };
+        assert_eq!(bits(&from_tallies(&k, &[tally(&got, &want, k.tolerance())], &[got.len()])), bits(&v));
+    }
 }
