@@ -18,9 +18,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-cargo build --release --locked -q
-ws=target/release/warpscope
-gpu=$("$ws" devices --device "$device" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"].replace(" ", "-"))')
+# The binary: $WARPSCOPE_BIN (e.g. one built elsewhere, on a machine without Rust), else built here.
+ws=${WARPSCOPE_BIN:-}
+if [ -z "$ws" ]; then
+  cargo build --release --locked -q
+  ws=target/release/warpscope
+fi
+gpu=$("$ws" devices --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[int(sys.argv[1])]["name"].replace(" ", "-"))' "$device")
 out=${out:-model-check-$gpu-$(date -u +%Y%m%d-%H%M)}
 mkdir -p "$out"
 log=$out/run.log
@@ -49,8 +53,9 @@ sweep() {
   fi
 }
 
-"$ws" devices --device "$device" --calibrate | tee "$out/calibration.txt"
-"$ws" devices --device "$device" --calibrate --format json >"$out/calibration.json"
+# Every device is calibrated (`devices` has no --device); the sweeps below use --device.
+"$ws" devices --calibrate | tee "$out/calibration.txt"
+"$ws" devices --calibrate --format json >"$out/calibration.json"
 
 for k in sum-matrix rgb-to-gray resize gaussian-smooth transpose-naive matmul-coalesced matmul-strided \
   blur-direct blur-rows blur-cols blur-rows-tiled blur-cols-tiled; do

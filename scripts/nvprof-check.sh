@@ -11,7 +11,9 @@
 #             compared by `warpscope compare` (kernel, grid, block) into seed-summary.txt
 #   multi     several kernels, two streams, a child process: the summary's times against the program's
 #             own CUDA events (multi-summary.txt), the GPU trace, a crash and an exit code
-#   overhead  plain runs against `warpscope nvprof --metrics` (and ncu on matrixMul) on the samples
+#   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
+#             matrixMul) on the samples (else on multi), into overhead-summary.txt: the fastest variant
+#             whose values agree with the default's within 1 point / 3 %, and one metric at a time
 # NVPROF_SHAPES limits the seed shapes (e.g. "32x16 256x8"); NVPROF_NCU_OVERHEAD=0 skips ncu on matrixMul
 # (about 40 s); NVPROF_TIMEOUT is each command's limit in seconds (120).
 # Binary: $WARPSCOPE_BIN (default target/release/warpscope) with libwarpscope_inject.so beside it. Every
@@ -93,7 +95,8 @@ if has seed; then
     fi
   }
   seed_failed() { # the profiler (not the program) failed
-    if [ "$1" = ws ]; then grep -q -e '^error:' -e '^==[0-9]*== Error:' "$out/seed-ws-$2.err"
+    # (counters "left out" in a parallel lane were busy in another process, not missing: run again alone)
+    if [ "$1" = ws ]; then grep -q -e '^error:' -e '^==[0-9]*== Error:' -e 'and left out:' "$out/seed-ws-$2.err"
     else grep -q '==ERROR==' "$out/seed-ncu-$2.err" "$out/seed-ncu-$2.out" && ! grep -q 'returned an error code' "$out/seed-ncu-$2.err"; fi
   }
   jobs=()
@@ -127,29 +130,50 @@ if has multi; then
   cat "$out/multi-summary.txt"
 fi
 
-if has overhead && [ -x "$bin/matrixMul" ]; then
-  # The overhead: plain runs against the same runs under `warpscope nvprof --metrics` (and the summary),
-  # with where the profiling time goes (WARPSCOPE_NVPROF_DEBUG).
-  for p in matrixMul transpose; do
-    step "overhead-plain-$p"  "./$p"
-    step "overhead-ws-$p"     env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof --metrics "$metrics" "./$p"
-    step "overhead-sum-$p"    "$W" nvprof "./$p"
+if has overhead; then
+  # Overhead: plain runs against `warpscope nvprof --metrics` under each profiling variant (environment
+  # switches of the injection library, src/nvprof/inject/launches.rs), every variant's values checked
+  # against the default's launch by launch; ncu on matrixMul; then where the time goes, one metric at a
+  # time (WARPSCOPE_NVPROF_DEBUG's timing lines). The summary (overhead-summary.txt) names the fastest
+  # variant whose values agree with the default's within 1 point / 3 %.
+  variants=(
+    "default"
+    "rates-split WARPSCOPE_NVPROF_RATES=split"
+    "no-duration WARPSCOPE_NVPROF_DURATION=0"
+    "user-replay WARPSCOPE_NVPROF_REPLAY=user"
+    "user+split WARPSCOPE_NVPROF_REPLAY=user WARPSCOPE_NVPROF_RATES=split"
+    "user+no-duration WARPSCOPE_NVPROF_REPLAY=user WARPSCOPE_NVPROF_DURATION=0"
+    "ranges-16 WARPSCOPE_NVPROF_RANGES=16"
+    "app-replay --replay-mode=application"
+  )
+  progs=()
+  for p in matrixMul transpose; do [ -x "$bin/$p" ] && progs+=("$p"); done
+  [ ${#progs[@]} = 0 ] && progs=(multi) # no $CUDA_SAMPLES: the test program with the most launches
+  names=()
+  for v in "${variants[@]}"; do names+=("${v%% *}"); done
+  for p in "${progs[@]}"; do
+    step "ovh-plain-$p" "./$p"
+    step "ovh-summary-$p" "$W" nvprof "./$p"
+    for v in "${variants[@]}"; do
+      read -r name rest <<<"$v"
+      envs=() flags=()
+      for w in $rest; do if [[ $w == --* ]]; then flags+=("$w"); else envs+=("$w"); fi; done
+      step "ovh-$name-$p" env WARPSCOPE_NVPROF_DEBUG=1 "${envs[@]}" "$W" nvprof -f -o "$out/ovh-$name-$p.json" \
+        "${flags[@]}" --metrics "$metrics" "./$p"
+    done
   done
-  if [ "${NVPROF_OVERHEAD_VARIANTS:-0}" = 1 ]; then
-    # 100 profiled launches of matrixMul each: window sizes, one metric at a time, application replay.
-    for r in 1 4 64; do
-      step "variant-r$r"        env WARPSCOPE_NVPROF_DEBUG=1 WARPSCOPE_NVPROF_RANGES=$r "$W" nvprof -c 100 --metrics "$metrics" ./matrixMul
-    done
-    for m in achieved_occupancy gld_throughput gld_efficiency; do
-      step "variant-$m"         env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --metrics "$m" ./matrixMul
-    done
-    step variant-appreplay    env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --replay-mode application --metrics "$metrics" ./matrixMul
-    # Rates as count / duration (not yet run on a GPU): is gld_throughput's cost in its `.per_second` form?
-    step variant-rates-split  env WARPSCOPE_NVPROF_DEBUG=1 WARPSCOPE_NVPROF_RATES=split "$W" nvprof -c 100 --metrics "$metrics" ./matrixMul
-    step variant-rates-split-32x16 env WARPSCOPE_NVPROF_RATES=split "$W" nvprof --metrics "$metrics" ./sumMatrix 32 16
+  if [ "${NVPROF_NCU_OVERHEAD:-1}" = 1 ] && [ -x "$bin/matrixMul" ]; then
+    T=$((T > 300 ? T : 300)) step ovh-ncu-matrixMul ncu --clock-control none --metrics "$ncu_metrics" ./matrixMul
   fi
-  if [ "${NVPROF_NCU_OVERHEAD:-1}" = 1 ]; then
-    step overhead-ncu-matrixMul ncu --clock-control none --metrics "$ncu_metrics" ./matrixMul
-  fi
+  # Where the time goes, one metric at a time (100 profiled launches), under kernel and user replay.
+  p=${progs[0]}
+  for m in ${metrics//,/ }; do
+    step "ovh-attr-$m-kernel" env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof -c 100 --metrics "$m" "./$p"
+    step "ovh-attr-$m-user" env WARPSCOPE_NVPROF_DEBUG=1 WARPSCOPE_NVPROF_REPLAY=user "$W" nvprof -c 100 --metrics "$m" "./$p"
+  done
+  { python3 "$here/nvprof-overhead-summary.py" "$out" "${names[*]}" "${progs[*]}"
+    echo; echo "timing lines (WARPSCOPE_NVPROF_DEBUG):"
+    grep -H 'timing:' "$out"/ovh-*.err | sed "s|^$out/||"; } >"$out/overhead-summary.txt" 2>&1
+  cat "$out/overhead-summary.txt"
 fi
 echo "done: $out"

@@ -1,4 +1,5 @@
-//! One error type for the library, so `main` can print one line, a hint, and the right exit code.
+//! One error type for the library, so `main` can print one line, a hint, and the right exit code: the
+//! user's and the environment's errors apart from [`Error::Internal`], a bug of warpscope's.
 
 use thiserror::Error;
 
@@ -45,6 +46,10 @@ pub enum Error {
         /// The options that make the problem smaller, as the command says it.
         fix: Option<String>,
     },
+    /// An invariant of warpscope's own broke (a bug, not the user's doing): `main` says so and asks for
+    /// a report, and exits with its own code.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// Standard output is a pipe whose reader has gone (`warpscope ... | head`): the command ends
     /// quietly with exit 141, as a shell reports a process ended by SIGPIPE.
     #[error("standard output closed")]
@@ -58,19 +63,13 @@ impl Error {
     /// A second line telling the user what to do, where there is something to do.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
+            Error::Internal(_) => {
+                Some("this is a bug of warpscope's: please report it with the command line that gave it")
+            }
             Error::NoDriver(_) => Some(
                 "install the NVIDIA driver, or run `warpscope estimate` for model-only figures on a machine without a GPU",
             ),
             _ => None,
-        }
-    }
-
-    /// 2 for user and environment errors (bad input, no driver, CUDA failures); 141 (128 + SIGPIPE)
-    /// for a closed pipe.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Error::BrokenPipe => 141,
-            _ => 2,
         }
     }
 
@@ -85,6 +84,11 @@ impl Error {
             Error::Memory { need, .. } => Error::Memory { need, fix: Some(fix.to_string()) },
             e => e,
         }
+    }
+
+    /// Shorthand for an internal error.
+    pub fn internal(msg: impl Into<String>) -> Self {
+        Error::Internal(msg.into())
     }
 
     /// Shorthand for a usage error.

@@ -53,7 +53,7 @@ pub fn fail(e: Error) {
     {
         *first = Some(e);
     }
-    crate::sweep::interrupt();
+    crate::signals::request_stop();
 }
 
 /// The failure recorded by [`fail`], if any.

@@ -268,12 +268,14 @@ pub struct Record {
     /// and `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u32>,
-    /// The kernel's full signature as the profiler printed it, demangled (`void transpose<32>(float
-    /// const*, float*)`), where it says more than `kernel` (imported records).
+    /// The kernel's full name as the profiler printed it, demangled (`void transpose<32>(float
+    /// const*, float*)`), where it says more than `kernel`: imported records and `warpscope nvprof`'s
+    /// (whose `kernel` is the short name, `transpose`). `null` when `kernel` is all there is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
-    /// Which launch of this kernel (same signature) in its file the record is, from 0 (imported
-    /// per-launch records).
+    /// Which launch of its kernel (same `signature`, else same `kernel`) in its file or process the
+    /// record is, counted from 0 in launch order. nvprof's `--kernels ::NAME:N` counts from 1 (its N
+    /// is `invocation + 1`). `null` on summary rows, copies, sets and sweep configurations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<u32>,
     /// On a summary row (nvprof's summary and `--metrics` tables): how many launches it aggregates;
@@ -302,14 +304,25 @@ pub enum ActivityKind {
     Memset,
 }
 
+impl ActivityKind {
+    /// The name JSON and CSV give it: `kernel`, `memcpy`, `memset`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActivityKind::Kernel => "kernel",
+            ActivityKind::Memcpy => "memcpy",
+            ActivityKind::Memset => "memset",
+        }
+    }
+}
+
 /// One GPU activity of a program profiled from outside (`warpscope nvprof`): what a profiler's GPU
-/// trace shows beside the launch shape. Times are nanoseconds; `None` where the activity was not traced.
+/// trace shows beside the launch shape. Its name is the record's (`signature`, else `kernel`:
+/// `[CUDA memcpy HtoD]` for a copy), which launch it was the record's `invocation`. Times are
+/// nanoseconds; `None` where the activity was not traced.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     /// Kernel, memcpy or memset.
     pub kind: ActivityKind,
-    /// The name as nvprof printed it: a kernel's demangled signature, or `[CUDA memcpy HtoD]`.
-    pub name: String,
     /// Process that issued it.
     pub pid: u32,
     /// Start, ns after the profiled application was launched.
@@ -324,9 +337,6 @@ pub struct Trace {
     pub stream: u32,
     /// The API call's correlation id.
     pub correlation: u32,
-    /// 1-based count of this kernel's launches in its process.
-    #[serde(default)]
-    pub invocation: Option<u32>,
     /// Registers per thread.
     #[serde(default)]
     pub registers: Option<u32>,
@@ -386,6 +396,11 @@ impl Record {
     /// The metric of that name, if present.
     pub fn metric(&self, name: &str) -> Option<&Metric> {
         self.metrics.iter().find(|m| m.name == name)
+    }
+
+    /// The kernel's name as the profiler printed it: the full signature where there is one.
+    pub fn full_name(&self) -> &str {
+        self.signature.as_deref().unwrap_or(&self.kernel)
     }
 
     /// The launch shape, where known.

@@ -16,21 +16,9 @@ use crate::model::{self, arch};
 use crate::plan::{self, Planned};
 use crate::profile::Unavailable;
 use crate::record::{Conditions, Metric, ModelFit, Record, Report, Source, Status, TimeStats, Timing};
+use crate::signals::stop_requested as interrupted;
 use crate::spec::Dim3;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Asks running sweeps to stop after the configuration in progress (the Ctrl-C handler calls this).
-pub fn interrupt() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// Whether [`interrupt`] was called: a sweep that returns early because of it says so by this.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
-}
 
 /// How to measure.
 #[derive(Clone, Debug, PartialEq)]

@@ -61,7 +61,7 @@ pub fn from_tallies(kernel: &dyn Kernel, tallies: &[Tally], lens: &[usize]) -> V
         v.max_abs_error = v.max_abs_error.max(f64::from(f32::from_bits(t[2] as u32)));
         if v.first_mismatch.is_none() && t[0] > 0 && t[1] != 0 {
             v.first_mismatch = Some(Mismatch {
-                buffer: names.get(k).unwrap_or(&"out").to_string(),
+                buffer: names.get(k).map_or("out", String::as_str).to_string(),
                 index: !t[1],
                 got: f32::from_bits(t[3] as u32),
                 expected: f32::from_bits((t[3] >> 32) as u32),
@@ -71,8 +71,8 @@ pub fn from_tallies(kernel: &dyn Kernel, tallies: &[Tally], lens: &[usize]) -> V
     v
 }
 
-fn output_names(kernel: &dyn Kernel) -> Vec<&'static str> {
-    kernel.buffers().iter().filter(|b| b.role == Role::Output).map(|b| b.name).collect()
+fn output_names(kernel: &dyn Kernel) -> Vec<String> {
+    kernel.buffers().into_iter().filter(|b| b.role == Role::Output).map(|b| b.name.into_owned()).collect()
 }
 
 /// Compares every output element with the reference under the kernel's tolerance (an output of the

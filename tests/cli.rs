@@ -158,7 +158,10 @@ fn bad_input_is_one_line_and_exit_2() {
             &["sweep", "nope", "--block", "32x16"],
             "error: unknown kernel 'nope' (known: sum-matrix, rgb-to-gray, resize, gaussian-smooth, transpose-naive,",
         ),
-        (&["sweep", "sum-matrix", "--block", "32x16", "--frames", "4"], "error: --frames applies to the image kernels"),
+        (
+            &["sweep", "sum-matrix", "--block", "32x16", "--frames", "4"],
+            "error: --frames applies to rgb-to-gray, resize, gaussian-smooth, not sum-matrix",
+        ),
         (
             &["sweep", "resize", "--block", "32x16", "--frames", "0"],
             "error: invalid value '0' for '--frames <FRAMES>': expected a number from 1 to 65535",
@@ -225,7 +228,7 @@ fn devices_and_selftest_on_the_mock() {
     mock(&["selftest"])
         .assert()
         .success()
-        .stderr(predicate::str::contains("selftest: 81 of 81 configurations verified"));
+        .stderr(predicate::str::contains("selftest: 85 of 85 configurations verified"));
 }
 
 #[test]
@@ -596,7 +599,8 @@ fn every_plotting_command_draws_svg_and_png() {
         }
         assert!(std::fs::read_to_string(&svg).unwrap().contains(title), "{args:?}: {title}");
         let img = image::open(&png).unwrap();
-        assert!(img.width() == 1000 && img.height() >= 520, "{args:?}");
+        // One chart alone is 900 x 540; several make a grid of two or three columns.
+        assert!(img.width() >= 900 && img.height() >= 460, "{args:?}: {}x{}", img.width(), img.height());
     }
     mock(&["sweep", "sum-matrix", "--block", "32x8", "--plot", "/tmp/x.gif"])
         .assert()

@@ -499,6 +499,7 @@ fn base(dir: &Path, command: &str) -> Vec<String> {
         "compare" => return vec![fixture("ws-h200-seed.json"), fixture("ncu-h200-seed-default.csv")],
         "import" => return vec![fixture("ncu-h200-seed-default.csv"), "-q".into()],
         "merge" => return vec![fixture("ws-h200-seed.json"), "-q".into()],
+        "report" => return vec![fixture("ws-h200-seed.json"), "-o".into(), dir.join("r.html").display().to_string()],
         "model-check" => return vec![fixture("ws-h200-seed.json")],
         "run-spec" => return vec![spec.display().to_string(), "--dry-run".into()],
         "completions" => &["bash"],

@@ -364,3 +364,146 @@ fn no_permission_is_the_one_line_hint_and_exit_2_unless_the_program_failed() {
     let (code, _, _) = replay(&["--metrics", m], "no-permission.jsonl", &["exit", "4"]);
     assert_eq!(code, 4);
 }
+
+/// A kernel launch of a recorded run, as the injection library reported it.
+struct Recorded {
+    name: String,
+    kernel: String,
+    correlation: u64,
+    grid: serde_json::Value,
+    block: serde_json::Value,
+    duration_ms: Option<f64>,
+    metrics: Vec<(String, f64)>,
+}
+
+/// The kernel launches of a recorded run (fixtures/nvprof/*.jsonl), in launch (correlation) order.
+fn recorded(messages: &str) -> Vec<Recorded> {
+    let text = std::fs::read_to_string(fixture(messages)).unwrap();
+    let mut out: Vec<Recorded> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|m| m.get("record").cloned())
+        .filter(|r| r["trace"]["kind"] == "kernel")
+        .map(|r| Recorded {
+            name: r["signature"].as_str().or(r["kernel"].as_str()).unwrap().to_string(),
+            kernel: r["kernel"].as_str().unwrap().to_string(),
+            correlation: r["trace"]["correlation"].as_u64().unwrap(),
+            grid: r["grid"].clone(),
+            block: r["block"].clone(),
+            duration_ms: r["trace"]["duration_ns"].as_f64().map(|ns| ns / 1e6),
+            metrics: r["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["name"].as_str().unwrap().to_string(), m["value"].as_f64().unwrap()))
+                .collect(),
+        })
+        .collect();
+    out.sort_by_key(|r| r.correlation);
+    out
+}
+
+/// `warpscope import` of an output of `warpscope nvprof`: its records.
+fn imported(output: &str) -> Vec<serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("nvprof.out");
+    std::fs::write(&f, output).unwrap();
+    let out = Command::cargo_bin("warpscope")
+        .unwrap()
+        .args(["import", f.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "import failed: {}\n{output}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["records"].as_array().unwrap().clone()
+}
+
+fn metric(r: &serde_json::Value, name: &str) -> Option<f64> {
+    r["metrics"].as_array()?.iter().find(|m| m["name"] == name)?["value"].as_f64()
+}
+
+/// Equal within what nvprof's formats print: five significant digits in text (three under `-u`,
+/// whose `%.2e` takes over from 1000 on: `1.83e+03`), `%f` in CSV columns of the largest value's unit,
+/// two decimals of a percentage.
+fn printed_as(got: f64, want: f64, what: &str) {
+    let rel = if what.contains("\"-u\"") && !what.contains("--csv") { 5e-3 } else { 6e-4 };
+    let tol = rel * got.abs().max(want.abs()) + 5e-3 * f64::from(u8::from(what.ends_with('%'))) + 1e-6;
+    assert!((got - want).abs() <= tol, "{what}: imported {got}, recorded {want}");
+}
+
+/// A record's name as the importer keys it.
+fn name_of(r: &serde_json::Value) -> String {
+    r["signature"].as_str().or(r["kernel"].as_str()).unwrap().to_string()
+}
+
+#[test]
+fn every_layout_imports_back_to_the_recorded_launches() {
+    let m = "achieved_occupancy,gld_throughput,gld_efficiency";
+    let e = "warps_launched,active_cycles,global_load";
+    // Summary (text and CSV, each time unit): one record per kernel, its launches and times.
+    let launches = recorded("h100-multi-parent.jsonl");
+    let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.name.as_str()).collect();
+    for args in [&[][..], &["--csv"], &["-u", "us"], &["--csv", "-u", "ms"]] {
+        let (_, _, err) = replay(args, "h100-multi-parent.jsonl", &[]);
+        let recs = imported(&err);
+        let got: std::collections::BTreeSet<String> = recs.iter().map(name_of).collect();
+        assert_eq!(got.iter().map(String::as_str).collect::<std::collections::BTreeSet<_>>(), names, "{args:?}");
+        for r in &recs {
+            let mine: Vec<&Recorded> = launches.iter().filter(|l| l.name == name_of(r)).collect();
+            assert_eq!(r["kernel"], mine[0].kernel.as_str(), "{args:?}");
+            assert_eq!(r["summary_of"].as_u64(), Some(mine.len() as u64), "{args:?} {}", name_of(r));
+            let d: Vec<f64> = mine.iter().map(|l| l.duration_ms.unwrap()).collect();
+            let total: f64 = d.iter().sum();
+            let what = |s: &str| format!("{args:?} {} {s}", name_of(r));
+            printed_as(metric(r, "total_time").unwrap(), total, &what("total"));
+            printed_as(metric(r, "duration").unwrap(), total / d.len() as f64, &what("avg"));
+            printed_as(metric(r, "duration_min").unwrap(), d.iter().copied().fold(f64::MAX, f64::min), &what("min"));
+            printed_as(metric(r, "duration_max").unwrap(), d.iter().copied().fold(0.0, f64::max), &what("max"));
+        }
+    }
+    // GPU trace (text and CSV): one record per launch, numbered per kernel from 0 in launch order.
+    for args in [&["--print-gpu-trace"][..], &["--print-gpu-trace", "--csv"]] {
+        let (_, _, err) = replay(args, "h100-multi-parent.jsonl", &[]);
+        let recs = imported(&err);
+        assert_eq!(recs.len(), launches.len(), "{args:?}");
+        for (i, l) in launches.iter().enumerate() {
+            let inv = launches[..i].iter().filter(|x| x.name == l.name).count() as u64;
+            let r = recs
+                .iter()
+                .find(|r| name_of(r) == l.name && r["invocation"].as_u64() == Some(inv))
+                .unwrap_or_else(|| panic!("{args:?}: no launch {inv} of {}", l.name));
+            assert_eq!((&r["kernel"], &r["grid"], &r["block"]), (&l.kernel.as_str().into(), &l.grid, &l.block));
+            printed_as(metric(r, "duration").unwrap(), l.duration_ms.unwrap(), &format!("{args:?} {} {inv}", l.name));
+        }
+    }
+    // Metric and event results (text and CSV) and the metric trace (CSV): every counter of every
+    // profiled launch.
+    for (args, messages, per_launch) in [
+        (vec!["--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", false),
+        (vec!["--csv", "--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", false),
+        (vec!["--print-gpu-trace", "--csv", "--metrics", m], "h100-sumMatrix-32x16-metrics.jsonl", true),
+        (vec!["--events", e, "--metrics", "achieved_occupancy"], "h100-sumMatrix-32x16-events.jsonl", false),
+        (vec!["--csv", "--events", e, "--metrics", "achieved_occupancy"], "h100-sumMatrix-32x16-events.jsonl", false),
+    ] {
+        let (_, _, err) = replay(&args, messages, &[]);
+        let recs = imported(&err);
+        let launches = recorded(messages);
+        assert_eq!(recs.len(), launches.len(), "{args:?}");
+        for (r, l) in recs.iter().zip(&launches) {
+            assert_eq!((name_of(r), &r["kernel"]), (l.name.clone(), &l.kernel.as_str().into()), "{args:?}");
+            if per_launch {
+                assert_eq!(r["invocation"].as_u64(), Some(0), "{args:?}");
+            } else {
+                assert_eq!(r["summary_of"].as_u64(), Some(1), "{args:?}");
+            }
+            assert!(!l.metrics.is_empty());
+            for (name, value) in &l.metrics {
+                let got = metric(r, name).unwrap_or_else(|| panic!("{args:?}: {name} not imported: {r}"));
+                let unit =
+                    r["metrics"].as_array().unwrap().iter().find(|x| x["name"] == *name).unwrap()["unit"].clone();
+                // The importer keeps achieved occupancy as nvprof's ratio, like the records.
+                printed_as(got, *value, &format!("{args:?} {name} {}", unit.as_str().unwrap_or("")));
+            }
+        }
+    }
+}

@@ -1,12 +1,11 @@
 //! `warpscope archs`: the architecture database and the named cards, with the limits the models use.
 
-use std::process::ExitCode;
-
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::model::arch::{ARCHS, Arch, CARDS, Card};
 use warpscope::{Error, Result};
 
@@ -30,7 +29,7 @@ struct Database {
     cards: &'static [Card],
 }
 
-pub fn run(a: &ArchsArgs) -> Result<ExitCode> {
+pub fn run(a: &ArchsArgs) -> Result<Outcome> {
     match a.format {
         ArchsFormat::Json => {
             let db = Database { archs: ARCHS, cards: CARDS };
@@ -91,5 +90,5 @@ pub fn run(a: &ArchsArgs) -> Result<ExitCode> {
             outln!("\n{}", c.build().with(Style::psql()))?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }

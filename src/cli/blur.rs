@@ -2,13 +2,13 @@
 //! the seed's estimates, or print those estimates offline.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::blur::{self, Algo, BlurRow};
 use warpscope::kernels::{Gaussian, Tolerance, blur_error, gaussian_f64};
 use warpscope::report::plot::{self, Labels, Panel, Series};
@@ -71,7 +71,7 @@ enum BlurFormat {
     Json,
 }
 
-pub fn run(ctx: &Context, a: &BlurArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &BlurArgs) -> Result<Outcome> {
     let g = Gaussian::new(a.sigma)?;
     if a.output.is_some() && a.image.is_none() {
         return Err(usage("-o is where the blurred --image goes; --bench and --estimate print tables"));
@@ -80,7 +80,7 @@ pub fn run(ctx: &Context, a: &BlurArgs) -> Result<ExitCode> {
         (true, false, None) => {
             let copy = a.copy_mps.ok_or_else(|| usage("--estimate needs --copy-mps MPS (the seed measured 14200)"))?;
             print_rows(&blur::estimates(copy, &g), a.format)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(Outcome::Ok)
         }
         (false, true, None) => bench(ctx, a, g),
         (false, false, Some(path)) => image(ctx, a, g, path),
@@ -88,12 +88,12 @@ pub fn run(ctx: &Context, a: &BlurArgs) -> Result<ExitCode> {
     }
 }
 
-fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
-    super::check_plot(a.plot.as_deref())?;
+fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<Outcome> {
+    warpscope::report::check_plot(a.plot.as_deref())?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: 2, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
-    let bar = super::progress_bar(a.quiet, blur::count(a.width, a.height, g)?);
+    let bar = warpscope::report::progress_bar(a.quiet, blur::count(a.width, a.height, g)?);
     let measured = blur::bench(backend.as_mut(), a.width, a.height, g, &opts, &mut |e| {
         if let Event::Record(r) = e {
             bar.inc(1);
@@ -136,7 +136,7 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<ExitCode> {
     Ok(super::exit_for(&report))
 }
 
-fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Result<ExitCode> {
+fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Result<Outcome> {
     let algo = Algo::parse(&a.algo)?;
     if let Some(out) = &a.output {
         output::check_distinct(&[Named { what: "--image", path }], &[Named { what: "-o", path: out }])?;
@@ -190,13 +190,13 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
     }
     if mismatches > 0 {
         errln!("FAILED: {mismatches} values differ from the CPU implementation");
-        return Ok(ExitCode::from(1));
+        return Ok(Outcome::CheckFailed);
     }
     if !within {
         errln!("FAILED: the blur is outside the bound stated for {}", algo.name());
-        return Ok(ExitCode::from(1));
+        return Ok(Outcome::CheckFailed);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }
 
 fn print_rows(rows: &[BlurRow], format: BlurFormat) -> Result<()> {

@@ -2,7 +2,6 @@
 //! output read into warpscope's records.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
@@ -13,8 +12,10 @@ use warpscope::baseline::{self, Verdict};
 use warpscope::compare::{self, Comparison, Pick, Row};
 use warpscope::import::{self, Format};
 use warpscope::record::{Report, paren};
-use warpscope::{Error, Result, report};
+use warpscope::report::{figures, html};
+use warpscope::{Error, Outcome, Result, output, report};
 
+use super::report::command_line;
 use super::{FormatArg, OutputArgs, usage};
 
 /// `--from`: one of the formats' names, listed in the help as clap's possible values.
@@ -54,6 +55,14 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: CompareFormat,
+    /// Draw the deltas to FILE (.svg or .png): a panel per metric, a bar per configuration, the
+    /// --fail-above threshold drawn (with --baseline: each configuration's change of median time).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// Write a self-contained HTML report of the comparison to FILE: the deltas' figure, the matched
+    /// metrics and both sides' records in sortable, filterable tables.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -87,8 +96,9 @@ pub struct ImportArgs {
 }
 
 /// `compare --baseline OLD NEW`.
-fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<ExitCode> {
-    let (changes, unmatched) = baseline::diff(&report::read(old)?, &report::read(&a.results)?);
+fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<Outcome> {
+    let (old_report, new_report) = (report::read(old)?, report::read(&a.results)?);
+    let (changes, unmatched) = baseline::diff(&old_report, &new_report);
     for u in &unmatched {
         errln!("unmatched: {u} (not timed in {})", old.display());
     }
@@ -157,13 +167,21 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<E
         count(Verdict::Slower),
         count(Verdict::Same)
     );
+    if let Some(path) = &a.plot {
+        figures::baseline(&changes, limit).draw(path)?;
+        errln!("wrote {}", path.display());
+    }
+    if let Some(path) = &a.html {
+        html::write(&html::baseline_page(&old_report, &new_report, &changes, limit, &command_line())?, path)?;
+        errln!("wrote {}", path.display());
+    }
     let regressed =
         limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
     Ok(if regressed > 0 {
         errln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
-        ExitCode::from(1)
+        Outcome::CheckFailed
     } else {
-        ExitCode::SUCCESS
+        Outcome::Ok
     })
 }
 
@@ -175,7 +193,28 @@ fn tool(report: &Report) -> String {
     }
 }
 
-pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
+/// Refuses, before any work, figure and page files that could not be written, or that are one of the
+/// inputs or one another.
+fn check_files(a: &CompareArgs) -> Result<()> {
+    let inputs: Vec<output::Named<'_>> =
+        [("RESULTS", Some(&a.results)), ("OTHER", a.other.as_ref()), ("--baseline", a.baseline.as_ref())]
+            .into_iter()
+            .filter_map(|(what, p)| Some(output::Named { what, path: p? }))
+            .collect();
+    let outputs: Vec<output::Named<'_>> = [("--plot", a.plot.as_ref()), ("--html", a.html.as_ref())]
+        .into_iter()
+        .filter_map(|(what, p)| Some(output::Named { what, path: p? }))
+        .collect();
+    output::check_distinct(&inputs, &outputs)?;
+    warpscope::report::check_plot(a.plot.as_deref())?;
+    match &a.html {
+        Some(p) => output::check_writable(p),
+        None => Ok(()),
+    }
+}
+
+pub fn compare(a: &CompareArgs) -> Result<Outcome> {
+    check_files(a)?;
     let other = match (&a.baseline, &a.other) {
         (Some(old), _) => return against_baseline(a, old, a.fail_above),
         (None, Some(other)) => other,
@@ -206,18 +245,26 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         (ta, tb) = (format!("{ta} (1)"), format!("{tb} (2)"));
     }
     print(&cmp, a, [&ta, &tb])?;
+    if let Some(path) = &a.plot {
+        figures::comparison(&cmp, a.fail_above, [&ta, &tb]).draw(path)?;
+        errln!("wrote {}", path.display());
+    }
+    if let Some(path) = &a.html {
+        html::write(&html::comparison_page(&ours, &theirs, &cmp, a.fail_above, [&ta, &tb], &command_line())?, path)?;
+        errln!("wrote {}", path.display());
+    }
     Ok(match a.fail_above {
         Some(limit) => {
             let bad = cmp.above(limit);
             if bad.is_empty() {
                 errln!("all {} deltas within {limit}", cmp.rows.len());
-                ExitCode::SUCCESS
+                Outcome::Ok
             } else {
                 errln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
-                ExitCode::from(1)
+                Outcome::CheckFailed
             }
         }
-        None => ExitCode::SUCCESS,
+        None => Outcome::Ok,
     })
 }
 
@@ -313,9 +360,9 @@ fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
     Ok(())
 }
 
-pub fn import(a: &ImportArgs) -> Result<ExitCode> {
+pub fn import(a: &ImportArgs) -> Result<Outcome> {
     super::check_outputs(&[("FILE", &a.file)], &a.out, &[])?;
-    a.out.check()?;
+    a.out.to().check()?;
     let (format, mut report) = import::read_file(&a.file, a.from)?;
     if !a.out.quiet {
         let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -330,6 +377,6 @@ pub fn import(a: &ImportArgs) -> Result<ExitCode> {
             }
         }
     }
-    a.out.emit(&report)?;
-    Ok(ExitCode::SUCCESS)
+    a.out.to().emit(&report)?;
+    Ok(Outcome::Ok)
 }

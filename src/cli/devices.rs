@@ -1,11 +1,10 @@
 //! `warpscope devices`: what the GPU is and the limits configurations are validated against.
 
-use std::process::ExitCode;
-
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::gpu::{self, DeviceInfo, calibrate};
 use warpscope::{Error, Result};
 
@@ -29,7 +28,7 @@ enum DevicesFormat {
     Json,
 }
 
-pub fn devices(ctx: &Context, a: &DevicesArgs) -> Result<ExitCode> {
+pub fn devices(ctx: &Context, a: &DevicesArgs) -> Result<Outcome> {
     let list = gpu::list(ctx.backend)?;
     let calibrations = if a.calibrate {
         list.iter()
@@ -62,7 +61,7 @@ pub fn devices(ctx: &Context, a: &DevicesArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }
 
 /// The calibration's figures, one per row, with what measured each.

@@ -1,9 +1,8 @@
 //! `warpscope estimate`: the sweep table from the models alone, for an arch or a named card.
 
-use std::process::ExitCode;
-
 use clap::Args;
 
+use warpscope::Outcome;
 use warpscope::model::arch::{self, Arch, Card};
 use warpscope::model::time::Target;
 use warpscope::{Result, estimate};
@@ -18,10 +17,8 @@ pub struct EstimateArgs {
     shapes: Shapes,
     #[command(flatten)]
     target: TargetArgs,
-    /// Draw the figure to FILE (.svg or .png): predicted time and every metric per configuration,
-    /// occupancy against block size, and a block.x x block.y heatmap.
-    #[arg(long, value_name = "FILE")]
-    plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    fig: super::report::FigureArgs,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -64,10 +61,11 @@ impl TargetArgs {
     }
 }
 
-pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
-    super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
-    a.out.check()?;
-    super::check_plot(a.plot.as_deref())?;
+pub fn run(a: &EstimateArgs) -> Result<Outcome> {
+    super::check_outputs(&[], &a.out, &a.fig.outputs())?;
+    a.out.to().check()?;
+    let fig = a.fig.visuals();
+    fig.check()?;
     let (kernel, blocks) = a.shapes.resolve()?;
     let target = a.target.target()?;
     let (_, regs_from) = estimate::attrs(kernel.as_ref(), &target);
@@ -85,10 +83,10 @@ pub fn run(a: &EstimateArgs) -> Result<ExitCode> {
             target.figures.copy_gbs
         );
     }
-    let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.progress(blocks.len()));
-    a.out.emit(&report)?;
-    super::plot_report(a.plot.as_deref(), &report)?;
-    Ok(ExitCode::SUCCESS)
+    let report = in_steps(kernel.as_ref(), &blocks, &target, a.out.to().progress(blocks.len()));
+    a.out.to().emit(&report)?;
+    fig.emit(&report)?;
+    Ok(Outcome::Ok)
 }
 
 /// The estimates in steps of about 1 % of the shapes, so that a long estimate shows a progress bar on a
@@ -102,7 +100,7 @@ fn in_steps(
     let step = blocks.len().div_ceil(100).max(1);
     let mut report = estimate::run(kernel, &blocks[..0], target);
     for (k, chunk) in blocks.chunks(step).enumerate() {
-        if warpscope::sweep::interrupted() {
+        if warpscope::signals::stop_requested() {
             break;
         }
         let first = (k * step) as u32;

@@ -2,14 +2,14 @@
 //! `--kernel-file`, what a user's kernel file declares, checked (no GPU needed).
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
-use warpscope::kernels::CATALOGUE;
+use warpscope::Outcome;
+use warpscope::kernels;
 use warpscope::model::resources;
 use warpscope::userkernel::{KernelFile, compile, describe, parse_define};
 use warpscope::{Error, Result, spec};
@@ -42,24 +42,25 @@ pub struct KernelsArgs {
     arch: String,
 }
 
-pub fn run(a: &KernelsArgs) -> Result<ExitCode> {
+pub fn run(a: &KernelsArgs) -> Result<Outcome> {
     match &a.kernel_file {
         Some(path) => kernel_file(a, path),
         None => catalogue(),
     }
 }
 
-fn catalogue() -> Result<ExitCode> {
+fn catalogue() -> Result<Outcome> {
     let mut t = Builder::default();
-    t.push_record(["kernel", "entry", "registers (sm_90)", "what it does"]);
-    for k in CATALOGUE {
+    t.push_record(["kernel", "entry", "registers (sm_90)", "problem (defaults)", "what it does"]);
+    for k in kernels::all() {
         let regs = resources::lookup(k.entry, "sm_90").map(|r| r.registers.to_string()).unwrap_or_else(|| "-".into());
-        t.push_record([k.name, k.entry, &regs, k.about]);
+        t.push_record([k.name, k.entry, &regs, &k.defaults(), k.about]);
     }
     outln!("{}", t.build().with(Style::psql()))?;
-    outln!("problem options: --nx/--ny (matrix or frame size), --frames (image kernels)")?;
+    let options: Vec<String> = kernels::Param::ALL.iter().map(|p| format!("--{}", p.name())).collect();
+    outln!("problem options: {} (each kernel takes those it lists)", options.join(", "))?;
     outln!("your own kernel: warpscope kernels --kernel-file FILE.toml (docs/KERNEL-FILE.md)")?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }
 
 fn pair(s: &str, flag: &str) -> Result<(String, String)> {
@@ -79,7 +80,7 @@ fn parse_arch(s: &str) -> Result<(u32, u32)> {
     parsed.ok_or_else(|| Error::usage(format!("--arch '{s}': expected a compute capability such as 75, 90 or 9.0")))
 }
 
-fn kernel_file(a: &KernelsArgs, path: &std::path::Path) -> Result<ExitCode> {
+fn kernel_file(a: &KernelsArgs, path: &std::path::Path) -> Result<Outcome> {
     let sizes = a.sizes.iter().map(|s| pair(s, "--size")).collect::<Result<Vec<_>>>()?;
     let defines = a.defines.iter().map(|d| parse_define(d)).collect::<Result<Vec<_>>>()?;
     let cc = parse_arch(&a.arch)?;
@@ -92,7 +93,7 @@ fn kernel_file(a: &KernelsArgs, path: &std::path::Path) -> Result<ExitCode> {
         // Nothing to expand: describe the declarations, evaluate nothing that needs a block.
         print_declarations(&file, path, None)?;
         outln!("\nno block shapes in the file: give --block or --bx/--by/--bz to expand and check it")?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome::Ok);
     }
     let ex = file.expand(blocks.as_deref(), &defines)?;
 
@@ -114,7 +115,7 @@ fn kernel_file(a: &KernelsArgs, path: &std::path::Path) -> Result<ExitCode> {
         "fatbin" => outln!("checked: a fatbinary; the driver checks the entry and parameters when it loads it")?,
         _ => check_with_nvrtc(&file, &ex, cc)?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }
 
 /// The file's declarations and its arguments (evaluated at `first` when given).

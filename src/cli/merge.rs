@@ -2,10 +2,10 @@
 //! joined into one report in the sweep's order.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::Args;
 
+use warpscope::Outcome;
 use warpscope::output::{self, Named};
 use warpscope::{Result, merge, report};
 
@@ -25,10 +25,11 @@ pub struct MergeArgs {
     out: OutputArgs,
 }
 
-pub fn run(a: &MergeArgs) -> Result<ExitCode> {
+pub fn run(a: &MergeArgs) -> Result<Outcome> {
     let inputs: Vec<Named<'_>> = a.files.iter().map(|f| Named { what: "FILE", path: f }).collect();
-    output::check_distinct(&inputs, &[Named { what: "-o", path: a.out.dest() }])?;
-    a.out.check()?;
+    let to = a.out.to();
+    output::check_distinct(&inputs, &[Named { what: "-o", path: to.dest() }])?;
+    to.check()?;
     let mut reports = Vec::new();
     for f in &a.files {
         let r = report::read(f)?;
@@ -49,6 +50,6 @@ pub fn run(a: &MergeArgs) -> Result<ExitCode> {
     if !a.out.quiet {
         errln!("merged {} records from {} files", merged.records.len(), a.files.len());
     }
-    a.out.emit(&merged)?;
+    to.emit(&merged)?;
     Ok(exit_for(&merged))
 }

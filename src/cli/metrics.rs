@@ -1,12 +1,11 @@
 //! `warpscope metrics`: the catalogue — nvprof name, the Nsight Compute metric behind it, unit, meaning.
 
-use std::process::ExitCode;
-
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::metrics::{CATALOGUE, Formula};
 use warpscope::{Error, Result};
 
@@ -34,7 +33,7 @@ struct Entry {
     description: &'static str,
 }
 
-pub fn run(a: &MetricsArgs) -> Result<ExitCode> {
+pub fn run(a: &MetricsArgs) -> Result<Outcome> {
     let entries: Vec<Entry> = CATALOGUE
         .iter()
         .map(|d| Entry {
@@ -62,5 +61,5 @@ pub fn run(a: &MetricsArgs) -> Result<ExitCode> {
             )?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }

@@ -24,21 +24,21 @@ mod nvprof;
 mod occupancy;
 mod peak;
 mod ranges;
+mod report;
 mod runspec;
 mod selftest;
-mod signals;
 mod sweep;
 mod transpose;
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use warpscope::gpu::BackendKind;
 use warpscope::output::{self, note};
-use warpscope::report::Format;
+use warpscope::report::{Destination, Format};
 use warpscope::{Error, Result};
+use warpscope::{Outcome, signals};
 
 /// Sweep CUDA thread-block shapes on a real GPU; nvprof-style metrics, measured and estimated.
 #[derive(Parser, Debug)]
@@ -97,6 +97,8 @@ enum Command {
     Merge(merge::MergeArgs),
     /// Run an experiment file (TOML): its steps' outputs, tables, figures and a summary in one folder.
     RunSpec(runspec::RunSpecArgs),
+    /// A self-contained HTML report (figures, sortable and filterable records) of any results file.
+    Report(report::ReportArgs),
     /// Shell completions on standard output: `warpscope completions bash > /etc/bash_completion.d/warpscope`.
     Completions {
         /// The shell.
@@ -145,81 +147,16 @@ enum FormatArg {
 }
 
 impl OutputArgs {
-    fn format(&self) -> Format {
-        match self.format {
+    /// Where the report goes, as the library takes it.
+    fn to(&self) -> Destination {
+        let format = match self.format {
             FormatArg::Table => Format::Table,
             FormatArg::Csv => Format::Csv,
             FormatArg::Json => Format::Json,
             FormatArg::Markdown => Format::Markdown,
             FormatArg::Jsonl => Format::Jsonl,
-        }
-    }
-
-    /// Where the report goes: a file, or `-` for standard output.
-    fn dest(&self) -> &Path {
-        self.output.as_deref().unwrap_or(Path::new(output::STDOUT))
-    }
-
-    /// Whether the report goes to standard output.
-    fn to_stdout(&self) -> bool {
-        output::is_stdout(self.dest())
-    }
-
-    /// The report's destination in words.
-    fn dest_name(&self) -> String {
-        if self.to_stdout() { "standard output".into() } else { self.dest().display().to_string() }
-    }
-
-    /// Where JSON Lines go as records finish (`--format jsonl`): the output file — appended to when
-    /// `append` (resuming into the same file), else created — or standard output. `None` for the
-    /// formats written once at the end.
-    fn stream(&self, append: bool) -> Result<Option<Box<dyn std::io::Write + Send>>> {
-        if self.format != FormatArg::Jsonl {
-            return Ok(None);
-        }
-        output::stream(self.dest(), append).map(Some)
-    }
-
-    /// Whether per-config lines may go to standard output (they go to standard error when stdout
-    /// carries a machine-readable report).
-    fn lines_to_stdout(&self) -> bool {
-        !self.to_stdout() || self.format == FormatArg::Table
-    }
-
-    /// Prints a progress line unless quiet.
-    fn line(&self, s: &str) {
-        if self.quiet {
-            return;
-        }
-        if self.lines_to_stdout() {
-            output::progress_line(s);
-        } else {
-            note(s);
-        }
-    }
-
-    /// A progress bar on standard error for `total` configurations (see [`progress_bar`]).
-    fn progress(&self, total: usize) -> indicatif::ProgressBar {
-        progress_bar(self.quiet, total)
-    }
-
-    /// The file the report goes to (`None`: standard output).
-    fn output(&self) -> Option<&std::path::Path> {
-        self.output.as_deref().filter(|p| !output::is_stdout(p))
-    }
-
-    /// Checks, before any work, that the report can be written where asked.
-    fn check(&self) -> Result<()> {
-        output::check_writable(self.dest())
-    }
-
-    /// Writes the report where asked.
-    fn emit(&self, report: &warpscope::record::Report) -> Result<()> {
-        warpscope::report::write_file(report, self.format(), self.dest())?;
-        if let Some(path) = self.output().filter(|_| !self.quiet) {
-            note(&format!("wrote {}", path.display()));
-        }
-        Ok(())
+        };
+        Destination { format, path: self.output.clone(), quiet: self.quiet, verbose: self.verbose }
     }
 }
 
@@ -252,16 +189,16 @@ pub fn one_line(e: &clap::Error) -> String {
 }
 
 /// Parses the command line and runs it.
-pub fn run() -> Result<ExitCode> {
+pub fn run() -> Result<Outcome> {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind::{DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand, DisplayVersion};
             return match e.kind() {
-                DisplayHelp | DisplayVersion => output::print(&e.render().to_string()).map(|()| ExitCode::SUCCESS),
+                DisplayHelp | DisplayVersion => output::print(&e.render().to_string()).map(|()| Outcome::Ok),
                 DisplayHelpOnMissingArgumentOrSubcommand => {
                     note(e.render().to_string().trim_end());
-                    Ok(ExitCode::from(2))
+                    Ok(Outcome::HelpShown)
                 }
                 _ => Err(usage(one_line(&e))),
             };
@@ -297,11 +234,12 @@ pub fn run() -> Result<ExitCode> {
         Command::Blur(a) => blur::run(&ctx, &a),
         Command::RunSpec(a) => runspec::run(&ctx, &a),
         Command::Merge(a) => merge::run(&a),
+        Command::Report(a) => report::run(&a),
         Command::Nvprof(a) => nvprof::run(&ctx, &a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpscope", &mut text);
-            output::emit(Path::new(output::STDOUT), &text).map(|()| ExitCode::SUCCESS)
+            output::emit(Path::new(output::STDOUT), &text).map(|()| Outcome::Ok)
         }
         Command::Man { command: name } => man(name.as_deref()),
     };
@@ -310,13 +248,13 @@ pub fn run() -> Result<ExitCode> {
     if let Some(e) = output::take_failure() {
         return Err(e);
     }
-    let code = code?;
-    Ok(signals::exit_code().map_or(code, ExitCode::from))
+    let outcome = code?;
+    Ok(signals::first().map_or(outcome, |signal| outcome.and(Outcome::Interrupted(signal))))
 }
 
 /// `warpscope man [COMMAND]`: the main page, listing `warpscope-COMMAND(1)` for each command, or the
 /// page of one command.
-fn man(name: Option<&str>) -> Result<ExitCode> {
+fn man(name: Option<&str>) -> Result<Outcome> {
     let mut cmd = command();
     cmd.build();
     let page = match name {
@@ -335,37 +273,12 @@ fn man(name: Option<&str>) -> Result<ExitCode> {
     let mut roff = Vec::new();
     clap_mangen::Man::new(page).render(&mut roff).map_err(|e| Error::Output(e.to_string()))?;
     output::emit(Path::new(output::STDOUT), &roff)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }
 
-/// A progress bar on standard error (configurations done, elapsed, ETA); hidden when quiet or when
-/// standard error is not a terminal.
-fn progress_bar(quiet: bool, total: usize) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if quiet || !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} configs, {elapsed} elapsed, ETA {eta}")
-    {
-        bar.set_style(style);
-    }
-    bar
-}
-
-/// Exit code of a finished report: 1 when anything failed verification.
-fn exit_for(report: &warpscope::record::Report) -> ExitCode {
-    if report.any_failed() { ExitCode::from(1) } else { ExitCode::SUCCESS }
-}
-
-/// Fails now, before any measuring, if `--plot FILE` could not be drawn later (extension, folder).
-fn check_plot(path: Option<&std::path::Path>) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-        Some("svg" | "png") => warpscope::report::check_writable(path),
-        _ => Err(usage(format!("cannot plot to {}: use a .svg or .png file name", path.display()))),
-    }
+/// The outcome of a finished report: a failed check when anything failed verification.
+fn exit_for(report: &warpscope::record::Report) -> Outcome {
+    Outcome::checked(report.any_failed())
 }
 
 /// Whether the command `name` runs on a GPU (takes `--device`; `occupancy` only with --against-driver).
@@ -378,22 +291,22 @@ fn uses_gpu(name: &str) -> bool {
 /// `others` (`--plot`, ...) — are one of its `inputs` or one another ([`output::check_distinct`]).
 fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Option<&Path>)]) -> Result<()> {
     let inputs: Vec<output::Named<'_>> = inputs.iter().map(|&(what, path)| output::Named { what, path }).collect();
-    let mut outputs = vec![output::Named { what: "-o", path: out.dest() }];
+    let to = out.to();
+    let mut outputs = vec![output::Named { what: "-o", path: to.dest() }];
     outputs.extend(others.iter().filter_map(|&(what, path)| Some(output::Named { what, path: path? })));
     output::check_distinct(&inputs, &outputs)
 }
 
-/// Draws a report's figure where `--plot` asks.
-fn plot_report(path: Option<&std::path::Path>, report: &warpscope::record::Report) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    if !report.records.iter().any(|r| r.status == warpscope::record::Status::Ok) {
-        // Nothing verified, nothing to draw: the report says why, and the exit code stays the report's.
-        note(&format!("warning: no figure drawn to {}: no configuration verified", path.display()));
-        return Ok(());
-    }
-    warpscope::report::figures::draw(report, path)?;
-    note(&format!("wrote {}", path.display()));
-    Ok(())
+/// A command line as a shell would take it back.
+fn shell_line(argv: &[String]) -> String {
+    let quote = |a: &String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c)) {
+            a.clone()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
 }
 
 /// A usage error.

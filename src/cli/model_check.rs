@@ -2,12 +2,12 @@
 //! (median |error|, Spearman, spread, regret of the model's pick) with issue 14's targets.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::model::arch;
 use warpscope::model::check::{self, KernelFit, Predictor};
 use warpscope::{Error, Result, report};
@@ -43,7 +43,7 @@ enum CheckFormat {
     Json,
 }
 
-pub fn run(a: &ModelCheckArgs) -> Result<ExitCode> {
+pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
     let how = match &a.gpu {
         Some(name) => Predictor::Card(arch::find_card(name).map_err(usage)?),
         None if a.repredict => Predictor::Device,
@@ -127,5 +127,5 @@ pub fn run(a: &ModelCheckArgs) -> Result<ExitCode> {
             )?;
         }
     }
-    Ok(if a.strict && met < fits.len() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if a.strict && met < fits.len() { Outcome::CheckFailed } else { Outcome::Ok })
 }

@@ -6,17 +6,18 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
 use warpscope::nvprof::filter::FilterSpec;
 use warpscope::nvprof::options::{self, Options, Show};
+use warpscope::nvprof::process::Process;
 use warpscope::nvprof::protocol::ReplayMode;
 use warpscope::nvprof::render::{self, View};
 use warpscope::nvprof::runner::{self, Outcome};
 use warpscope::output;
 use warpscope::record::Report;
+use warpscope::report::html;
 use warpscope::{Error, Result};
 
 use super::{Context, ranges};
@@ -85,6 +86,10 @@ pub struct NvprofArgs {
     /// Overwrite an existing --export-profile file.
     #[arg(short = 'f', long = "force-overwrite")]
     force_overwrite: bool,
+    /// Also write a self-contained HTML report of every profiled process's records to FILE: the
+    /// device, the figures, a sortable, filterable table with each value's provenance.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// How metrics needing several passes are collected: each kernel replayed (memory saved and
     /// restored), or the whole program run once per group of metrics.
     #[arg(long, value_enum, default_value = "kernel")]
@@ -138,7 +143,7 @@ impl NvprofArgs {
     }
 }
 
-pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<warpscope::Outcome> {
     if a.query_metrics || a.query_events {
         let devices = query_devices(ctx);
         let text = if a.query_metrics { render::query_metrics(&devices) } else { render::query_events(&devices) };
@@ -146,14 +151,14 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
         if a.query_metrics && a.query_events {
             output::print(&render::query_events(&devices))?;
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(warpscope::Outcome::Ok);
     }
     let opts = a.options()?;
     let counters = opts.validate()?;
-    check_files(&opts)?;
+    check_files(&opts, a.html.as_deref())?;
     let injection = runner::injection_library()?;
     let live = opts.log_file.is_none();
-    let outcome = runner::run(&opts, &counters, &injection, live, &super::signals::forward_to)?;
+    let outcome = runner::run(&opts, &counters, &injection, live, &warpscope::signals::forward_to)?;
     let view = View { opts: &opts, counters: &counters };
     let host = options::hostname();
     let mut blocks: Vec<(u32, String)> =
@@ -168,6 +173,12 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
     for (pid, line) in exported {
         blocks.push((pid, line));
     }
+    if let Some(path) = &a.html {
+        let page = html::report_page(&gather(&outcome.processes), &Default::default(), &super::report::command_line())?;
+        html::write(&page, path)?;
+        let shown = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        blocks.push((outcome.root, format!("=={}== Generated HTML report: {}\n", outcome.root, shown.display())));
+    }
     write_out(&opts, &host, &blocks)?;
     let errors: Vec<&String> = outcome.processes.iter().flat_map(|p| &p.errors).collect();
     let code = outcome.exit.code();
@@ -176,7 +187,7 @@ pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<ExitCode> {
     {
         return Err(Error::Driver(format!("nothing could be profiled: {e}")));
     }
-    Ok(ExitCode::from(code))
+    Ok(warpscope::Outcome::Program(code))
 }
 
 /// Devices to list for the queries; without a driver, one line saying the list holds for any GPU.
@@ -189,7 +200,7 @@ fn query_devices(ctx: &Context) -> Vec<(u32, String)> {
 
 /// Refuses, before the program runs, output files that cannot be written or that would overwrite the
 /// program or each other (templates compared as expanded for one process).
-fn check_files(opts: &Options) -> Result<()> {
+fn check_files(opts: &Options, html: Option<&Path>) -> Result<()> {
     let host = options::hostname();
     let program = runner::resolve_program(&opts.program)?;
     let expand = |t: &Option<String>| t.as_deref().map(|t| options::expand(t, 0, &host).map(PathBuf::from)).transpose();
@@ -205,6 +216,10 @@ fn check_files(opts: &Options) -> Result<()> {
         }
         outputs.push(output::Named { what: "--export-profile", path });
     }
+    if let Some(path) = html {
+        output::check_writable(path)?;
+        outputs.push(output::Named { what: "--html", path });
+    }
     output::check_distinct(&[output::Named { what: "program", path: &program }], &outputs)
 }
 
@@ -218,25 +233,13 @@ fn check_export(path: &Path, force: bool) -> Result<()> {
 /// Writes the `-o` reports; returns the "Generated result file" lines, by process.
 fn export(opts: &Options, outcome: &Outcome, host: &str) -> Result<Vec<(u32, String)>> {
     let Some(template) = &opts.export else { return Ok(Vec::new()) };
-    let mut files: BTreeMap<PathBuf, (u32, Report)> = BTreeMap::new();
+    let mut files: BTreeMap<PathBuf, Vec<&Process>> = BTreeMap::new();
     for p in &outcome.processes {
-        let path = PathBuf::from(options::expand(template, p.pid, host)?);
-        let entry = files.entry(path).or_insert_with(|| {
-            let device = p.devices.first().cloned().unwrap_or_else(warpscope::gpu::DeviceInfo::unknown);
-            (p.pid, Report::new(device))
-        });
-        for d in &p.devices {
-            if !entry.1.devices.iter().any(|x| x.ordinal == d.ordinal && x.name == d.name) {
-                entry.1.devices.push(d.clone());
-            }
-        }
-        entry.1.records.extend(p.records.iter().cloned());
+        files.entry(PathBuf::from(options::expand(template, p.pid, host)?)).or_default().push(p);
     }
     let mut lines = Vec::new();
-    for (path, (pid, mut report)) in files {
-        if report.devices.len() < 2 {
-            report.devices.clear();
-        }
+    for (path, processes) in files {
+        let (pid, report) = (processes[0].pid, gather(processes));
         if template.contains("%p") {
             check_export(&path, opts.force)?;
         }
@@ -245,6 +248,28 @@ fn export(opts: &Options, outcome: &Outcome, host: &str) -> Result<Vec<(u32, Str
         lines.push((pid, format!("=={pid}== Generated result file: {}\n", shown.display())));
     }
     Ok(lines)
+}
+
+/// The records of `processes` in one report: the first one's device, and every device they used
+/// where there are several.
+fn gather<'a>(processes: impl IntoIterator<Item = &'a Process>) -> Report {
+    let mut report: Option<Report> = None;
+    for p in processes {
+        let r = report.get_or_insert_with(|| {
+            Report::new(p.devices.first().cloned().unwrap_or_else(warpscope::gpu::DeviceInfo::unknown))
+        });
+        for d in &p.devices {
+            if !r.devices.iter().any(|x| x.ordinal == d.ordinal && x.name == d.name) {
+                r.devices.push(d.clone());
+            }
+        }
+        r.records.extend(p.records.iter().cloned());
+    }
+    let mut report = report.unwrap_or_else(|| Report::new(warpscope::gpu::DeviceInfo::unknown()));
+    if report.devices.len() < 2 {
+        report.devices.clear();
+    }
+    report
 }
 
 /// nvprof's output: to each process's log file, or standard error.

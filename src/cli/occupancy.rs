@@ -1,15 +1,15 @@
 //! `warpscope occupancy`: the exact theoretical occupancy calculator, for any arch of the database.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use warpscope::Outcome;
 use warpscope::model::arch;
 use warpscope::model::occupancy::{self, Occupancy, Request};
-use warpscope::report::plot::{self, Labels, Series};
+use warpscope::report::figures;
 use warpscope::{Error, Result, spec};
 
 use super::{Context, ranges, usage};
@@ -37,7 +37,9 @@ pub struct OccupancyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OccFormat,
-    /// Also draw occupancy against block size to FILE (.svg or .png).
+    /// Also draw the calculator's three views to FILE (.svg or .png): occupancy as the block size, the
+    /// registers per thread and the shared memory vary, the current point (the first --block-size)
+    /// marked and the limiting resource shaded.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     /// Check the calculator against the driver's (cuOccupancyMaxActiveBlocksPerMultiprocessor) on this
@@ -57,7 +59,7 @@ enum OccFormat {
     Csv,
 }
 
-pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     if a.against_driver {
         return against_driver(ctx, a.device.unwrap_or(0));
     }
@@ -67,7 +69,7 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
     let (Some(arch), Some(sizes)) = (&a.arch, &a.block_size) else {
         return Err(usage("occupancy needs --arch and --block-size (or --against-driver)"));
     };
-    super::check_plot(a.plot.as_deref())?;
+    warpscope::report::check_plot(a.plot.as_deref())?;
     let arch = arch::parse_arch(arch).map_err(usage)?;
     let sizes = spec::parse_int_list(sizes)?;
     let rows: Vec<Occupancy> = sizes
@@ -170,25 +172,16 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<ExitCode> {
             outln!("{}", t.build().with(Style::psql()))?;
         }
     }
-    if let Some(path) = &a.plot {
-        let points = rows.iter().map(|r| (r.block_size as f64, r.occupancy_pct)).collect();
-        let title = format!(
-            "Theoretical occupancy on {} ({} regs, {} B smem)",
-            arch.sm_name(),
-            a.regs,
-            a.smem + a.dynamic_smem
-        );
-        plot::lines(
-            path,
-            Labels::new(title, "threads per block", "occupancy (%)"),
-            vec![Series { label: arch.sm_name(), points }],
-        )?;
+    if let (Some(path), Some(&first)) = (&a.plot, sizes.first()) {
+        let req =
+            Request { block_size: first, regs_per_thread: a.regs, static_smem: a.smem, dynamic_smem: a.dynamic_smem };
+        figures::calculator(arch, &req).draw(path)?;
         errln!("wrote {}", path.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Ok)
 }
 
-fn against_driver(ctx: &Context, device: u32) -> Result<ExitCode> {
+fn against_driver(ctx: &Context, device: u32) -> Result<Outcome> {
     if ctx.backend != BackendKind::Cuda {
         return Err(usage("--against-driver needs the real GPU backend"));
     }
@@ -247,7 +240,7 @@ fn against_driver(ctx: &Context, device: u32) -> Result<ExitCode> {
             ours
         )?;
     }
-    Ok(if bad.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if bad.is_empty() { Outcome::Ok } else { Outcome::CheckFailed })
 }
 
 fn ptx_entries() -> usize {

@@ -1,11 +1,11 @@
 //! `warpscope peak`: memcpy, the copy kernels and the MAD curve, with where the kernel turns compute bound.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
+use warpscope::Outcome;
 use warpscope::kernels::MAD_COUNTS;
 use warpscope::peak::{self, FLOP_RATE, PIXEL_RATE};
 use warpscope::report::plot::{self, Labels, Panel, Series};
@@ -36,14 +36,14 @@ pub struct PeakArgs {
     out: OutputArgs,
 }
 
-pub fn run(ctx: &Context, a: &PeakArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &PeakArgs) -> Result<Outcome> {
     super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
-    a.out.check()?;
-    super::check_plot(a.plot.as_deref())?;
+    a.out.to().check()?;
+    warpscope::report::check_plot(a.plot.as_deref())?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
-    let out = &a.out;
+    let out = &a.out.to();
     let bar = out.progress(peak::count(a.nx, a.ny)?);
     let measured = peak::run(backend.as_mut(), a.nx, a.ny, a.block, &opts, &mut |e| {
         if let Event::Record(r) = e {

@@ -5,18 +5,20 @@
 use std::fs::{self, File};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::process::{Command, Stdio};
+use std::time::{Instant, SystemTime};
 
 use clap::{Args, Parser};
 
+use warpscope::Outcome;
 use warpscope::gpu::BackendKind;
 use warpscope::record::Report;
+use warpscope::report::html::{self, Block, Part, utc};
 use warpscope::report::{self, Format};
 use warpscope::runspec::{Spec, Step};
-use warpscope::{Error, Result, sweep};
+use warpscope::{Error, Result};
 
-use super::{Cli, Context, DeviceArg, signals, usage};
+use super::{Cli, Context, DeviceArg, shell_line, signals, usage};
 
 /// Arguments of `run-spec`.
 #[derive(Args, Debug)]
@@ -32,31 +34,26 @@ pub struct RunSpecArgs {
     /// Print and check the command lines without running them.
     #[arg(long)]
     dry_run: bool,
+    /// Also write one self-contained HTML report of every step to FILE: each step's command line, its
+    /// figures and records (sortable, filterable), or its printed output.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     #[command(flatten)]
     gpu: DeviceArg,
 }
 
 /// How one step went.
-struct Outcome<'a> {
+struct StepRun<'a> {
     step: &'a Step,
     argv: Vec<String>,
     code: i32,
     secs: f64,
 }
 
-/// A command line as a shell would take it back.
-fn shell_line(argv: &[String]) -> String {
-    let quote = |a: &String| {
-        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c)) {
-            a.clone()
-        } else {
-            format!("'{}'", a.replace('\'', r"'\''"))
-        }
-    };
-    std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
-}
-
-pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<Outcome> {
+    if a.html.as_deref().is_some_and(warpscope::output::is_stdout) {
+        return Err(usage("run-spec --html -: standard output carries the steps' outcomes; give a file name"));
+    }
     if a.output.as_deref().is_some_and(warpscope::output::is_stdout) {
         return Err(usage("run-spec -o -: the results are a folder of files, not standard output"));
     }
@@ -97,9 +94,12 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
         for argv in &lines {
             outln!("{}", shell_line(argv))?;
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome::Ok);
     }
     fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    if let Some(h) = &a.html {
+        warpscope::output::check_writable(h)?;
+    }
     let exe = std::env::current_exe().map_err(|e| Error::Output(format!("cannot find warpscope's own binary: {e}")))?;
     let started = SystemTime::now();
     let mut outcomes = Vec::new();
@@ -137,8 +137,8 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
                 report::write_file(&r, format, &file(ext))?;
             }
         }
-        outcomes.push(Outcome { step, argv, code, secs });
-        if signals::is_stop_code(code) || sweep::interrupted() {
+        outcomes.push(StepRun { step, argv, code, secs });
+        if signals::is_stop_code(code) || signals::stop_requested() {
             errln!("interrupted: the remaining steps were not run");
             break;
         }
@@ -146,6 +146,10 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
     let summary = summary(&spec, &a.file, &dir, &outcomes, started)?;
     let path = dir.join("summary.md");
     warpscope::output::emit(&path, summary.as_bytes())?;
+    if let Some(h) = &a.html {
+        html::write(&page(&spec, &a.file, &dir, &outcomes, step_reports(&dir, &outcomes)?, started)?, h)?;
+        errln!("wrote {}", h.display());
+    }
     for o in &outcomes {
         outln!("{:<24} exit {:<3} {:>8.1} s", o.step.name, o.code, o.secs)?;
     }
@@ -154,14 +158,15 @@ pub fn run(ctx: &Context, a: &RunSpecArgs) -> Result<ExitCode> {
     // The exit code says the worst that happened: stopped by a signal, a step that could not run
     // (bad input, no GPU: 2), a result that failed verification (1).
     let stopped = outcomes.iter().map(|o| o.code).find(|&c| signals::is_stop_code(c));
-    Ok(match signals::exit_code().or(stopped.and_then(|c| u8::try_from(c).ok())) {
-        Some(code) => ExitCode::from(code),
+    let stopped_by = signals::first().and_then(|s| u8::try_from(128 + s).ok());
+    Ok(match stopped_by.or(stopped.and_then(|c| u8::try_from(c).ok())) {
+        Some(code) => Outcome::Program(code),
         None if failed > 0 => {
             errln!("{failed} of {} steps failed", outcomes.len());
-            let worst = if outcomes.iter().any(|o| o.code != 0 && o.code != 1) { 2 } else { 1 };
-            ExitCode::from(worst)
+            let worst = outcomes.iter().any(|o| o.code != 0 && o.code != 1);
+            if worst { Outcome::Program(2) } else { Outcome::CheckFailed }
         }
-        None => ExitCode::SUCCESS,
+        None => Outcome::Ok,
     })
 }
 
@@ -171,37 +176,80 @@ fn error_line(log: &Path) -> Option<String> {
     text.lines().rev().find(|l| l.starts_with("error: ")).map(str::to_string)
 }
 
-/// `YYYY-MM-DD HH:MM UTC` of a time (the civil calendar from days since 1970, proleptic Gregorian).
-fn utc(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
-}
-
-/// The results folder's summary.md: what ran where, and each step's table and figure.
-fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[Outcome<'_>], started: SystemTime) -> Result<String> {
-    let reports: Vec<Option<Report>> = outcomes
+/// The report each step wrote, if it writes one.
+fn step_reports(dir: &Path, outcomes: &[StepRun<'_>]) -> Result<Vec<Option<Report>>> {
+    outcomes
         .iter()
         .map(|o| {
             let p = dir.join(format!("{}.json", o.step.name));
             (o.step.reports() && p.exists()).then(|| report::read(&p)).transpose()
         })
-        .collect::<Result<_>>()?;
-    let device = reports
+        .collect()
+}
+
+/// The GPU the steps ran on, with its driver.
+fn device_line(reports: &[Option<Report>]) -> String {
+    reports
         .iter()
         .flatten()
         .find(|r| r.device.backend != "model")
         .map(|r| format!("{} ({})", r.device.name, r.device.driver.as_deref().unwrap_or("driver unknown")))
-        .unwrap_or_else(|| "no GPU step".into());
+        .unwrap_or_else(|| "no GPU step".into())
+}
+
+/// The `--html` page: a section per step, with what it is, its command line and its records (or its
+/// printed output).
+fn page(
+    spec: &Spec,
+    file: &Path,
+    dir: &Path,
+    outcomes: &[StepRun<'_>],
+    reports: Vec<Option<Report>>,
+    started: SystemTime,
+) -> Result<html::Page> {
+    let subtitle = format!(
+        "{} — `warpscope run-spec {}` on {}, {}",
+        spec.about,
+        file.display(),
+        device_line(&reports),
+        utc(started)
+    );
+    let parts = outcomes
+        .iter()
+        .zip(reports)
+        .map(|(o, report)| {
+            let mut intro = Vec::new();
+            if !o.step.about.is_empty() {
+                intro.push(Block::Text(o.step.about.clone()));
+            }
+            intro.push(Block::Pre(format!(
+                "{}
+exit {}, {:.1} s",
+                shell_line(&o.argv),
+                o.code,
+                o.secs
+            )));
+            if o.code != 0
+                && let Some(line) = error_line(&dir.join(format!("{}.log", o.step.name)))
+            {
+                intro.push(Block::Text(line));
+            }
+            if report.is_none() {
+                let text = fs::read_to_string(dir.join(format!("{}.txt", o.step.name))).unwrap_or_default();
+                if !text.trim().is_empty() {
+                    intro.push(Block::Pre(text.trim_end().to_string()));
+                }
+            }
+            Part { heading: o.step.name.clone(), intro, report }
+        })
+        .collect();
+    html::parts_page(&format!("warpscope: {}", spec.name), &subtitle, parts, &Default::default())
+}
+
+/// The results folder's summary.md: what ran where, and each step's table and figure.
+fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[StepRun<'_>], started: SystemTime) -> Result<String> {
+    let reports = step_reports(dir, outcomes)?;
+    let device = device_line(&reports);
     let mut md = format!(
         "# {}\n\n{}\n\n`warpscope run-spec {}` on {device}, {}, {}.\n",
         spec.name,
@@ -242,13 +290,6 @@ fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[Outcome<'_>], start
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn utc_dates() {
-        assert_eq!(utc(UNIX_EPOCH), "1970-01-01 00:00 UTC");
-        assert_eq!(utc(UNIX_EPOCH + std::time::Duration::from_secs(1_795_312_800)), "2026-11-22 02:00 UTC");
-        assert_eq!(utc(UNIX_EPOCH + std::time::Duration::from_secs(951_782_400)), "2000-02-29 00:00 UTC");
-    }
 
     #[test]
     fn shell_lines_quote_what_needs_it() {

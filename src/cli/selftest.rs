@@ -1,7 +1,6 @@
 //! `warpscope selftest`: every kernel, a few block shapes, a small odd-sized problem, verified.
 
-use std::process::ExitCode;
-
+use warpscope::Outcome;
 use warpscope::kernels;
 use warpscope::record::Report;
 use warpscope::sweep::{self, Event, Options};
@@ -18,8 +17,8 @@ pub struct SelftestArgs {
     out: OutputArgs,
 }
 
-pub fn selftest(ctx: &Context, a: &SelftestArgs) -> Result<ExitCode> {
-    let out = &a.out;
+pub fn selftest(ctx: &Context, a: &SelftestArgs) -> Result<Outcome> {
+    let out = &a.out.to();
     out.check()?;
     let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
     if !out.quiet {
@@ -34,8 +33,8 @@ pub fn selftest(ctx: &Context, a: &SelftestArgs) -> Result<ExitCode> {
     }
     let opts = Options { warmup: 1, iters: 3, seed: 0x5e1f_7e57, ..Default::default() };
     let mut all: Option<Report> = None;
-    for info in kernels::CATALOGUE {
-        let kernel = kernels::lookup(info.name, info.selftest)?;
+    for info in kernels::all() {
+        let kernel = info.selftest_kernel()?;
         let blocks = spec::parse_block_list(info.selftest_blocks)?;
         let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| {
             if let Event::Record(r) = e {
@@ -58,5 +57,5 @@ pub fn selftest(ctx: &Context, a: &SelftestArgs) -> Result<ExitCode> {
             if failed == 0 { "" } else { " -- FAILED" }
         );
     }
-    Ok(if failed > 0 { ExitCode::from(1) } else { exit_for(&report) })
+    Ok(if failed > 0 { Outcome::CheckFailed } else { exit_for(&report) })
 }

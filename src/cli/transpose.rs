@@ -1,10 +1,10 @@
 //! `warpscope transpose --bench`: the transpose variants over sizes, against the fastest copy.
 
-use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
+use warpscope::Outcome;
 use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::sweep::{Event, Options};
 use warpscope::{Result, gpu, spec, transpose_bench};
@@ -38,20 +38,20 @@ pub struct TransposeArgs {
     out: OutputArgs,
 }
 
-pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<ExitCode> {
+pub fn run(ctx: &Context, a: &TransposeArgs) -> Result<Outcome> {
     if !a.bench {
         return Err(usage(
             "transpose needs --bench (a single transpose is `warpscope sweep transpose-shared --block 32x8`)",
         ));
     }
     super::check_outputs(&[], &a.out, &[("--plot", a.plot.as_deref())])?;
-    a.out.check()?;
-    super::check_plot(a.plot.as_deref())?;
+    a.out.to().check()?;
+    warpscope::report::check_plot(a.plot.as_deref())?;
     let sizes = spec::parse_int_list(&a.sizes)?;
     let seed = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let opts = Options { warmup: a.warmup, iters: a.iters, seed, ..Default::default() };
     let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
-    let out = &a.out;
+    let out = &a.out.to();
     let bar = out.progress(transpose_bench::count(a.width, &sizes)?);
     let measured = transpose_bench::run(backend.as_mut(), a.width, &sizes, &opts, &mut |e| {
         if let Event::Record(r) = e {

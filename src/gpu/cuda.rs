@@ -14,7 +14,7 @@ use cudarc::nvrtc::Ptx;
 
 use super::{Backend, CompareOn, DeviceInfo, DeviceLimits, KernelAttrs, Launch, Reference, VerifyTimes, nvml, probe};
 use crate::error::{Error, Result};
-use crate::kernels::{Arg, Buffer, Kernel, Role};
+use crate::kernels::{Arg, Buffer, Kernel, Module, Role};
 use crate::model::calibration::Measurements;
 use crate::profile::Unavailable;
 use crate::ptx;
@@ -42,7 +42,7 @@ pub struct CudaBackend {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     info: DeviceInfo,
-    modules: HashMap<&'static str, Arc<CudaModule>>,
+    modules: HashMap<String, Arc<CudaModule>>,
     current: Option<Current>,
     /// `--cold`: the buffer written before each timed launch to evict L2 (allocated on first use).
     flush: Option<CudaSlice<u32>>,
@@ -55,7 +55,7 @@ pub struct CudaBackend {
 /// The loaded kernel and its device buffers.
 struct Current {
     func: CudaFunction,
-    entry: &'static str,
+    entry: String,
     buffers: Vec<Buffer>,
     args: Vec<Arg>,
     slices: Vec<CudaSlice<f32>>,
@@ -127,7 +127,7 @@ impl CudaBackend {
     }
 
     fn current(&self) -> Result<&Current> {
-        self.current.as_ref().ok_or_else(|| Error::usage("internal: no kernel loaded"))
+        self.current.as_ref().ok_or_else(|| Error::internal("no kernel loaded"))
     }
 
     /// Launches the current kernel once on the stream (arguments built from the kernel's list).
@@ -166,15 +166,22 @@ impl CudaBackend {
 
     /// The on-GPU input generator (kernels/init.cu).
     fn fill_function(&mut self) -> Result<CudaFunction> {
-        self.module("init")?.load_function("fillUniform").map_err(cu("cuModuleGetFunction(fillUniform)"))
+        self.module(Module::Embedded("init"))?
+            .load_function("fillUniform")
+            .map_err(cu("cuModuleGetFunction(fillUniform)"))
     }
 
-    /// The embedded module `name`, loaded once.
-    fn module(&mut self, name: &'static str) -> Result<Arc<CudaModule>> {
+    /// A kernel's module, loaded once (by name).
+    fn module(&mut self, module: Module<'_>) -> Result<Arc<CudaModule>> {
+        let (name, text) = match module {
+            Module::Embedded(name) => {
+                (name, ptx::module(name).ok_or_else(|| Error::internal(format!("no embedded PTX module '{name}'")))?)
+            }
+            Module::Ptx { name, text } => (name, text),
+        };
         if let Some(m) = self.modules.get(name) {
             return Ok(m.clone());
         }
-        let text = ptx::module(name).ok_or_else(|| Error::usage(format!("no embedded PTX module '{name}'")))?;
         let m = self.ctx.load_module(Ptx::from_src(text)).map_err(|e| match e.0 {
             CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => Error::Driver(format!(
                 "the driver cannot load warpscope's PTX ({}): it needs a driver for CUDA 13.0 (R580) or newer",
@@ -182,7 +189,7 @@ impl CudaBackend {
             )),
             _ => cu("cuModuleLoadData")(e),
         })?;
-        self.modules.insert(name, m.clone());
+        self.modules.insert(name.to_string(), m.clone());
         Ok(m)
     }
 
@@ -313,7 +320,7 @@ impl CudaBackend {
         dynamic: &[u32],
     ) -> Result<Vec<crate::model::occupancy::DriverCase>> {
         use cudarc::driver::sys::CUfunction_attribute_enum as A;
-        let m = self.module(module)?;
+        let m = self.module(Module::Embedded(module))?;
         let optin = self.info.checked_limits()?.smem_per_block_optin;
         let mut cases = Vec::new();
         for entry in ptx::entries(module) {
@@ -362,7 +369,7 @@ impl CudaBackend {
         check: &mut Check,
     ) -> Result<(Verification, VerifyTimes)> {
         let start = std::time::Instant::now();
-        let entry = self.current()?.entry;
+        let entry = self.current()?.entry.clone();
         let outputs = self.device_outputs()?;
         for s in &outputs {
             memset_words(&self.stream, s, NAN_BITS)?;
@@ -454,7 +461,7 @@ impl Backend for CudaBackend {
         };
         self.current = Some(Current {
             func,
-            entry: kernel.entry(),
+            entry: kernel.entry().to_string(),
             buffers: kernel.buffers(),
             args: kernel.args(),
             slices: Vec::new(),
@@ -475,7 +482,7 @@ impl Backend for CudaBackend {
         let stream = self.stream.clone();
         let ctx = self.ctx.clone();
         let sms = self.info.sms.unwrap_or(1);
-        let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
+        let cur = self.current.as_mut().ok_or_else(|| Error::internal("no kernel loaded"))?;
         cur.slices.clear();
         cur.check = None;
         let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
@@ -510,16 +517,16 @@ impl Backend for CudaBackend {
         let cur = self.current()?;
         let device_inputs = cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Input);
         for ((b, slice), host) in device_inputs.zip(inputs) {
-            check_sample(&self.stream, slice, host, b.name)?;
+            check_sample(&self.stream, slice, host, &b.name)?;
         }
         let lens: Vec<usize> = cur.buffers.iter().filter(|b| b.role == Role::Output).map(|b| b.len).collect();
         if reference.len() != lens.len() || reference.iter().zip(&lens).any(|(r, &n)| r.len() != n) {
-            return Err(Error::usage("internal: the reference does not match the outputs"));
+            return Err(Error::internal("the reference does not match the outputs"));
         }
         let bytes: u64 = lens.iter().map(|&n| n as u64 * 4).sum();
         let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         let check = if bytes + HEADROOM <= free as u64 {
-            let m = self.module("verify")?;
+            let m = self.module(Module::Embedded("verify"))?;
             let func = |name| m.load_function(name).map_err(cu("cuModuleGetFunction(verify)"));
             let (compare, first) = (func("compareOutputs")?, func("compareFirst")?);
             let reference =
@@ -547,8 +554,8 @@ impl Backend for CudaBackend {
     }
 
     fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<(Verification, VerifyTimes)> {
-        let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
-        let mut check = cur.check.take().ok_or_else(|| Error::usage("internal: no reference"))?;
+        let cur = self.current.as_mut().ok_or_else(|| Error::internal("no kernel loaded"))?;
+        let mut check = cur.check.take().ok_or_else(|| Error::internal("no reference"))?;
         let result = self.verified_launch(kernel, launch, &mut check);
         if let Some(cur) = self.current.as_mut() {
             cur.check = Some(check);
@@ -565,7 +572,7 @@ impl Backend for CudaBackend {
     }
 
     fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>> {
-        let entry = self.current()?.entry;
+        let entry = self.current()?.entry.clone();
         let call = format!("cuLaunchKernel({entry})");
         if cold && self.flush.is_none() {
             // One scratch buffer of twice the L2, allocated on first use and kept.
@@ -574,7 +581,7 @@ impl Backend for CudaBackend {
             self.flush = Some(unsafe { self.stream.alloc::<u32>(words) }.map_err(cu("cuMemAlloc"))?);
         }
         let flush = if cold { self.flush.as_ref() } else { None };
-        let run = || self.time_with(warmup, iters, entry, flush, || self.launch_once(launch).map_err(cu(&call)));
+        let run = || self.time_with(warmup, iters, &entry, flush, || self.launch_once(launch).map_err(cu(&call)));
         let (times, conditions) = match &self.monitor {
             Some(m) => m.watch(run),
             None => (run(), None),
@@ -612,7 +619,7 @@ impl Backend for CudaBackend {
 
     fn calibrate(&mut self) -> Result<Measurements> {
         let wall = std::time::Instant::now();
-        let m = self.module("calibrate")?;
+        let m = self.module(Module::Embedded("calibrate"))?;
         let func = |name: &str| m.load_function(name).map_err(cu(&format!("cuModuleGetFunction({name})")));
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
         let (read, l1_read, smem_read, partial) =
@@ -786,15 +793,15 @@ impl Backend for CudaBackend {
     fn apply(&mut self, kernel: &dyn Kernel, launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>> {
         self.load(kernel)?;
         let stream = self.stream.clone();
-        let cur = self.current.as_mut().ok_or_else(|| Error::usage("internal: no kernel loaded"))?;
+        let cur = self.current.as_mut().ok_or_else(|| Error::internal("no kernel loaded"))?;
         let mut next = inputs.iter();
         for b in &cur.buffers {
             let slice = match b.role {
                 Role::Input => {
-                    let host = next.next().ok_or_else(|| Error::usage("internal: too few inputs"))?;
+                    let host = next.next().ok_or_else(|| Error::internal("too few inputs"))?;
                     if host.len() != b.len {
-                        return Err(Error::usage(format!(
-                            "internal: input of {} elements for a buffer of {}",
+                        return Err(Error::internal(format!(
+                            "input of {} elements for a buffer of {}",
                             host.len(),
                             b.len
                         )));

@@ -91,7 +91,7 @@ impl MockBackend {
     }
 
     fn attrs(&self) -> Result<&KernelAttrs> {
-        self.attrs.as_ref().ok_or_else(|| Error::usage("internal: no kernel loaded"))
+        self.attrs.as_ref().ok_or_else(|| Error::internal("no kernel loaded"))
     }
 
     /// A made-up but deterministic time: modelled bytes over the mock bandwidth, stretched when few
@@ -267,7 +267,7 @@ impl Backend for MockBackend {
             // the test is deterministic.
             unsafe { libc::raise(libc::SIGINT) };
             let t0 = std::time::Instant::now();
-            while !crate::sweep::interrupted() && t0.elapsed().as_secs() < 5 {
+            while !crate::signals::stop_requested() && t0.elapsed().as_secs() < 5 {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }

@@ -10,9 +10,88 @@
 
 use rayon::prelude::*;
 
-use super::{Access, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use super::{Access, Arg, Buffer, Entry, Kernel, Module, Param, Sizes, Thread, Tolerance, Work};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
+
+/// The registry's lines: one per stage, on an nx x ny image with Gaussian `sigma`.
+pub(super) const ENTRIES: &[Entry] = &[
+    Entry {
+        name: Stage::Direct.name(),
+        entry: Stage::Direct.entry(),
+        about: "Gaussian blur, 2D convolution, (2R+1)^2 taps (source 000)",
+        selftest_blocks: "32x8,16x16",
+        build: |s| Blur::of(Stage::Direct, s),
+        ..IMAGE
+    },
+    Entry {
+        name: Stage::Rows.name(),
+        entry: Stage::Rows.entry(),
+        about: "Gaussian blur, horizontal pass of the separable filter",
+        selftest_blocks: "32x8,128x1",
+        build: |s| Blur::of(Stage::Rows, s),
+        ..IMAGE
+    },
+    Entry {
+        name: Stage::Cols.name(),
+        entry: Stage::Cols.entry(),
+        about: "Gaussian blur, vertical pass of the separable filter",
+        selftest_blocks: "32x8,128x1",
+        build: |s| Blur::of(Stage::Cols, s),
+        ..IMAGE
+    },
+    Entry {
+        name: Stage::RowsTiled.name(),
+        entry: Stage::RowsTiled.entry(),
+        about: "horizontal pass with the neighbourhood staged in shared memory",
+        selftest_blocks: "32x8,64x4",
+        build: |s| Blur::of(Stage::RowsTiled, s),
+        ..IMAGE
+    },
+    Entry {
+        name: Stage::ColsTiled.name(),
+        entry: Stage::ColsTiled.entry(),
+        about: "vertical pass with the neighbourhood staged in shared memory",
+        selftest_blocks: "32x8,64x4",
+        build: |s| Blur::of(Stage::ColsTiled, s),
+        ..IMAGE
+    },
+    Entry {
+        name: Stage::RgV.name(),
+        entry: Stage::RgV.entry(),
+        about: "recursive Gaussian (Deriche, 4th order), one thread per column (source 000's rgV)",
+        selftest_blocks: "64,32",
+        build: |s| Blur::of(Stage::RgV, s),
+        ..IMAGE
+    },
+    Entry {
+        name: Stage::RgH.name(),
+        entry: Stage::RgH.entry(),
+        about: "recursive Gaussian, one thread per row (source 000's rgH)",
+        selftest_blocks: "64,32",
+        build: |s| Blur::of(Stage::RgH, s),
+        ..IMAGE
+    },
+    Entry {
+        name: Stage::RgVSeg.name(),
+        entry: Stage::RgVSeg.entry(),
+        about: "recursive Gaussian, columns cut in 32-row segments, each recursion started 8 sigma early",
+        selftest_blocks: "32x4,64x1",
+        build: |s| Blur::of(Stage::RgVSeg, s),
+        ..IMAGE
+    },
+];
+
+/// What the stages share: a 4096 x 4096 image, sigma 5.
+const IMAGE: Entry = Entry {
+    name: "",
+    entry: "",
+    about: "",
+    params: &[(Param::Nx, 4096.0), (Param::Ny, 4096.0), (Param::Sigma, 5.0)],
+    selftest: &[(Param::Nx, 300.0), (Param::Ny, 577.0), (Param::Sigma, 3.0)],
+    selftest_blocks: "",
+    build: |s| Blur::of(Stage::Direct, s),
+};
 
 /// A Gaussian: sigma and radius R = ceil(3 sigma) (2R + 1 taps).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -120,7 +199,7 @@ pub const STAGES: &[Stage] = &[
 
 impl Stage {
     /// Command-line name.
-    pub fn name(&self) -> &'static str {
+    pub const fn name(&self) -> &'static str {
         match self {
             Stage::Direct => "blur-direct",
             Stage::Rows => "blur-rows",
@@ -134,7 +213,7 @@ impl Stage {
     }
 
     /// PTX entry.
-    pub fn entry(&self) -> &'static str {
+    pub const fn entry(&self) -> &'static str {
         match self {
             Stage::Direct => "blurDirect",
             Stage::Rows => "blurRows",
@@ -172,6 +251,12 @@ pub struct Blur {
 }
 
 impl Blur {
+    /// The stage an entry's sizes ask for.
+    fn of(stage: Stage, s: &Sizes) -> Result<Box<dyn Kernel>> {
+        let g = Gaussian::new(s.f32(Param::Sigma)?)?;
+        Ok(Box::new(Blur::new(stage, s.u32(Param::Nx)?, s.u32(Param::Ny)?, g)?))
+    }
+
     /// A stage; images up to 2^31 pixels.
     pub fn new(stage: Stage, w: u32, h: u32, g: Gaussian) -> Result<Self> {
         if w == 0 || h == 0 || w as u64 * h as u64 > i32::MAX as u64 {
@@ -315,21 +400,21 @@ impl Blur {
 }
 
 impl Kernel for Blur {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.stage.name()
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         self.stage.entry()
     }
-    fn module(&self) -> &'static str {
-        "blur"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("blur")
     }
     fn problem(&self) -> String {
         format!("{}x{}, sigma {}", self.w, self.h, self.g.sigma)
     }
     fn buffers(&self) -> Vec<Buffer> {
         let n = self.w as usize * self.h as usize;
-        vec![Buffer { name: "in", len: n, role: Role::Input }, Buffer { name: "out", len: n, role: Role::Output }]
+        vec![Buffer::input("in", n), Buffer::output("out", n)]
     }
     fn args(&self) -> Vec<Arg> {
         let mut a = vec![Arg::Buf(0), Arg::Buf(1), Arg::I32(self.w as i32), Arg::I32(self.h as i32)];

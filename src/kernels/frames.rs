@@ -4,9 +4,45 @@
 
 use rayon::prelude::*;
 
-use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use super::{Access, AccessKind, Arg, Buffer, Entry, Kernel, Module, Param, Sizes, Thread, Tolerance, Work};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
+
+/// The registry's lines: the three image kernels, on `frames` frames of nx x ny pixels.
+pub(super) const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "rgb-to-gray",
+        entry: "rgbToGray",
+        about: "luma of float RGB frames (source 004)",
+        build: |s| Ok(Box::new(RgbToGray(Frames::of(s)?))),
+        ..IMAGE
+    },
+    Entry {
+        name: "resize",
+        entry: "resizeBilinear",
+        about: "bilinear 2x upscale of float RGB frames (source 004)",
+        build: |s| Ok(Box::new(Resize(Frames::of(s)?))),
+        ..IMAGE
+    },
+    Entry {
+        name: "gaussian-smooth",
+        entry: "gaussianSmooth",
+        about: "5x5 Gaussian on float RGB frames (source 004)",
+        build: |s| Ok(Box::new(GaussianSmooth(Frames::of(s)?))),
+        ..IMAGE
+    },
+];
+
+/// What the image kernels share: the source's 480 x 270 frames, 64 per launch.
+const IMAGE: Entry = Entry {
+    name: "",
+    entry: "",
+    about: "",
+    params: &[(Param::Nx, 480.0), (Param::Ny, 270.0), (Param::Frames, 64.0)],
+    selftest: &[(Param::Nx, 100.0), (Param::Ny, 77.0), (Param::Frames, 3.0)],
+    selftest_blocks: super::SELFTEST_2D,
+    build: |s| Ok(Box::new(RgbToGray(Frames::of(s)?))),
+};
 
 /// Frame geometry shared by the three kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +70,11 @@ impl Frames {
             )));
         }
         Ok(Frames { w, h, n })
+    }
+
+    /// The frames an entry's sizes ask for.
+    fn of(s: &Sizes) -> Result<Self> {
+        Frames::new(s.u32(Param::Nx)?, s.u32(Param::Ny)?, s.u32(Param::Frames)?)
     }
 
     fn pixels(&self) -> usize {
@@ -65,7 +106,7 @@ const TAPS: [f32; 5] = [1.0 / 16.0, 4.0 / 16.0, 6.0 / 16.0, 4.0 / 16.0, 1.0 / 16
 const FLOAT_TOL: Tolerance = Tolerance { abs: 1e-6, rel: 1e-5 };
 
 fn buffers(input: usize, output: usize) -> Vec<Buffer> {
-    vec![Buffer { name: "in", len: input, role: Role::Input }, Buffer { name: "out", len: output, role: Role::Output }]
+    vec![Buffer::input("in", input), Buffer::output("out", output)]
 }
 
 /// rgbToGray: gray = 0.299 R + 0.587 G + 0.114 B.
@@ -73,14 +114,14 @@ fn buffers(input: usize, output: usize) -> Vec<Buffer> {
 pub struct RgbToGray(pub Frames);
 
 impl Kernel for RgbToGray {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "rgb-to-gray"
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         "rgbToGray"
     }
-    fn module(&self) -> &'static str {
-        "frames"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("frames")
     }
     fn problem(&self) -> String {
         self.0.label()
@@ -140,14 +181,14 @@ impl Resize {
 }
 
 impl Kernel for Resize {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "resize"
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         "resizeBilinear"
     }
-    fn module(&self) -> &'static str {
-        "frames"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("frames")
     }
     fn problem(&self) -> String {
         let (ow, oh) = self.out_size();
@@ -222,14 +263,14 @@ impl Kernel for Resize {
 pub struct GaussianSmooth(pub Frames);
 
 impl Kernel for GaussianSmooth {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "gaussian-smooth"
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         "gaussianSmooth"
     }
-    fn module(&self) -> &'static str {
-        "frames"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("frames")
     }
     fn problem(&self) -> String {
         self.0.label()

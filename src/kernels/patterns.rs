@@ -4,9 +4,61 @@
 
 use rayon::prelude::*;
 
-use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use super::{Access, AccessKind, Arg, Buffer, Entry, Kernel, Module, Param, Thread, Tolerance, Work};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
+
+/// The registry's lines.
+pub(super) const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "matmul-coalesced",
+        entry: "matmulCoalesced",
+        about: "C = A B on N x N floats (--nx N), consecutive threads on consecutive columns (source 002)",
+        params: &[(Param::Nx, 1024.0)],
+        selftest: &[(Param::Nx, 200.0)],
+        selftest_blocks: "32x8,16x16",
+        build: |s| Ok(Box::new(MatMul::new(true, s.u32(Param::Nx)?)?)),
+    },
+    Entry {
+        name: "matmul-strided",
+        entry: "matmulStrided",
+        about: "C = A B, consecutive threads on consecutive rows: the slow mapping (source 002)",
+        params: &[(Param::Nx, 1024.0)],
+        selftest: &[(Param::Nx, 200.0)],
+        selftest_blocks: "32x8,16x16",
+        build: |s| Ok(Box::new(MatMul::new(false, s.u32(Param::Nx)?)?)),
+    },
+    Entry {
+        name: "diverge-odd-even",
+        entry: "divergeOddEven",
+        about: "branch on i % 2: both 64-FMA paths in every warp (source 002); 1D blocks",
+        build: |s| Ok(Box::new(Diverge::new(true, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+    Entry {
+        name: "diverge-warp",
+        entry: "divergeWarp",
+        about: "branch on i / 32 % 2: no warp diverges (source 002); 1D blocks",
+        build: |s| Ok(Box::new(Diverge::new(false, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+    Entry {
+        name: "aos",
+        entry: "aosSum",
+        about: "sum of a 40-byte struct per thread, array of structures (source 003); nx x ny structs",
+        params: &[(Param::Nx, 4096.0), (Param::Ny, 4096.0)],
+        build: |s| Ok(Box::new(Layout::new(true, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+    Entry {
+        name: "soa",
+        entry: "soaSum",
+        about: "the same sums, structure of arrays (source 003)",
+        params: &[(Param::Nx, 4096.0), (Param::Ny, 4096.0)],
+        build: |s| Ok(Box::new(Layout::new(false, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+];
 
 fn one_d(block: Dim3) -> Option<String> {
     (block.y != 1 || block.z != 1)
@@ -36,25 +88,21 @@ impl MatMul {
 }
 
 impl Kernel for MatMul {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         if self.coalesced { "matmul-coalesced" } else { "matmul-strided" }
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         if self.coalesced { "matmulCoalesced" } else { "matmulStrided" }
     }
-    fn module(&self) -> &'static str {
-        "patterns"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("patterns")
     }
     fn problem(&self) -> String {
         format!("{0}x{0}", self.n)
     }
     fn buffers(&self) -> Vec<Buffer> {
         let n2 = self.n as usize * self.n as usize;
-        vec![
-            Buffer { name: "A", len: n2, role: Role::Input },
-            Buffer { name: "B", len: n2, role: Role::Input },
-            Buffer { name: "C", len: n2, role: Role::Output },
-        ]
+        vec![Buffer::input("A", n2), Buffer::input("B", n2), Buffer::output("C", n2)]
     }
     fn args(&self) -> Vec<Arg> {
         vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::I32(self.n as i32)]
@@ -140,23 +188,20 @@ impl Diverge {
 }
 
 impl Kernel for Diverge {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         if self.within_warps { "diverge-odd-even" } else { "diverge-warp" }
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         if self.within_warps { "divergeOddEven" } else { "divergeWarp" }
     }
-    fn module(&self) -> &'static str {
-        "patterns"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("patterns")
     }
     fn problem(&self) -> String {
         format!("{} elements", self.n)
     }
     fn buffers(&self) -> Vec<Buffer> {
-        vec![
-            Buffer { name: "in", len: self.n as usize, role: Role::Input },
-            Buffer { name: "out", len: self.n as usize, role: Role::Output },
-        ]
+        vec![Buffer::input("in", self.n as usize), Buffer::output("out", self.n as usize)]
     }
     fn args(&self) -> Vec<Arg> {
         vec![Arg::Buf(0), Arg::Buf(1), Arg::I32(self.n as i32)]
@@ -218,23 +263,20 @@ impl Layout {
 }
 
 impl Kernel for Layout {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         if self.aos { "aos" } else { "soa" }
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         if self.aos { "aosSum" } else { "soaSum" }
     }
-    fn module(&self) -> &'static str {
-        "patterns"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("patterns")
     }
     fn problem(&self) -> String {
         format!("{} structs of 40 bytes", self.n)
     }
     fn buffers(&self) -> Vec<Buffer> {
-        vec![
-            Buffer { name: "s", len: (self.n * FIELDS) as usize, role: Role::Input },
-            Buffer { name: "out", len: self.n as usize, role: Role::Output },
-        ]
+        vec![Buffer::input("s", (self.n * FIELDS) as usize), Buffer::output("out", self.n as usize)]
     }
     fn args(&self) -> Vec<Arg> {
         vec![Arg::Buf(0), Arg::Buf(1), Arg::I32(self.n as i32)]

@@ -3,9 +3,43 @@
 
 use rayon::prelude::*;
 
-use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use super::{Access, AccessKind, Arg, Buffer, Entry, Kernel, Module, Param, Thread, Tolerance, Work};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
+
+/// The registry's lines: the copies and the MAD kernel, on nx x ny floats (1D blocks).
+pub(super) const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "copy",
+        entry: "copyFloat",
+        about: "copy, one float per thread (source 000's peak); 1D blocks",
+        build: |s| Ok(Box::new(Copy::new(CopyKind::Float, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+    Entry {
+        name: "copy-float4",
+        entry: "copyFloat4",
+        about: "copy, one float4 per thread; 1D blocks",
+        build: |s| Ok(Box::new(Copy::new(CopyKind::Float4, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+    Entry {
+        name: "copy-float4x4",
+        entry: "copyFloat4x4",
+        about: "copy, four float4 per thread in flight; 1D blocks",
+        build: |s| Ok(Box::new(Copy::new(CopyKind::Float4x4, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+    Entry {
+        name: "mad",
+        entry: "mad24",
+        about: "copy + N dependent multiply-adds per element, --n 0|3|6|12|24|48|96 (source 000)",
+        params: &[(Param::Nx, 8192.0), (Param::Ny, 8192.0), (Param::N, 24.0)],
+        selftest: &[(Param::Nx, 1000.0), (Param::Ny, 772.0), (Param::N, 24.0)],
+        build: |s| Ok(Box::new(Mad::new(s.u32(Param::N)?, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..super::FLAT_1D
+    },
+];
 
 /// The copy variants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +75,7 @@ fn one_d(block: Dim3) -> Option<String> {
 }
 
 fn io(n: usize) -> Vec<Buffer> {
-    vec![Buffer { name: "in", len: n, role: Role::Input }, Buffer { name: "out", len: n, role: Role::Output }]
+    vec![Buffer::input("in", n), Buffer::output("out", n)]
 }
 
 /// A copy of `n` floats.
@@ -67,22 +101,22 @@ impl Copy {
 }
 
 impl Kernel for Copy {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         match self.kind {
             CopyKind::Float => "copy",
             CopyKind::Float4 => "copy-float4",
             CopyKind::Float4x4 => "copy-float4x4",
         }
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         match self.kind {
             CopyKind::Float => "copyFloat",
             CopyKind::Float4 => "copyFloat4",
             CopyKind::Float4x4 => "copyFloat4x4",
         }
     }
-    fn module(&self) -> &'static str {
-        "peak"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("peak")
     }
     fn problem(&self) -> String {
         format!("{}x{}", self.nx, self.ny)
@@ -148,10 +182,10 @@ impl Mad {
 }
 
 impl Kernel for Mad {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "mad"
     }
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         match self.count {
             0 => "mad0",
             3 => "mad3",
@@ -162,8 +196,8 @@ impl Kernel for Mad {
             _ => "mad96",
         }
     }
-    fn module(&self) -> &'static str {
-        "peak"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("peak")
     }
     fn problem(&self) -> String {
         format!("{}x{}, {} MADs per element", self.nx, self.ny, self.count)

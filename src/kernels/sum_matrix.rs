@@ -2,9 +2,20 @@
 
 use rayon::prelude::*;
 
-use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work, grid_2d};
+use super::{Access, AccessKind, Arg, Buffer, Entry, Kernel, Module, Param, Thread, Tolerance, Work, grid_2d};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
+
+/// The registry's line.
+pub(super) const ENTRIES: &[Entry] = &[Entry {
+    name: "sum-matrix",
+    entry: "sumMatrixOnGPU2D",
+    about: "C = A + B on an nx x ny float matrix (source 001)",
+    params: &[(Param::Nx, 16384.0), (Param::Ny, 16384.0)],
+    selftest: &[(Param::Nx, 1000.0), (Param::Ny, 777.0)],
+    selftest_blocks: super::SELFTEST_2D,
+    build: |s| Ok(Box::new(SumMatrix::new(s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+}];
 
 /// The seed's matrix sum on an `nx` x `ny` matrix of floats.
 #[derive(Clone, Debug)]
@@ -27,22 +38,27 @@ impl SumMatrix {
         Ok(SumMatrix { nx, ny })
     }
 
+    /// (nx, ny).
+    pub fn size(&self) -> (u32, u32) {
+        (self.nx, self.ny)
+    }
+
     fn len(&self) -> usize {
         self.nx as usize * self.ny as usize
     }
 }
 
 impl Kernel for SumMatrix {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "sum-matrix"
     }
 
-    fn entry(&self) -> &'static str {
+    fn entry(&self) -> &str {
         "sumMatrixOnGPU2D"
     }
 
-    fn module(&self) -> &'static str {
-        "sum_matrix"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("sum_matrix")
     }
 
     fn problem(&self) -> String {
@@ -51,11 +67,7 @@ impl Kernel for SumMatrix {
 
     fn buffers(&self) -> Vec<Buffer> {
         let len = self.len();
-        vec![
-            Buffer { name: "A", len, role: Role::Input },
-            Buffer { name: "B", len, role: Role::Input },
-            Buffer { name: "C", len, role: Role::Output },
-        ]
+        vec![Buffer::input("A", len), Buffer::input("B", len), Buffer::output("C", len)]
     }
 
     fn args(&self) -> Vec<Arg> {
@@ -86,12 +98,15 @@ impl Kernel for SumMatrix {
         let ix = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
         let iy = t.block.y as u64 * t.dim.y as u64 + t.thread.y as u64;
         if ix < self.nx as u64 && iy < self.ny as u64 {
-            let index = iy * self.nx as u64 + ix;
-            for (insn, buffer, kind) in [(0, 0, AccessKind::Load), (1, 1, AccessKind::Load), (2, 2, AccessKind::Store)]
-            {
-                out.push(Access { insn, kind, buffer, index, bytes: 4 });
-            }
+            element(iy * self.nx as u64 + ix, out);
         }
+    }
+}
+
+/// A thread's accesses at matrix element `index`: A and B loaded, C stored.
+pub(super) fn element(index: u64, out: &mut Vec<Access>) {
+    for (insn, buffer, kind) in [(0, 0, AccessKind::Load), (1, 1, AccessKind::Load), (2, 2, AccessKind::Store)] {
+        out.push(Access { insn, kind, buffer, index, bytes: 4 });
     }
 }
 

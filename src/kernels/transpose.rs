@@ -4,9 +4,74 @@
 
 use rayon::prelude::*;
 
-use super::{Access, AccessKind, Arg, Buffer, Kernel, Role, Thread, Tolerance, Work};
+use super::{Access, AccessKind, Arg, Buffer, Entry, Kernel, Module, Param, Thread, Tolerance, Work};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
+
+/// The registry's lines: one per variant, on an nx x ny matrix.
+pub(super) const ENTRIES: &[Entry] = &[
+    Entry {
+        name: Variant::Naive.name(),
+        entry: Variant::Naive.entry(),
+        about: "transpose, one thread per element, strided writes (source 000)",
+        selftest_blocks: super::SELFTEST_2D,
+        build: |s| Ok(Box::new(Transpose::new(Variant::Naive, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        selftest: &[(Param::Nx, 1000.0), (Param::Ny, 777.0)],
+        ..MATRIX
+    },
+    Entry {
+        name: Variant::L.name(),
+        entry: Variant::L.entry(),
+        about: "transpose through a 16x16 shared-memory tile, blocks 16x16 (source 000's transposeL)",
+        selftest_blocks: "16x16",
+        build: |s| Ok(Box::new(Transpose::new(Variant::L, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..MATRIX
+    },
+    Entry {
+        name: Variant::LS.name(),
+        entry: Variant::LS.entry(),
+        about: "transposeL with the diagonal block order (source 000's transposeLS)",
+        selftest_blocks: "16x16",
+        build: |s| Ok(Box::new(Transpose::new(Variant::LS, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..MATRIX
+    },
+    Entry {
+        name: Variant::Shared.name(),
+        entry: Variant::Shared.entry(),
+        about: "transpose through a padded blockDim.x-square tile, blockDim.x/blockDim.y rows per thread (32x8 classic)",
+        selftest_blocks: "32x8,16x16,32x32,64x4",
+        build: |s| Ok(Box::new(Transpose::new(Variant::Shared, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..MATRIX
+    },
+    Entry {
+        name: Variant::SharedDiag.name(),
+        entry: Variant::SharedDiag.entry(),
+        about: "transpose-shared with the diagonal block order",
+        selftest_blocks: "32x8,16x16",
+        build: |s| Ok(Box::new(Transpose::new(Variant::SharedDiag, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        ..MATRIX
+    },
+    Entry {
+        name: Variant::Tile64.name(),
+        entry: Variant::Tile64.entry(),
+        about: "transpose through a 64x64 padded tile, 32x8 threads, float2 accesses; sizes multiples of 64",
+        selftest_blocks: "32x8",
+        build: |s| Ok(Box::new(Transpose::new(Variant::Tile64, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+        selftest: &[(Param::Nx, 960.0), (Param::Ny, 704.0)],
+        ..MATRIX
+    },
+];
+
+/// What the variants share: an 8192 x 8192 matrix by default.
+const MATRIX: Entry = Entry {
+    name: "",
+    entry: "",
+    about: "",
+    params: &[(Param::Nx, 8192.0), (Param::Ny, 8192.0)],
+    selftest: &[(Param::Nx, 1000.0), (Param::Ny, 777.0)],
+    selftest_blocks: "",
+    build: |s| Ok(Box::new(Transpose::new(Variant::Naive, s.u32(Param::Nx)?, s.u32(Param::Ny)?)?)),
+};
 
 /// The transpose variants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +96,7 @@ pub const VARIANTS: &[Variant] =
 
 impl Variant {
     /// Command-line name.
-    pub fn name(&self) -> &'static str {
+    pub const fn name(&self) -> &'static str {
         match self {
             Variant::Naive => "transpose-naive",
             Variant::L => "transpose-l",
@@ -39,6 +104,18 @@ impl Variant {
             Variant::Shared => "transpose-shared",
             Variant::SharedDiag => "transpose-shared-diag",
             Variant::Tile64 => "transpose-tile64",
+        }
+    }
+
+    /// PTX entry.
+    pub const fn entry(&self) -> &'static str {
+        match self {
+            Variant::Naive => "transposeNaive",
+            Variant::L => "transposeL",
+            Variant::LS => "transposeLS",
+            Variant::Shared => "transposeShared",
+            Variant::SharedDiag => "transposeSharedDiag",
+            Variant::Tile64 => "transposeTile64",
         }
     }
 
@@ -88,28 +165,21 @@ impl Transpose {
 }
 
 impl Kernel for Transpose {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.variant.name()
     }
-    fn entry(&self) -> &'static str {
-        match self.variant {
-            Variant::Naive => "transposeNaive",
-            Variant::L => "transposeL",
-            Variant::LS => "transposeLS",
-            Variant::Shared => "transposeShared",
-            Variant::SharedDiag => "transposeSharedDiag",
-            Variant::Tile64 => "transposeTile64",
-        }
+    fn entry(&self) -> &str {
+        self.variant.entry()
     }
-    fn module(&self) -> &'static str {
-        "transpose"
+    fn module(&self) -> Module<'_> {
+        Module::Embedded("transpose")
     }
     fn problem(&self) -> String {
         format!("{}x{}", self.w, self.h)
     }
     fn buffers(&self) -> Vec<Buffer> {
         let n = self.w as usize * self.h as usize;
-        vec![Buffer { name: "in", len: n, role: Role::Input }, Buffer { name: "out", len: n, role: Role::Output }]
+        vec![Buffer::input("in", n), Buffer::output("out", n)]
     }
     fn args(&self) -> Vec<Arg> {
         vec![Arg::Buf(0), Arg::Buf(1), Arg::I32(self.w as i32), Arg::I32(self.h as i32)]

@@ -879,7 +879,7 @@ mod tests {
             ("blur-cols", Problem { sigma: Some(2.0), ..small(150, 97) }),
             ("gaussian-smooth", Problem { frames: Some(2), ..small(90, 47) }),
             ("resize", Problem { frames: Some(2), ..small(90, 47) }),
-            ("matmul-coalesced", small(96, 96)),
+            ("matmul-coalesced", Problem { nx: Some(96), ..Default::default() }),
         ];
         let shapes = [(32, 8), (16, 16), (256, 1), (7, 13), (13, 5), (48, 4), (3, 32), (100, 2), (32, 32)];
         let mut checked = 0;

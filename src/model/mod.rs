@@ -81,7 +81,11 @@ pub fn evaluate(
     let mem = memory::analyze(kernel, launch.grid, launch.block, a.global_txn_bytes);
     let warps = shape.blocks as f64 * warps_per_block as f64;
     // Straight-line instructions once, plus the loops' multiply-adds at their body's mix per FMA.
-    let code = code(kernel.module(), kernel.entry());
+    let code = match kernel.module() {
+        crate::kernels::Module::Embedded(module) => code(module, kernel.entry()),
+        // Code given at run time is not parsed: its instruction mix is not modelled.
+        crate::kernels::Module::Ptx { .. } => Code { straight: Default::default(), per_fma: None },
+    };
     let per_fma = code.per_fma.unwrap_or(crate::ptx::Mix { fp32: 1.0, ..Default::default() });
     let insns = code.straight.add_scaled(&per_fma, kernel.loop_fmas());
     let txn = mem.txn_bytes as f64;

@@ -12,20 +12,35 @@ use regex::Regex;
 pub struct KernelName {
     /// As nvprof printed it: `void matrixMulCUDA<int=32>(float*, float*, float*, int, int)`.
     pub full: String,
-    /// Without return type and parameters: `matrixMulCUDA<int=32>`.
+    /// Without return type and parameters: `matrixMulCUDA<int=32>` (what the kernel filter matches).
     pub base: String,
+    /// The function identifier alone, `matrixMulCUDA`: a record's `kernel`, as the importers name it.
+    pub short: String,
 }
 
 /// The names of `symbol` (mangled, or a plain C name, which is kept as it is).
 pub fn kernel_name(symbol: &str) -> KernelName {
     let Ok(sym) = cpp_demangle::Symbol::new(symbol) else {
-        return KernelName { full: symbol.to_string(), base: symbol.to_string() };
+        return KernelName::plain(symbol);
     };
     let full = sym.demangle().unwrap_or_else(|_| symbol.to_string());
     let opts = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
     let base = sym.demangle_with_options(&opts).unwrap_or_else(|_| full.clone());
     let literals = literals(symbol);
-    KernelName { full: nvidia_style(&full, &literals), base: nvidia_style(&base, &literals) }
+    let full = nvidia_style(&full, &literals);
+    KernelName { short: crate::import::short_name(&full), full, base: nvidia_style(&base, &literals) }
+}
+
+impl KernelName {
+    /// A name kept as it is in all three forms: a plain C kernel name, or an activity's (`[CUDA memset]`).
+    pub fn plain(name: &str) -> Self {
+        KernelName { full: name.to_string(), base: name.to_string(), short: name.to_string() }
+    }
+
+    /// The full name where it says more than the short one (a record's `signature`).
+    pub fn signature(&self) -> Option<String> {
+        (self.full != self.short).then(|| self.full.clone())
+    }
 }
 
 /// Non-type template arguments of a mangled name, in order: (nvprof's type name, value as nvprof
@@ -112,6 +127,8 @@ mod tests {
         let n = kernel_name("_Z13matrixMulCUDAILi32EEvPfS0_S0_ii");
         assert_eq!(n.full, "void matrixMulCUDA<int=32>(float*, float*, float*, int, int)");
         assert_eq!(n.base, "matrixMulCUDA<int=32>");
+        assert_eq!(n.short, "matrixMulCUDA");
+        assert_eq!(n.signature().as_deref(), Some("void matrixMulCUDA<int=32>(float*, float*, float*, int, int)"));
         assert_eq!(kernel_name("_Z23code_without_divergencev").full, "code_without_divergence(void)");
         assert_eq!(kernel_name("_Z6kernelIfLb1EEvPT_").full, "void kernel<float, bool=1>(float*)");
         assert_eq!(kernel_name("_Z6kernelILj31ELb0EEvv").full, "void kernel<unsigned int=31, bool=0>(void)");
@@ -121,6 +138,7 @@ mod tests {
     fn plain_c_names_stay() {
         assert_eq!(kernel_name("mm$_omp_fn$0").full, "mm$_omp_fn$0");
         assert_eq!(kernel_name("ptxcall_gpu_add1__1").base, "ptxcall_gpu_add1__1");
+        assert_eq!(kernel_name("ptxcall_gpu_add1__1").signature(), None);
         assert_eq!(kernel_name("").full, "");
     }
 }

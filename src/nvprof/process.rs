@@ -76,12 +76,12 @@ impl Process {
     }
 
     /// Moves the metrics of profiled launches into their kernel's activity record (same correlation
-    /// id), keeps one activity record per launch, and orders everything by start time.
+    /// id), keeps one activity record per launch, orders everything by start time and numbers each
+    /// kernel's launches.
     fn join(&mut self) {
         let records = std::mem::take(&mut self.records);
-        let (profiled, mut activity): (Vec<Record>, Vec<Record>) = records
-            .into_iter()
-            .partition(|r| !r.metrics.is_empty() && r.trace.as_ref().is_some_and(|t| t.invocation.is_some()));
+        let (profiled, mut activity): (Vec<Record>, Vec<Record>) =
+            records.into_iter().partition(|r| !r.metrics.is_empty() && is_kernel(r));
         if !profiled.is_empty() {
             // Kernel replay may report a launch once per pass: keep its first record.
             let mut seen = std::collections::HashSet::new();
@@ -103,7 +103,6 @@ impl Process {
                     let a = &mut activity[i];
                     a.metrics.extend(p.metrics);
                     if let (Some(t), Some(pt)) = (a.trace.as_mut(), p.trace.as_ref()) {
-                        t.invocation = t.invocation.or(pt.invocation);
                         // CUPTI leaves a replayed kernel's activity untimed: the profiler's timing stands in.
                         if t.duration_ns.unwrap_or(0) == 0 && pt.duration_ns.is_some() {
                             (t.start_ns, t.duration_ns) = (pt.start_ns, pt.duration_ns);
@@ -116,6 +115,7 @@ impl Process {
         }
         // Stable: records without a start keep their launch order, after the timed ones.
         activity.sort_by_key(|r| r.trace.as_ref().and_then(|t| t.start_ns).unwrap_or(u64::MAX));
+        number_launches(&mut activity);
         self.records = activity;
     }
 
@@ -146,7 +146,7 @@ impl Process {
         let mut mismatched = 0;
         for mine in self.records.iter_mut().filter(|r| !r.metrics.is_empty()) {
             let Some(t) = theirs.next() else { break };
-            if t.kernel == mine.kernel {
+            if t.full_name() == mine.full_name() {
                 for m in &t.metrics {
                     if !mine.metrics.iter().any(|x| x.name == m.name) {
                         mine.metrics.push(m.clone());
@@ -157,6 +157,28 @@ impl Process {
             }
         }
         mismatched + theirs.count()
+    }
+}
+
+fn is_kernel(r: &Record) -> bool {
+    r.trace.as_ref().is_some_and(|t| t.kind == ActivityKind::Kernel)
+}
+
+/// Sets each kernel record's `invocation`: its place among the launches of the same kernel (same full
+/// name) in launch order, which the API calls' correlation ids give (the start times of kernels on
+/// different streams need not follow it), from 0.
+fn number_launches(records: &mut [Record]) {
+    let mut kernels: Vec<(u32, usize)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.trace.as_ref().filter(|_| is_kernel(r)).map(|t| (t.correlation, i)))
+        .collect();
+    kernels.sort_unstable();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for (_, i) in kernels {
+        let n = seen.entry(records[i].full_name().to_string()).or_insert(0);
+        records[i].invocation = Some(*n);
+        *n += 1;
     }
 }
 
@@ -179,16 +201,14 @@ mod tests {
     use crate::spec::Dim3;
 
     fn kernel(corr: u32, start: Option<u64>, metrics: Vec<Metric>) -> Record {
-        let profiled = !metrics.is_empty();
         Record {
             time_ms: start.and_then(|_| TimeStats::from_samples(&[1.0])),
             metrics,
+            signature: Some("k(void)".into()),
             trace: Some(Trace {
-                name: "k(void)".into(),
                 correlation: corr,
                 start_ns: start,
                 duration_ns: start.map(|_| 1_000_000),
-                invocation: profiled.then_some(1),
                 ..Trace::default()
             }),
             ..Record::new("k", "", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), Status::Ok)
@@ -216,6 +236,9 @@ mod tests {
         assert_eq!(p.records.len(), 2);
         assert_eq!(p.records[0].trace.as_ref().unwrap().correlation, 4);
         assert_eq!(p.records[1].metrics, vec![occ(0.5)]);
+        // Launches numbered from 0 by correlation id (launch order), whatever their start times.
+        let inv: Vec<_> = p.records.iter().map(|r| (r.trace.as_ref().unwrap().correlation, r.invocation)).collect();
+        assert_eq!(inv, [(4, Some(0)), (9, Some(1))]);
         assert_eq!(p.api, vec![ApiCall { name: "cudaMalloc".into(), calls: 3, total_ns: 14, min_ns: 3, max_ns: 6 }]);
         assert!(Process::from_messages(vec![Message::End { dropped: 0 }], 0).is_none());
     }

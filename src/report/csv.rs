@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::error::{Error, Result};
-use crate::record::{Conditions, Metric, Mismatch, Record, Report, Source, Status, TimeStats, Verification};
+use crate::record::{
+    ActivityKind, Conditions, Metric, Mismatch, Record, Report, Source, Status, TimeStats, Trace, Verification,
+};
 use crate::spec::Dim3;
 
 /// A column beyond the fixed ones, written only when some record has a value for it.
@@ -63,6 +65,20 @@ const OPTIONAL: &[Optional] = &[
     Optional { name: "signature", get: |r| r.signature.clone() },
     Optional { name: "invocation", get: |r| s(r.invocation) },
     Optional { name: "summary_of", get: |r| s(r.summary_of) },
+    // A profiled program's GPU activity (`warpscope nvprof`): the JSON's `trace`, field by field.
+    Optional { name: "trace_kind", get: |r| r.trace.as_ref().map(|t| t.kind.as_str().to_string()) },
+    Optional { name: "trace_pid", get: |r| s(r.trace.as_ref().map(|t| t.pid)) },
+    Optional { name: "trace_start_ns", get: |r| s(r.trace.as_ref().and_then(|t| t.start_ns)) },
+    Optional { name: "trace_duration_ns", get: |r| s(r.trace.as_ref().and_then(|t| t.duration_ns)) },
+    Optional { name: "trace_context", get: |r| s(r.trace.as_ref().map(|t| t.context)) },
+    Optional { name: "trace_stream", get: |r| s(r.trace.as_ref().map(|t| t.stream)) },
+    Optional { name: "trace_correlation", get: |r| s(r.trace.as_ref().map(|t| t.correlation)) },
+    Optional { name: "trace_registers", get: |r| s(r.trace.as_ref().and_then(|t| t.registers)) },
+    Optional { name: "trace_static_smem", get: |r| s(r.trace.as_ref().and_then(|t| t.static_smem)) },
+    Optional { name: "trace_dynamic_smem", get: |r| s(r.trace.as_ref().and_then(|t| t.dynamic_smem)) },
+    Optional { name: "trace_bytes", get: |r| s(r.trace.as_ref().and_then(|t| t.bytes)) },
+    Optional { name: "trace_src_kind", get: |r| r.trace.as_ref().and_then(|t| t.src_kind.clone()) },
+    Optional { name: "trace_dst_kind", get: |r| r.trace.as_ref().and_then(|t| t.dst_kind.clone()) },
 ];
 
 /// The columns every file has, before the optional ones.
@@ -180,6 +196,30 @@ impl Row<'_> {
     }
 }
 
+/// A row's `trace_*` columns, where it has a `trace_kind`.
+fn trace(row: &Row) -> Result<Option<Trace>> {
+    let Some(kind) = row.text("trace_kind") else { return Ok(None) };
+    let kind = [ActivityKind::Kernel, ActivityKind::Memcpy, ActivityKind::Memset]
+        .into_iter()
+        .find(|k| k.as_str() == kind)
+        .ok_or_else(|| Error::usage(format!("line {}: unknown trace_kind '{kind}'", row.line)))?;
+    Ok(Some(Trace {
+        kind,
+        pid: row.num("trace_pid")?.unwrap_or_default(),
+        start_ns: row.num("trace_start_ns")?,
+        duration_ns: row.num("trace_duration_ns")?,
+        context: row.num("trace_context")?.unwrap_or_default(),
+        stream: row.num("trace_stream")?.unwrap_or_default(),
+        correlation: row.num("trace_correlation")?.unwrap_or_default(),
+        registers: row.num("trace_registers")?,
+        static_smem: row.num("trace_static_smem")?,
+        dynamic_smem: row.num("trace_dynamic_smem")?,
+        bytes: row.num("trace_bytes")?,
+        src_kind: row.text("trace_src_kind").map(String::from),
+        dst_kind: row.text("trace_dst_kind").map(String::from),
+    }))
+}
+
 fn status(s: &str) -> Option<Status> {
     [Status::Ok, Status::Invalid, Status::Failed].into_iter().find(|x| x.as_str() == s)
 }
@@ -277,6 +317,7 @@ pub fn parse(text: &str) -> Result<Vec<Record>> {
         r.signature = row.text("signature").map(String::from);
         r.invocation = row.num("invocation")?;
         r.summary_of = row.num("summary_of")?;
+        r.trace = trace(&row)?;
         for &(i, column) in &groups {
             let Some(v) = cells.get(i).filter(|v| !v.is_empty()) else { continue };
             let src = &cells[i + 2];
@@ -314,11 +355,29 @@ mod tests {
         r.summary_of = Some(7);
         rep.records.push(r);
         rep.records.push(Record::unshaped("k", "p", Status::Failed));
+        // A profiled program's copy, as `warpscope nvprof` records it.
+        let mut copy = Record::unshaped("[CUDA memcpy HtoD]", "", Status::Ok);
+        copy.invocation = Some(3);
+        copy.trace = Some(Trace {
+            kind: ActivityKind::Memcpy,
+            pid: 694,
+            start_ns: Some(1_200),
+            duration_ns: Some(6_404_900),
+            context: 1,
+            stream: 7,
+            correlation: 12,
+            bytes: Some(40_000_000),
+            src_kind: Some("Pageable".into()),
+            dst_kind: Some("Device".into()),
+            ..Trace::default()
+        });
+        rep.records.push(copy);
         let mut out = Vec::new();
         write(&rep, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("kernel,problem,grid_x"));
         assert!(text.lines().next().unwrap().contains(",achieved_occupancy_measured,"));
+        assert!(text.lines().next().unwrap().contains(",trace_kind,trace_pid,"), "{text}");
         assert_eq!(parse(&text).unwrap(), rep.records);
         assert!(parse("kernel,problem\n").is_err());
     }

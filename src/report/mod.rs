@@ -2,11 +2,14 @@
 //! `io::Write`. Files are written whole or not at all ([`crate::outfile`]).
 
 pub mod csv;
+mod destination;
 pub mod figures;
+pub mod html;
 mod json;
 pub mod jsonl;
 pub mod plot;
 mod table;
+mod visuals;
 
 use std::fs;
 use std::io::Write;
@@ -16,7 +19,9 @@ use crate::error::{Error, Result};
 use crate::record::{Report, SCHEMA_VERSION};
 
 pub use crate::output::check_writable;
+pub use destination::{Destination, progress_bar};
 pub use table::{format_value, seed_header};
+pub use visuals::{Visuals, check_plot};
 
 /// Output formats of `sweep`, `run`, `estimate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -28,7 +28,6 @@ struct Pending {
     smem: u32,
     stream: u32,
     correlation: u32,
-    invocation: u32,
     context: u32,
     device: u32,
     /// CUPTI's clock when the launch was called (the kernel's start, as profiled kernels run alone).
@@ -79,12 +78,17 @@ pub(super) struct Timing {
     pub(super) decode: Duration,
     pub(super) reconfigure: Duration,
     pub(super) entered: Option<Instant>,
+    /// Replay passes of the counters collected, and how many counters.
+    pub(super) passes: usize,
+    pub(super) counters: usize,
 }
 
 pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
     let t0 = Instant::now();
     let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
     let name = prof.names.entry(l.symbol.clone()).or_insert_with(|| kernel_name(&l.symbol)).clone();
+    // nvprof's `--kernels` count (from 1, per name as the filter matches it); records count their
+    // own `invocation` from 0 when the process's results are joined.
     let invocation = {
         let n = prof.invocations.entry(name.base.clone()).or_insert(0);
         *n += 1;
@@ -131,7 +135,6 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
         smem: l.dynamic_smem,
         stream: l.stream,
         correlation: l.correlation,
-        invocation,
         context: l.context_id,
         device,
         called,
@@ -170,7 +173,7 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
         if split_rates() {
             all = split(&all);
         }
-        if st.cfg.gpu && !all.iter().any(|c| c == DURATION) {
+        if st.cfg.gpu && with_duration() && !all.iter().any(|c| c == DURATION) {
             all.push(DURATION.to_string());
         }
         let (mine, replay) = match st.cfg.replay {
@@ -203,13 +206,21 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
                     format!("this GPU has none of the counters asked for ({})", bad.join(", "))
                 });
             }
-            st.notice(format!("not available on device {device} and left out: {}", bad.join(", ")));
+            // CUPTI's own words go with the list: a session refused because another process holds the
+            // counters can look like unknown counters, and the user must be able to tell which it was.
+            st.notice(format!("not available on device {device} and left out: {} (CUPTI: {e})", bad.join(", ")));
             counters.retain(|c| !bad.contains(c));
             prof.counters = Some(counters.clone());
             Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges)
                 .map_err(|e| e.to_string())?
         }
     };
+    if prof.replay == Replay::Kernel && session.passes <= 1 && user_replay() {
+        // One pass: the launch itself is the pass, so nothing needs saving, restoring or replaying.
+        prof.replay = Replay::User;
+    }
+    prof.timing.passes = session.passes;
+    prof.timing.counters = counters.len();
     session.configure(prof.replay).map_err(|e| e.to_string())?;
     if session.passes > 1 && prof.replay == Replay::Kernel && !prof.replay_noted.contains(&device) {
         prof.replay_noted.push(device);
@@ -316,11 +327,32 @@ pub(super) fn close(st: &State, prof: &mut Prof, context: Context) {
     }
 }
 
+/// Overhead experiments (docs/PERF-NOTES.md, `scripts/nvprof-check.sh OUT overhead`), each an
+/// environment switch that leaves the default alone until a GPU run shows which is fastest and
+/// still agrees with it:
+/// - `WARPSCOPE_NVPROF_RATES=split`: rates as count / duration ([`split_rates`]);
+/// - `WARPSCOPE_NVPROF_DURATION=0`: no `gpu__time_duration.sum` beside the metrics (traced profiled
+///   launches then have no duration), to see what timing every profiled launch costs;
+/// - `WARPSCOPE_NVPROF_REPLAY=user`: under kernel replay, a counter set that fits one pass is collected
+///   with CUPTI's user replay (the launch is the one pass, nothing is saved or restored), to see
+///   whether kernel replay's save/restore costs even when there is nothing to replay.
+fn switch(name: &str, value: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == value)
+}
+
+fn with_duration() -> bool {
+    !switch("WARPSCOPE_NVPROF_DURATION", "0")
+}
+
+fn user_replay() -> bool {
+    switch("WARPSCOPE_NVPROF_REPLAY", "user")
+}
+
 /// Whether `.per_second` counters are collected as their count and `gpu__time_duration.sum`, and divided
 /// here (`WARPSCOPE_NVPROF_RATES=split`): the same value by Nsight Compute's definition of a rate, an
 /// experiment on where the cost of rate counters lies (docs/PERF-NOTES.md).
 fn split_rates() -> bool {
-    std::env::var("WARPSCOPE_NVPROF_RATES").is_ok_and(|v| v == "split")
+    switch("WARPSCOPE_NVPROF_RATES", "split")
 }
 
 /// The counters with each `X.per_second` replaced by `X` and `gpu__time_duration.sum`.
@@ -373,20 +405,21 @@ fn profiled_record(st: &State, p: &Pending, counters: &[String], values: &[f64])
             t.samples.clear();
             t
         }),
+        signature: p.name.signature(),
         trace: Some(Trace {
             kind: ActivityKind::Kernel,
-            name: p.name.full.clone(),
             pid: st.pid,
             start_ns: duration.map(|_| st.since_launch(p.called)),
             duration_ns: duration.map(|ns| ns.round() as u64),
             context: p.context,
             stream: p.stream,
             correlation: p.correlation,
-            invocation: Some(p.invocation),
             dynamic_smem: Some(p.smem),
             ..Trace::default()
         }),
-        ..Record::new(&p.name.base, "", d(p.grid), d(p.block), Status::Ok)
+        // Which launch of its kernel it is (`invocation`) is counted when the process's records are
+        // joined, as for traced launches.
+        ..Record::new(&p.name.short, "", d(p.grid), d(p.block), Status::Ok)
     }
 }
 

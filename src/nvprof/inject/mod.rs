@@ -337,9 +337,12 @@ fn finish(wait: bool) {
             let t = &prof.timing;
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
             st.notice(format!(
-                "timing: {} launches in {} windows; setup {:.1} ms, enter {:.1} ms, launch {:.1} ms, stop {:.1} ms, decode {:.1} ms, configure {:.1} ms",
+                "timing: {} launches in {} windows; {} counters in {} passes, {:?} replay; setup {:.1} ms, enter {:.1} ms, launch {:.1} ms, stop {:.1} ms, decode {:.1} ms, configure {:.1} ms",
                 t.launches,
                 t.windows,
+                t.counters,
+                t.passes,
+                prof.replay,
                 ms(t.setup),
                 ms(t.enter),
                 ms(t.launch),

@@ -37,9 +37,9 @@ fn activity_record(st: &State, kind: ActivityKind, name: KernelName, span: &acti
             s
         }),
         device: Some(span.device),
+        signature: name.signature(),
         trace: Some(Trace {
             kind,
-            name: name.full,
             pid: st.pid,
             start_ns: Some(st.since_launch(span.start)),
             duration_ns: Some(duration),
@@ -48,14 +48,10 @@ fn activity_record(st: &State, kind: ActivityKind, name: KernelName, span: &acti
             correlation: span.correlation,
             ..t
         }),
-        // A copy or set has no launch shape; a kernel's is set by the caller.
-        ..Record::unshaped(&name.base, "", Status::Ok)
+        // A copy or set has no launch shape; a kernel's is set by the caller. Which launch of its
+        // kernel it is (`invocation`) is counted when the process's records are joined.
+        ..Record::unshaped(&name.short, "", Status::Ok)
     }
-}
-
-/// A name that is not a kernel's (`[CUDA memset]`).
-fn plain(name: String) -> KernelName {
-    KernelName { full: name.clone(), base: name }
 }
 
 pub(super) fn on_activity(records: Vec<activity::Record>, dropped: usize) {
@@ -86,7 +82,7 @@ pub(super) fn on_activity(records: Vec<activity::Record>, dropped: usize) {
                     dst_kind: Some(memory_kind(m.dst_kind.into())),
                     ..Trace::default()
                 };
-                let name = plain(format!("[CUDA memcpy {kind}]"));
+                let name = KernelName::plain(&format!("[CUDA memcpy {kind}]"));
                 msgs.push(Message::Record(Box::new(activity_record(st, ActivityKind::Memcpy, name, &m.span, t))));
             }
             activity::Record::Memset(m) => {
@@ -95,7 +91,7 @@ pub(super) fn on_activity(records: Vec<activity::Record>, dropped: usize) {
                     src_kind: Some(memory_kind(m.memory_kind.into())),
                     ..Trace::default()
                 };
-                let name = plain("[CUDA memset]".into());
+                let name = KernelName::plain("[CUDA memset]");
                 msgs.push(Message::Record(Box::new(activity_record(st, ActivityKind::Memset, name, &m.span, t))));
             }
             activity::Record::Api(a) => {

@@ -1,16 +1,30 @@
 //! Stop signals, all handled alike: SIGINT (Ctrl-C), SIGTERM (a batch scheduler's stop) and SIGHUP (a
 //! closed terminal). The first asks running work to stop after the configuration in progress; what
-//! finished is written and the command exits 128 + the signal's number (130, 143, 129). A second
-//! signal ends the process at once. A child process being waited for (a run-spec step, in its own
+//! finished is written and the command ends [`crate::Outcome::Interrupted`] (exit 128 + the signal's
+//! number: 130, 143, 129). A second signal ends the process at once, by that signal's default action. A child process being waited for (a run-spec step, in its own
 //! process group) is sent every signal too, so it stops the same way. `nvprof` leaves them to the
 //! program it profiles ([`leave_to_program`]).
 
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-use warpscope::output::note;
+use crate::output::note;
+
+/// Whether running work was asked to stop after the configuration in progress.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Asks running work (sweeps, benchmarks, estimates) to stop after the configuration in progress: a
+/// stop signal does, and so does a write that failed inside the work ([`crate::output::fail`]).
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`request_stop`] was called: work that returns early because of it says so by this.
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
 
 /// The first stop signal received (0: none).
 static FIRST: AtomicI32 = AtomicI32::new(0);
@@ -32,9 +46,10 @@ pub fn install() {
                 unsafe { libc::kill(pid, sig) };
             }
             if FIRST.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst).is_err() {
-                std::process::exit(128 + sig);
+                // The second signal: the process ends by the signal itself, as if unhandled.
+                let _ = signal_hook::low_level::emulate_default_handler(sig);
             }
-            warpscope::sweep::interrupt();
+            request_stop();
             note(&format!("{}: finishing the configuration in progress (again to stop now)", name(sig)));
         }
     });
@@ -62,11 +77,11 @@ pub fn leave_to_program() {
     });
 }
 
-/// The exit code of a command stopped by a signal: 128 + the first signal's number.
-pub fn exit_code() -> Option<u8> {
+/// The first stop signal received, if any.
+pub fn first() -> Option<i32> {
     match FIRST.load(Ordering::SeqCst) {
         0 => None,
-        sig => u8::try_from(128 + sig).ok(),
+        sig => Some(sig),
     }
 }
 

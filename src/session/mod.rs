@@ -1,0 +1,266 @@
+//! A sweep session, what `sweep` and `run` do end to end: the configurations this host runs (shard,
+//! resume), a thread and a context per device, the records printed and streamed as they finish, the
+//! watchdog (`--timeout`) and the stop signals, the report written and drawn; it ends with one
+//! [`Outcome`], which `main` alone turns into an exit code.
+
+mod printer;
+mod select;
+
+pub use select::{Devices, Shard, done_before, resumed};
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::gpu::{self, BackendKind, DeviceInfo};
+use crate::kernels::Kernel;
+use crate::output::{self, Named, note};
+use crate::record::Report;
+use crate::report::Destination;
+use crate::spec::Dim3;
+use crate::sweep::{self, Options};
+use crate::{Outcome, signals};
+
+use printer::{Message, Printer, Progress};
+
+/// Everything a session needs.
+pub struct Session {
+    /// The backend the devices are opened on.
+    pub backend: BackendKind,
+    /// The kernel, bound to its problem (shared with the device threads).
+    pub kernel: Arc<dyn Kernel>,
+    /// The block shapes, in the sweep's order.
+    pub blocks: Vec<Dim3>,
+    /// How to measure.
+    pub options: Options,
+    /// The GPUs to spread the configurations over.
+    pub devices: Devices,
+    /// This host's slice of the sweep.
+    pub shard: Option<Shard>,
+    /// A result file of an earlier run of the same sweep whose configurations are skipped.
+    pub resume: Option<PathBuf>,
+    /// Where the report goes.
+    pub to: Destination,
+    /// The figure and HTML page drawn from the report.
+    pub visuals: crate::report::Visuals,
+    /// Seconds a configuration may take before the session gives up on it.
+    pub timeout: Option<f64>,
+}
+
+/// How often the session looks at the watchdog while the devices work.
+const TICK: Duration = Duration::from_millis(20);
+
+impl Session {
+    /// Runs the session: checks everything that can be checked before any GPU work, runs this
+    /// host's configurations not done before, and writes the report.
+    pub fn run(&self) -> Result<Outcome> {
+        let kernel = self.kernel.as_ref();
+        let devices = self.devices.resolve(self.backend)?;
+        // Resuming into the file resumed from (JSON Lines appended, a report rewritten whole) is the one
+        // way an input may be an output.
+        let append =
+            matches!((&self.resume, self.to.file()), (Some(r), Some(o)) if output::resolve(r) == output::resolve(o));
+        let resume_input: Vec<Named<'_>> =
+            self.resume.iter().filter(|_| !append).map(|p| Named { what: "--resume", path: p }).collect();
+        let mut outputs = vec![Named { what: "-o", path: self.to.dest() }];
+        outputs.extend(self.visuals.outputs());
+        output::check_distinct(&resume_input, &outputs)?;
+        let resumed = match &self.resume {
+            Some(path) => resumed(path, self.backend, kernel, &devices)?.records,
+            None => Vec::new(),
+        };
+        self.visuals.check()?;
+        if !append {
+            self.to.check()?;
+        }
+        // The configurations to run: this shard's, less those already done; each keeps its index in
+        // the whole list.
+        let mine: Vec<(u32, Dim3)> =
+            (0u32..).zip(self.blocks.iter().copied()).filter(|(i, _)| self.shard.is_none_or(|s| s.holds(*i))).collect();
+        let todo: Vec<(u32, Dim3)> =
+            mine.iter().copied().filter(|&(_, b)| !resumed.iter().any(|r| done_before(r, kernel, b))).collect();
+        if let (Some(s), false) = (self.shard, self.to.quiet) {
+            note(&format!("shard {}/{}: {} of {} configurations", s.k, s.of, mine.len(), self.blocks.len()));
+        }
+        if !resumed.is_empty() && !self.to.quiet {
+            note(&format!(
+                "resuming: {} of {} configurations already done, {} to run",
+                mine.len() - todo.len(),
+                mine.len(),
+                todo.len()
+            ));
+        }
+        let mut stream = self.to.stream(append)?;
+        if let Some(w) = stream.as_mut().filter(|_| !append) {
+            for r in &resumed {
+                w.write_all(crate::report::jsonl::line(r)?.as_bytes())
+                    .map_err(|e| output::write_error(&self.to.dest_name(), &e))?;
+            }
+        }
+        if todo.is_empty() {
+            let report = Report { records: resumed, ..Report::new(DeviceInfo::unknown()) };
+            if stream.is_none() {
+                self.to.emit(&report)?;
+            }
+            self.visuals.emit(&report)?;
+            return Ok(Outcome::checked(report.any_failed()));
+        }
+        let progress = Arc::new(Mutex::new(Progress {
+            partial: Report {
+                records: resumed.clone(),
+                timing: Some(self.options.timing()),
+                ..Report::new(DeviceInfo::unknown())
+            },
+            last: None,
+            done: 0,
+        }));
+        let mut printer = Printer {
+            to: &self.to,
+            opts: &self.options,
+            what: format!("{} {}", kernel.name(), kernel.problem()),
+            stream,
+            bar: self.to.progress(todo.len()),
+            multi: devices.len() > 1,
+            progress: progress.clone(),
+        };
+        let Some(report) = self.on_devices(&devices, &todo, &mut printer)? else {
+            return self.give_up(&printer, &progress);
+        };
+        let mut report = report.map_err(|e| e.or_smaller("choose a smaller problem (--nx/--ny/--frames)"))?;
+        let ran = report.records.len();
+        report.records.splice(0..0, resumed);
+        if printer.stream.is_none() {
+            self.to.emit(&report)?;
+        }
+        self.visuals.emit(&report)?;
+        if let Some(signal) = signals::first() {
+            note(&format!(
+                "interrupted: {ran} of {} configurations finished and kept{}",
+                todo.len(),
+                self.to.file().map(|p| format!(" in {}", p.display())).unwrap_or_default()
+            ));
+            return Ok(Outcome::Interrupted(signal));
+        }
+        Ok(Outcome::checked(report.any_failed()))
+    }
+
+    /// Runs `todo` spread round-robin over `devices`, a thread and a context each, printing their
+    /// events as they come, and merges the slices; `None` when a configuration ran past the timeout
+    /// (the device threads are then left behind: a kernel that hangs cannot be stopped, and they end
+    /// with the process).
+    fn on_devices(
+        &self,
+        devices: &[u32],
+        todo: &[(u32, Dim3)],
+        printer: &mut Printer<'_>,
+    ) -> Result<Option<Result<Report>>> {
+        let (tx, rx) = mpsc::channel::<(u32, String, Message)>();
+        let size = self.blocks.len() as u32;
+        let handles: Vec<_> = devices
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| {
+                let mine: Vec<(u32, Dim3)> = todo.iter().copied().skip(k).step_by(devices.len()).collect();
+                let (tx, kernel, opts, kind) = (tx.clone(), self.kernel.clone(), self.options.clone(), self.backend);
+                std::thread::spawn(move || {
+                    let mut backend = match gpu::open(kind, d) {
+                        Ok(b) => b,
+                        Err(e) => return tx.send((d, String::new(), Message::Finished(Box::new(Err(e))))),
+                    };
+                    let name = backend.info().name.clone();
+                    let _ = tx.send((d, name.clone(), Message::Opened(Box::new(backend.info().clone()))));
+                    let report = sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &mine, size, &opts, &mut |e| {
+                        let _ = tx.send((d, name.clone(), Message::of(e)));
+                    });
+                    tx.send((d, name, Message::Finished(Box::new(report))))
+                })
+            })
+            .collect();
+        drop(tx);
+        let mut reports: Vec<Option<Result<Report>>> = devices.iter().map(|_| None).collect();
+        loop {
+            match rx.recv_timeout(TICK) {
+                Ok((d, name, message)) => match message {
+                    Message::Opened(info) if devices.len() == 1 => {
+                        if let Ok(mut p) = printer.progress.lock() {
+                            p.partial.device = *info;
+                        }
+                    }
+                    Message::Finished(report) => {
+                        let slot = devices
+                            .iter()
+                            .position(|&x| x == d)
+                            .ok_or_else(|| Error::internal("a report from an unknown device"))?;
+                        reports[slot] = Some(*report);
+                    }
+                    m => {
+                        if let Some(e) = m.event() {
+                            printer.event(d, &name, e);
+                        }
+                    }
+                },
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if self.past_timeout(printer) {
+                printer.bar.finish_and_clear();
+                return Ok(None);
+            }
+        }
+        printer.bar.finish_and_clear();
+        // The sweep is over: --timeout no longer applies (writing and plotting may take their time).
+        if let Ok(mut p) = printer.progress.lock() {
+            p.last = None;
+        }
+        for h in handles {
+            if h.join().is_err() {
+                return Err(Error::internal("a device thread panicked"));
+            }
+        }
+        let reports: Result<Vec<Report>> = reports
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(Error::internal("a device thread ended without its report"))))
+            .collect();
+        Ok(Some(reports.and_then(crate::merge::merge)))
+    }
+
+    /// Whether no configuration has finished for `--timeout` seconds since the set-up ended or the
+    /// last one did.
+    fn past_timeout(&self, printer: &Printer<'_>) -> bool {
+        let Some(secs) = self.timeout else { return false };
+        let since = printer.progress.lock().ok().and_then(|p| p.last).map(|t| t.elapsed().as_secs_f64());
+        since.is_some_and(|s| s > secs)
+    }
+
+    /// After `--timeout`: the finished configurations are kept (streamed already with `--format
+    /// jsonl`, or written now in the chosen format) and the session ends timed out.
+    fn give_up(&self, printer: &Printer<'_>, progress: &Mutex<Progress>) -> Result<Outcome> {
+        let secs = self.timeout.unwrap_or_default();
+        let (n, kept) = match progress.lock() {
+            Ok(p) if printer.stream.is_some() => (
+                p.done,
+                format!(
+                    "kept in {}",
+                    self.to.file().map_or("the JSON Lines on standard output".to_string(), |p| p.display().to_string())
+                ),
+            ),
+            Ok(p) => (
+                p.done,
+                match self.to.emit(&p.partial) {
+                    Ok(()) => {
+                        self.to.file().map_or("printed above".to_string(), |p| format!("written to {}", p.display()))
+                    }
+                    Err(_) => "lost: they could not be written".to_string(),
+                },
+            ),
+            Err(_) => (0, "lost: they could not be written".to_string()),
+        };
+        let (s, are) = if n == 1 { ("", "is") } else { ("s", "are") };
+        note(&format!(
+            "error: a configuration ran past --timeout {secs} s; the {n} finished configuration{s} {are} {kept}"
+        ));
+        Ok(Outcome::TimedOut)
+    }
+}

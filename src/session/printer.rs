@@ -1,0 +1,184 @@
+//! What a sweep session prints and streams as it goes: the plan, the copy yardstick, each record's
+//! launch line (and its JSON Lines line, flushed as it finishes), warnings and, with `--verbose`, the
+//! set-up steps' times. Events from every device's thread arrive here in turn.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::output::{self, note};
+use crate::profile::Unavailable;
+use crate::record::{self, Metric, Record, Report};
+use crate::report::{self, Destination};
+use crate::sweep::{Event, Options};
+
+/// What the watchdog and an early end need to know of the session so far.
+pub(super) struct Progress {
+    /// When the last configuration finished (or the set-up ended): `None` before, and after the sweep.
+    pub last: Option<Instant>,
+    /// The report so far (resumed and finished records, the device, the copy yardstick).
+    pub partial: Report,
+    /// Configurations finished in this run.
+    pub done: usize,
+}
+
+/// Prints a session's events.
+pub(super) struct Printer<'a> {
+    pub to: &'a Destination,
+    pub opts: &'a Options,
+    /// `sum-matrix 16384x16384`: what the plan line names.
+    pub what: String,
+    /// JSON Lines written as records finish (`--format jsonl`).
+    pub stream: Option<Box<dyn Write + Send>>,
+    pub bar: indicatif::ProgressBar,
+    /// Several devices: lines name theirs.
+    pub multi: bool,
+    pub progress: Arc<Mutex<Progress>>,
+}
+
+impl Printer<'_> {
+    /// Shows one event of device `device` (called `name`).
+    pub fn event(&mut self, device: u32, name: &str, e: Event<'_>) {
+        let (to, opts, multi) = (self.to, self.opts, self.multi);
+        if let Ok(mut p) = self.progress.lock() {
+            match &e {
+                Event::Record(r) => {
+                    p.done += 1;
+                    p.partial.records.push((*r).clone());
+                    p.last = Some(Instant::now());
+                }
+                Event::Baseline(m) => {
+                    if p.partial.baselines.memcpy_dtod_gbs.is_none() {
+                        p.partial.baselines.memcpy_dtod_gbs = Some((*m).clone());
+                    }
+                    p.last = Some(Instant::now());
+                }
+                _ => {}
+            }
+        }
+        if let Event::Record(_) = e {
+            self.bar.inc(1);
+        }
+        let (stream, what) = (&mut self.stream, &self.what);
+        self.bar.suspend(|| match e {
+            Event::Planned { total, invalid } => {
+                if !to.quiet {
+                    note(&format!(
+                        "{what}: {total} config{} ({invalid} invalid), {} warm-up + {} timed launches each, on device {device} ({name}), seed {}",
+                        if total == 1 { "" } else { "s" },
+                        opts.warmup,
+                        opts.iters,
+                        opts.seed,
+                    ));
+                }
+            }
+            Event::Baseline(m) => {
+                if !to.quiet {
+                    let on = if multi { format!(" on device {device}") } else { String::new() };
+                    note(&format!("device-to-device memcpy{on}: {:.1} GB/s ({})", m.value, m.source.as_str()));
+                }
+            }
+            Event::Record(r) => {
+                to.line(&r.seed_line());
+                if let Some(c) = r.conditions.as_ref().filter(|c| c.throttled()) {
+                    let clock = c.sm_clock_mhz.map(|[lo, hi]| format!(", SM clock {lo}-{hi} MHz")).unwrap_or_default();
+                    note(&format!(
+                        "warning: {} {} was timed while the GPU throttled ({}){clock}: its time is not comparable",
+                        r.kernel,
+                        record::dims(r.block),
+                        c.throttle.join(", ")
+                    ));
+                }
+                if let (Some(n), Some(t)) = (opts.until_noise, &r.time_ms)
+                    && t.iqr_pct() > n.pct
+                    && !to.quiet
+                {
+                    note(&format!(
+                        "note: {} {}: spread {:.2}% still above {}% after {} timed launches (a cap was reached)",
+                        r.kernel,
+                        record::dims(r.block),
+                        t.iqr_pct(),
+                        n.pct,
+                        t.iters
+                    ));
+                }
+                if let Some(w) = stream.as_mut() {
+                    // Each line is flushed as its configuration finishes: a killed run loses nothing done.
+                    // A failed write stops the sweep, which then ends with the error.
+                    let written = report::jsonl::line(r).and_then(|l| {
+                        w.write_all(l.as_bytes())
+                            .and_then(|()| w.flush())
+                            .map_err(|e| output::write_error(&to.dest_name(), &e))
+                    });
+                    if let Err(e) = written {
+                        output::fail(e);
+                    }
+                }
+            }
+            Event::Counters(passes) => {
+                if !to.quiet {
+                    note(&format!(
+                        "hardware counters: {} metric{} through CUPTI, {passes} replay pass{} per config",
+                        opts.metrics.len(),
+                        if opts.metrics.len() == 1 { "" } else { "s" },
+                        if passes == 1 { "" } else { "es" }
+                    ));
+                }
+            }
+            Event::NoCounters(why) => note(&format!("warning: measured metrics unavailable: {why}; showing estimates")),
+            Event::Warning(why) => note(&format!("warning: {why}")),
+            Event::Phase(phase) => {
+                if to.verbose && !to.quiet {
+                    note(&phase.to_string());
+                }
+            }
+        });
+    }
+}
+
+/// An event as a device's thread sends it to the printer (owning what [`Event`] borrows).
+pub(super) enum Message {
+    /// The device is open.
+    Opened(Box<crate::gpu::DeviceInfo>),
+    Planned {
+        total: usize,
+        invalid: usize,
+    },
+    Baseline(Metric),
+    Record(Box<Record>),
+    Phase(crate::sweep::Phase),
+    Counters(usize),
+    NoCounters(Unavailable),
+    Warning(String),
+    /// The device's slice of the sweep is over.
+    Finished(Box<crate::Result<Report>>),
+}
+
+impl Message {
+    /// The message of an event.
+    pub fn of(e: Event<'_>) -> Message {
+        match e {
+            Event::Planned { total, invalid } => Message::Planned { total, invalid },
+            Event::Baseline(m) => Message::Baseline(m.clone()),
+            Event::Record(r) => Message::Record(Box::new(r.clone())),
+            Event::Phase(p) => Message::Phase(p),
+            Event::Counters(p) => Message::Counters(p),
+            Event::NoCounters(u) => Message::NoCounters(u.clone()),
+            Event::Warning(w) => Message::Warning(w),
+        }
+    }
+
+    /// The event it carries, if it carries one.
+    pub fn event(&self) -> Option<Event<'_>> {
+        Some(match self {
+            Message::Planned { total, invalid } => Event::Planned { total: *total, invalid: *invalid },
+            Message::Baseline(m) => Event::Baseline(m),
+            Message::Record(r) => Event::Record(r),
+            Message::Phase(p) => Event::Phase(*p),
+            Message::Counters(p) => Event::Counters(*p),
+            Message::NoCounters(u) => Event::NoCounters(u),
+            Message::Warning(w) => Event::Warning(w.clone()),
+            Message::Opened(_) | Message::Finished(_) => return None,
+        })
+    }
+}
