@@ -15,10 +15,9 @@ const SEED: u64 = 0x5eed_2026;
 
 /// The catalogue's kernels at their selftest sizes, each with its first valid selftest block.
 fn cases(backend: &mut dyn Backend) -> Vec<(Box<dyn Kernel>, Launch)> {
-    kernels::CATALOGUE
-        .iter()
+    kernels::all()
         .map(|info| {
-            let kernel = kernels::lookup(info.name, info.selftest).unwrap();
+            let kernel = info.selftest_kernel().unwrap();
             let attrs = backend.load(kernel.as_ref()).unwrap();
             let blocks = spec::parse_block_list(info.selftest_blocks).unwrap();
             let limits = backend.info().checked_limits().unwrap().clone();
