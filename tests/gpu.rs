@@ -28,12 +28,12 @@ fn cases(backend: &mut dyn Backend) -> Vec<(Box<dyn Kernel>, Launch)> {
         .collect()
 }
 
-/// Loads `kernel`, fills its inputs on the GPU and hands over `reference`; returns the CPU reference.
-fn set_up(backend: &mut dyn Backend, kernel: &dyn Kernel, reference: Option<Vec<Vec<f32>>>) -> Vec<Vec<f32>> {
+/// Loads `kernel`, fills its inputs on the GPU and hands over the CPU reference, which it returns.
+fn set_up(backend: &mut dyn Backend, kernel: &dyn Kernel) -> Vec<Vec<f32>> {
     backend.load(kernel).unwrap();
     backend.upload(kernel, SEED).unwrap();
     let inputs = kernels::random_inputs(kernel, SEED);
-    let reference = reference.unwrap_or_else(|| kernel.reference(&inputs));
+    let reference = kernel.reference(&inputs);
     let on = backend.check_inputs(kernel, &inputs, &Arc::new(reference.clone())).unwrap();
     assert_eq!(on, CompareOn::Device, "{}: a small problem's reference fits on the device", kernel.entry());
     reference
@@ -62,7 +62,7 @@ fn cuda() -> Box<dyn Backend> {
 fn the_gpu_comparison_agrees_with_the_cpu_on_every_kernel() {
     let mut backend = cuda();
     for (kernel, launch) in cases(backend.as_mut()) {
-        let reference = set_up(backend.as_mut(), kernel.as_ref(), None);
+        let reference = set_up(backend.as_mut(), kernel.as_ref());
         let [gpu, cpu] = both(backend.as_mut(), kernel.as_ref(), &launch, &reference);
         assert!(cpu.passed(), "{}: {}", kernel.entry(), cpu.summary());
         assert_eq!(bits(&gpu), bits(&cpu), "{}", kernel.entry());
@@ -75,7 +75,7 @@ fn the_gpu_comparison_agrees_with_the_cpu_on_every_kernel() {
 fn outputs_left_poisoned_are_caught_with_the_same_report() {
     let mut backend = cuda();
     for (kernel, launch) in cases(backend.as_mut()) {
-        let reference = set_up(backend.as_mut(), kernel.as_ref(), None);
+        let reference = set_up(backend.as_mut(), kernel.as_ref());
         // Half the blocks along the longest grid side: the rest of the outputs keep the NaN poison.
         let mut short = launch;
         if short.grid.y >= short.grid.x {
@@ -96,7 +96,7 @@ fn outputs_left_poisoned_are_caught_with_the_same_report() {
 fn planted_errors_and_tolerance_edges_are_judged_alike() {
     let mut backend = cuda();
     for (kernel, launch) in cases(backend.as_mut()) {
-        let mut reference = set_up(backend.as_mut(), kernel.as_ref(), None);
+        let mut reference = set_up(backend.as_mut(), kernel.as_ref());
         // What the GPU writes, to build references just inside and just outside the tolerance.
         backend.launch_verified(kernel.as_ref(), &launch).unwrap();
         let outputs = backend.outputs().unwrap();
