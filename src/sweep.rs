@@ -1,11 +1,13 @@
 //! The measurement pipeline: plan and validate every configuration, set the problem up once (fresh
 //! random inputs, CPU reference, upload, memcpy baseline), then per configuration poison, launch,
-//! verify, time and derive metrics, handing each record out as it finishes.
+//! verify, time and derive metrics, handing each record out as it finishes. Hardware counters are
+//! collected for windows of configurations at once (every replay pass launches the whole window), so
+//! that CUPTI's fixed cost per pass is shared.
 
 use crate::capacity;
 use crate::error::{Error, Result};
 use crate::gpu::DeviceInfo;
-use crate::gpu::{Backend, HostOutputs, Launch};
+use crate::gpu::{Backend, CompareOn, Launch};
 use crate::kernels::{self, Kernel};
 use crate::metrics::Requested;
 use crate::metrics::{self as m, GBPS, MS, PCT};
@@ -16,7 +18,6 @@ use crate::profile::Unavailable;
 use crate::record::{Conditions, Metric, ModelFit, Record, Report, Source, Status, TimeStats, Timing};
 use crate::signals::stop_requested as interrupted;
 use crate::spec::Dim3;
-use crate::verify;
 use std::time::Instant;
 
 /// How to measure.
@@ -38,7 +39,17 @@ pub struct Options {
     pub until_noise: Option<Noise>,
     /// Time the configurations round-robin, a slice of iterations at a time (`--interleave`).
     pub interleave: bool,
+    /// Configurations whose hardware counters are collected together, at most ([`COUNTER_WINDOW`]; 1
+    /// measures each configuration's counters before the next configuration runs).
+    pub counter_window: usize,
 }
+
+/// Configurations whose counters one measurement collects, at most: each replay pass launches every
+/// configuration of the window once, so CUPTI's fixed cost per pass is shared by all of them.
+pub const COUNTER_WINDOW: usize = 32;
+
+/// A window is measured once its first configuration waited this long, so records keep coming.
+const COUNTER_WINDOW_SECS: f64 = 1.0;
 
 /// `--until-noise`: keep timing in batches until IQR / median <= `pct`, within the caps.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,6 +75,7 @@ impl Default for Options {
             cold: false,
             until_noise: None,
             interleave: false,
+            counter_window: COUNTER_WINDOW,
         }
     }
 }
@@ -97,14 +109,42 @@ pub enum Event<'a> {
     Baseline(&'a Metric),
     /// One configuration finished.
     Record(&'a Record),
-    /// A set-up step took this long (inputs, reference, upload, memcpy baseline), in seconds.
-    Phase(&'static str, f64),
+    /// Where time went: a set-up step (inputs, reference, upload, memcpy baseline), or a per-configuration
+    /// step summed over the sweep (shown with `--verbose`).
+    Phase(Phase),
     /// Hardware counters are set up: one measurement takes this many replay passes.
     Counters(usize),
     /// Hardware counters cannot be collected (from here on): estimates only.
     NoCounters(&'a Unavailable),
     /// Something the user should know that does not stop the sweep.
     Warning(String),
+}
+
+/// Time spent in one step: once (set-up) or summed over the configurations that went through it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Phase {
+    /// What the step does.
+    pub name: &'static str,
+    /// Seconds, in all.
+    pub secs: f64,
+    /// The configurations it is summed over; `None` for a step done once.
+    pub configs: Option<usize>,
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.configs {
+            None => write!(f, "{}: {:.3} s", self.name, self.secs),
+            Some(n) => write!(
+                f,
+                "{}: {:.3} s for {n} config{}, {:.2} ms per config",
+                self.name,
+                self.secs,
+                if n == 1 { "" } else { "s" },
+                1e3 * self.secs / n.max(1) as f64
+            ),
+        }
+    }
 }
 
 /// Runs `blocks` of `kernel` on `backend`; `on_event` sees the plan, the baseline and each record.
@@ -135,15 +175,18 @@ pub fn run_indexed(
     if opts.iters == 0 {
         return Err(Error::usage("--iters must be at least 1"));
     }
-    let attrs = backend.load(kernel)?;
+    let mut spent = Spent::default();
+    let attrs = spent.time("set-up: kernel module", 0, || backend.load(kernel))?;
     let mut report = Report::new(backend.info().clone());
     let planned = plan::plan(kernel, blocks, report.device.checked_limits()?, &attrs);
     let invalid = planned.iter().filter(|p| p.invalid.is_some()).count();
     on_event(Event::Planned { total: planned.len(), invalid });
 
+    let window = opts.counter_window.max(1);
     let mut counters_on = false;
     if !opts.metrics.is_empty() {
-        match backend.enable_counters(&m::counters_of(&opts.metrics)) {
+        let counters = m::counters_of(&opts.metrics);
+        match spent.time("set-up: hardware counters (CUPTI)", 0, || backend.enable_counters(&counters, window)) {
             Ok(passes) => {
                 counters_on = true;
                 on_event(Event::Counters(passes));
@@ -156,9 +199,12 @@ pub fn run_indexed(
     }
     report.timing = Some(opts.timing());
     let mut problem = None;
-    let mut spent = Spent::default();
     // Interleaved: verified configurations wait here (record index, launch) to be timed round-robin.
     let mut pending: Vec<(usize, Launch)> = Vec::new();
+    // Verified configurations waiting for their counters, and records not yet handed out (all of
+    // them from the first that waits, so that records come out in order).
+    let mut waiting = Waiting::default();
+    let mut sent = 0;
     for (p, &(index, _)) in planned.iter().zip(indexed) {
         if interrupted() {
             break;
@@ -167,29 +213,42 @@ pub fn run_indexed(
             Some(reason) => invalid_record(kernel, p, reason.clone()),
             None => {
                 if problem.is_none() {
-                    let prob = Problem::set_up(backend, kernel, opts, on_event)?;
+                    let prob = Problem::set_up(backend, kernel, opts, &mut spent, on_event)?;
                     on_event(Event::Baseline(&prob.memcpy));
                     report.baselines.memcpy_dtod_gbs = Some(prob.memcpy.clone());
                     report.baselines.calibration = prob.figures.clone();
                     problem = Some(prob);
                 }
-                let prob = problem.as_mut().expect("set up above");
-                let (record, lost) = measure(backend, kernel, prob, p, opts, counters_on, &mut spent)?;
-                if let Some(why) = lost {
-                    counters_on = false;
-                    on_event(Event::NoCounters(&why));
-                }
-                record
+                let prob = problem.as_ref().expect("set up above");
+                measure(backend, kernel, prob, p, opts, &mut spent)?
             }
         };
         record.index = Some(index);
         record.sweep_size = Some(sweep_size);
-        if opts.interleave && record.status != Status::Invalid {
-            pending.push((report.records.len(), p.launch));
-        } else {
+        let at = report.records.len();
+        if counters_on && record.status == Status::Ok {
+            waiting.push(at, p.launch);
+        }
+        let valid = record.status != Status::Invalid;
+        if opts.interleave && valid {
+            pending.push((at, p.launch));
+        } else if opts.interleave {
             on_event(Event::Record(&record));
         }
         report.records.push(record);
+        if waiting.due(window) {
+            counters_on = waiting.measure(backend, kernel, opts, &mut report.records, &mut spent, on_event);
+        }
+        if !opts.interleave && waiting.is_empty() {
+            report.records[sent..].iter().for_each(|r| on_event(Event::Record(r)));
+            sent = report.records.len();
+        }
+    }
+    if !waiting.is_empty() {
+        waiting.measure(backend, kernel, opts, &mut report.records, &mut spent, on_event);
+    }
+    if !opts.interleave {
+        report.records[sent..].iter().for_each(|r| on_event(Event::Record(r)));
     }
     if let Some(prob) = problem.as_ref().filter(|_| !pending.is_empty()) {
         let samples = interleaved(backend, kernel, &pending, opts, &mut spent)?;
@@ -200,13 +259,69 @@ pub fn run_indexed(
             on_event(Event::Record(record));
         }
     }
-    for (name, secs) in spent.0 {
-        on_event(Event::Phase(name, secs));
+    for phase in spent.per_config() {
+        on_event(Event::Phase(phase));
     }
     if opts.model {
         report.model_fit = ModelFit::of(&report.records);
     }
     Ok(report)
+}
+
+/// Verified configurations whose counters are still to be measured: (record index, launch), and since
+/// when the first has waited.
+#[derive(Default)]
+struct Waiting {
+    launches: Vec<(usize, Launch)>,
+    since: Option<Instant>,
+}
+
+impl Waiting {
+    fn push(&mut self, record: usize, launch: Launch) {
+        self.since.get_or_insert_with(Instant::now);
+        self.launches.push((record, launch));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.launches.is_empty()
+    }
+
+    /// Whether to measure now: the window is full, or its first configuration has waited long enough.
+    fn due(&self, window: usize) -> bool {
+        self.launches.len() >= window || self.since.is_some_and(|t| t.elapsed().as_secs_f64() >= COUNTER_WINDOW_SECS)
+    }
+
+    /// Measures the counters of every waiting configuration (each replay pass launches them all) and
+    /// puts their metrics in their records; returns whether the counters still work.
+    fn measure(
+        &mut self,
+        backend: &mut dyn Backend,
+        kernel: &dyn Kernel,
+        opts: &Options,
+        records: &mut [Record],
+        spent: &mut Spent,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> bool {
+        let launches: Vec<Launch> = self.launches.iter().map(|&(_, l)| l).collect();
+        let n = launches.len();
+        let measured = spent.time("per config: hardware counters", n, || backend.measure_counters(kernel, &launches));
+        let waited = std::mem::take(&mut self.launches);
+        self.since = None;
+        match measured {
+            Ok(values) => {
+                for ((i, _), values) in waited.iter().zip(values) {
+                    let counted = measured_metrics(&opts.metrics, &values, backend.source());
+                    let r = &mut records[*i];
+                    r.metrics = merged(std::mem::take(&mut r.metrics), counted);
+                }
+                true
+            }
+            Err(why) => {
+                on_event(Event::NoCounters(&why));
+                false
+            }
+        }
+    }
 }
 
 /// The requested metrics from the counters' values (in `counters_of` order).
@@ -222,25 +337,52 @@ fn measured_metrics(requested: &[Requested], values: &[f64], source: Source) -> 
         .collect()
 }
 
-/// Seconds spent per step, summed over the configurations (shown with `--verbose`).
+/// A record's metrics: the derived ones, then the counters'. A name from both with one source (on the
+/// mock, where all are `mock`) keeps the counters' value.
+fn merged(mut derived: Vec<Metric>, mut counted: Vec<Metric>) -> Vec<Metric> {
+    derived.retain(|d| !counted.iter().any(|c| c.name == d.name && c.source == d.source));
+    derived.append(&mut counted);
+    derived
+}
+
+/// Seconds spent per step: set-up steps reported as they end, per-configuration steps summed over the
+/// configurations and reported at the end (shown with `--verbose`).
 #[derive(Default)]
-struct Spent(Vec<(&'static str, f64)>);
+struct Spent(Vec<Phase>);
 
 impl Spent {
-    /// Runs `f`, adding its duration to `name`.
-    fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
+    /// Runs `f`, adding its duration to `name` for `configs` configurations (0: a set-up step).
+    fn time<T>(&mut self, name: &'static str, configs: usize, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
-        self.add(name, t.elapsed().as_secs_f64());
+        self.add(name, t.elapsed().as_secs_f64(), configs);
         out
     }
 
-    /// Adds `secs` to `name`.
-    fn add(&mut self, name: &'static str, secs: f64) {
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, s)) => *s += secs,
-            None => self.0.push((name, secs)),
+    /// Adds `secs` to `name`, spent on `configs` configurations (0: a set-up step).
+    fn add(&mut self, name: &'static str, secs: f64, configs: usize) {
+        let configs = (configs > 0).then_some(configs);
+        match self.0.iter_mut().find(|p| p.name == name) {
+            Some(p) => {
+                p.secs += secs;
+                p.configs = p.configs.map(|n| n + configs.unwrap_or(0)).or(configs);
+            }
+            None => self.0.push(Phase { name, secs, configs }),
         }
+    }
+
+    /// Hands the set-up steps recorded so far to `on_event` and forgets them.
+    fn report_set_up(&mut self, on_event: &mut dyn FnMut(Event<'_>)) {
+        let (set_up, rest) = std::mem::take(&mut self.0).into_iter().partition(|p| p.configs.is_none());
+        self.0 = rest;
+        for p in set_up {
+            on_event(Event::Phase(p));
+        }
+    }
+
+    /// Every step recorded since the last [`Spent::report_set_up`].
+    fn per_config(self) -> Vec<Phase> {
+        self.0
     }
 }
 
@@ -256,10 +398,9 @@ fn check_memory(backend: &dyn Backend, kernel: &dyn Kernel) -> Result<()> {
     capacity::check(backend, &what, device, host, "inputs, CPU reference, outputs")
 }
 
-/// The reference and the host output buffers of one problem, plus the copy baseline.
+/// What one problem's configurations share: where outputs are compared, and the copy baseline.
 struct Problem {
-    reference: Vec<Vec<f32>>,
-    outputs: HostOutputs,
+    compare_on: CompareOn,
     memcpy: Metric,
     /// The device's calibration (with `--model`), or `None` for the database's figures.
     figures: Option<Figures>,
@@ -267,33 +408,38 @@ struct Problem {
 
 impl Problem {
     /// The CPU draws the inputs and computes the reference while the GPU allocates its buffers and
-    /// generates the same inputs; then a sample of them is checked and the copy baseline measured.
+    /// generates the same inputs; then a sample of them is checked, the reference handed to the
+    /// backend (to the device, where outputs are compared) and the copy baseline measured.
     fn set_up(
         backend: &mut dyn Backend,
         kernel: &dyn Kernel,
         opts: &Options,
+        spent: &mut Spent,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<Self> {
         check_memory(backend, kernel)?;
         let start = Instant::now();
-        let ((inputs, reference, cpu_secs), outputs) = std::thread::scope(|s| {
+        let ((inputs, reference, cpu_secs), uploaded) = std::thread::scope(|s| {
             let cpu = s.spawn(|| {
                 let t = Instant::now();
                 let inputs = kernels::random_inputs(kernel, opts.seed);
                 let reference = kernel.reference(&inputs);
                 (inputs, reference, t.elapsed().as_secs_f64())
             });
-            let outputs = backend.upload(kernel, opts.seed);
-            (cpu.join().expect("input generation does not panic"), outputs)
+            let uploaded = backend.upload(kernel, opts.seed);
+            (cpu.join().expect("input generation does not panic"), uploaded)
         });
-        let mut outputs = outputs?;
-        on_event(Event::Phase("inputs and CPU reference (host, in parallel)", cpu_secs));
-        on_event(Event::Phase("device buffers and inputs (GPU, in parallel)", start.elapsed().as_secs_f64()));
-        backend.check_inputs(kernel, &inputs, &reference)?;
-        drop(inputs);
-        let t = Instant::now();
-        let (bytes, times) = backend.memcpy(opts.warmup.max(1), opts.iters.max(5))?;
-        on_event(Event::Phase("memcpy baseline", t.elapsed().as_secs_f64()));
+        uploaded?;
+        spent.add("set-up: inputs and CPU reference (host, in parallel)", cpu_secs, 0);
+        spent.add("set-up: device buffers and inputs (GPU, in parallel)", start.elapsed().as_secs_f64(), 0);
+        let reference = std::sync::Arc::new(reference);
+        let compare_on = spent.time("set-up: inputs checked, reference handed over", 0, || {
+            backend.check_inputs(kernel, &inputs, &reference)
+        })?;
+        // Gigabytes of host memory are freed on another thread: returning the pages takes time.
+        std::thread::spawn(move || drop((inputs, reference)));
+        let (bytes, times) =
+            spent.time("set-up: memcpy baseline", 0, || backend.memcpy(opts.warmup.max(1), opts.iters.max(5)))?;
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
         let memcpy = Metric {
             name: "memcpy_dtod".into(),
@@ -301,13 +447,11 @@ impl Problem {
             unit: GBPS.into(),
             source: backend.source(),
         };
-        outputs.shrink_to_fit();
         // The model's figures for this device: its calibration (cached per device), measured at the
         // start of the first sweep that asks for predictions.
         let figures = if opts.model {
-            let t = Instant::now();
-            let c = crate::gpu::calibrate::calibration(backend, false);
-            on_event(Event::Phase("calibration (or its cache)", t.elapsed().as_secs_f64()));
+            let c = spent
+                .time("set-up: calibration (or its cache)", 0, || crate::gpu::calibrate::calibration(backend, false));
             match c {
                 Ok(c) => Some(c.figures),
                 Err(e) => {
@@ -320,7 +464,8 @@ impl Problem {
         } else {
             None
         };
-        Ok(Problem { reference, outputs, memcpy, figures })
+        spent.report_set_up(on_event);
+        Ok(Problem { compare_on, memcpy, figures })
     }
 }
 
@@ -328,55 +473,38 @@ fn invalid_record(kernel: &dyn Kernel, p: &Planned, reason: String) -> Record {
     Record::invalid(kernel.entry(), &kernel.problem(), p.launch.grid, p.launch.block, reason)
 }
 
-/// One configuration: poison, launch, copy back; then the CPU compares every element while the GPU
-/// runs the timed launches (unless the sweep interleaves: then they come later) and the counter passes.
-/// Returns the record and, if the counters stopped working, why.
+/// One configuration: poison, launch, compare every output element with the reference (on the GPU
+/// where it fits), then the timed launches (unless the sweep interleaves: then they come later).
 fn measure(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
-    prob: &mut Problem,
+    prob: &Problem,
     p: &Planned,
     opts: &Options,
-    counters_on: bool,
     spent: &mut Spent,
-) -> Result<(Record, Option<Unavailable>)> {
+) -> Result<Record> {
     let launch = p.launch;
-    let outcome = spent
-        .time("per config: poison, launch, copy back", || backend.launch_verified(kernel, &launch, &mut prob.outputs));
-    match outcome {
-        Err(Error::LaunchRejected(reason)) => return Ok((invalid_record(kernel, p, reason), None)),
+    let (verification, took) = match backend.launch_verified(kernel, &launch) {
+        Err(Error::LaunchRejected(reason)) => return Ok(invalid_record(kernel, p, reason)),
         other => other?,
-    }
-    let (outputs, reference) = (&prob.outputs, &prob.reference);
-    let ((verification, compare_secs), times, counters) = std::thread::scope(|s| {
-        let check = s.spawn(|| {
-            let t = Instant::now();
-            let slices: Vec<&[f32]> = outputs.iter().map(|o| o.as_slice()).collect();
-            (verify::compare(kernel, &slices, reference), t.elapsed().as_secs_f64())
-        });
-        let times = match opts.interleave {
-            true => Ok((Vec::new(), None)),
-            false => spent.time("per config: warm-up and timed launches", || {
-                time_config(backend, kernel, &launch, opts, opts.warmup.saturating_sub(1))
-            }),
-        };
-        let counters = (counters_on && times.is_ok())
-            .then(|| spent.time("per config: hardware counters", || backend.measure_counters(kernel, &launch)));
-        (check.join().expect("verification does not panic"), times, counters)
-    });
-    spent.add("per config: compare with the CPU reference (overlapped)", compare_secs);
-    let (times, conditions) = times?;
+    };
+    spent.add("per config: poison and verified launch", took.launch, 1);
+    let (compare, copy_back) = match prob.compare_on {
+        CompareOn::Device => ("per config: compare every element (GPU)", "per config: copy back the tally"),
+        CompareOn::Host => ("per config: compare every element (host)", "per config: copy back the outputs"),
+    };
+    spent.add(compare, took.compare, 1);
+    spent.add(copy_back, took.copy_back, 1);
+    let (times, conditions) = match opts.interleave {
+        true => (Vec::new(), None),
+        false => spent.time("per config: warm-up and timed launches", 1, || {
+            time_config(backend, kernel, &launch, opts, opts.warmup.saturating_sub(1))
+        })?,
+    };
     let passed = verification.passed();
-    let (mut measured, mut lost) = (Vec::new(), None);
-    match counters {
-        Some(Ok(values)) if passed => measured = measured_metrics(&opts.metrics, &values, backend.source()),
-        Some(Err(why)) => lost = Some(why),
-        _ => {}
-    }
     let status = if passed { Status::Ok } else { Status::Failed };
     let mut record = Record {
         reason: (!passed).then(|| format!("verification failed: {}", verification.summary())),
-        metrics: measured,
         verification: Some(verification),
         device: Some(backend.info().ordinal),
         conditions,
@@ -385,7 +513,7 @@ fn measure(
     if !opts.interleave {
         complete(backend, kernel, prob, &launch, &mut record, &times, opts, spent)?;
     }
-    Ok((record, lost))
+    Ok(record)
 }
 
 /// Times one configuration: `iters` launches, or with `until_noise` batches of `min_iters` until the
@@ -434,7 +562,7 @@ fn interleaved(
         for ((_, launch), s) in pending.iter().zip(samples.iter_mut()) {
             // Each slice re-warms the configuration it switches to.
             let warmup = if round == 0 { opts.warmup } else { opts.warmup.min(1) };
-            let t = spent.time("per config: warm-up and timed launches", || {
+            let t = spent.time("per config: warm-up and timed launches", usize::from(round == 0), || {
                 backend.time(kernel, launch, warmup, iters, opts.cold)
             })?;
             s.0.extend(t);
@@ -458,14 +586,11 @@ fn complete(
 ) -> Result<()> {
     record.time_ms = TimeStats::from_samples(samples);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
-    let (mut metrics, bound) = spent.time("per config: models", || match &record.time_ms {
+    let (metrics, bound) = spent.time("per config: models", 1, || match &record.time_ms {
         Some(t) => derive(backend, kernel, launch, t.median, active_blocks, &prob.memcpy, prob.figures.as_ref(), opts),
         None => (Vec::new(), None),
     });
-    // A name from both with one source (on the mock, where all are `mock`): the counters' value stays.
-    metrics.retain(|d| !record.metrics.iter().any(|c| c.name == d.name && c.source == d.source));
-    metrics.append(&mut record.metrics);
-    record.metrics = metrics;
+    record.metrics = merged(metrics, std::mem::take(&mut record.metrics));
     record.bound = bound;
     Ok(())
 }
@@ -595,6 +720,47 @@ mod tests {
         crate::report::write(&r, crate::report::Format::Table, &mut table).unwrap();
         let table = String::from_utf8(table).unwrap();
         assert!(table.contains("(%, measured)") && table.contains("(%, est)"), "{table}");
+    }
+
+    #[test]
+    fn counters_measured_in_windows_land_in_their_own_records_in_order() {
+        let k = SumMatrix::new(256, 256).unwrap();
+        let blocks =
+            crate::spec::blocks_from(Some("32x16,16x16,2048x1,64x4,128x2,256x1,32x8"), None, None, None).unwrap();
+        let metrics = m::parse_requested("achieved_occupancy,gld_efficiency").unwrap();
+        let sweep = |window| {
+            let mut b = MockBackend::new(0).unwrap().posing_as_real();
+            let (mut seen, mut counted) = (Vec::new(), None);
+            let opts = Options {
+                warmup: 1,
+                iters: 3,
+                seed: 1,
+                metrics: metrics.clone(),
+                counter_window: window,
+                ..Default::default()
+            };
+            let r = run(&mut b, &k, &blocks, &opts, &mut |e| match e {
+                Event::Record(r) => seen.push(r.clone()),
+                Event::Phase(p) if p.name == "per config: hardware counters" => counted = p.configs,
+                _ => {}
+            })
+            .unwrap();
+            (r, seen, counted)
+        };
+        let (alone, _, _) = sweep(1);
+        for window in [1, 3, 32] {
+            let (r, seen, counted) = sweep(window);
+            assert_eq!(seen, r.records, "window {window}: every record handed out once, in order");
+            assert_eq!(counted, Some(6), "window {window}: the six valid configurations");
+            for (rec, solo) in r.records.iter().zip(&alone.records) {
+                let measured: Vec<_> = rec.metrics.iter().filter(|x| x.source == Source::Measured).collect();
+                match rec.status {
+                    Status::Ok => assert_eq!(measured.len(), 4, "{rec:?}"),
+                    _ => assert!(rec.metrics.is_empty()),
+                }
+                assert_eq!(rec.metrics, solo.metrics, "window {window}: the same values as one at a time");
+            }
+        }
     }
 
     #[test]

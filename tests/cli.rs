@@ -608,3 +608,41 @@ fn every_plotting_command_draws_svg_and_png() {
         .stderr(predicate::str::starts_with("error: cannot plot to /tmp/x.gif: use a .svg or .png file name"));
     mock(&["sweep", "sum-matrix", "--block", "32x8", "--plot", "/no/such/dir/p.svg"]).assert().code(2);
 }
+
+#[test]
+fn verbose_says_where_each_configuration_spends_its_time() {
+    for cmd in [&["sweep", "sum-matrix", "--block", "32x16,16x16,64x4"][..], &["run", "sum-matrix", "--block", "32x16"]]
+    {
+        let mut args = cmd.to_vec();
+        args.extend(["--metrics", "achieved_occupancy,gld_efficiency", "-v"]);
+        let out = mock(&with_small(&args)).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        let n = if cmd[0] == "run" { 1 } else { 3 };
+        for step in [
+            "set-up: kernel module: ",
+            "set-up: hardware counters (CUPTI): ",
+            "set-up: inputs and CPU reference (host, in parallel): ",
+            "set-up: device buffers and inputs (GPU, in parallel): ",
+            "set-up: inputs checked, reference handed over: ",
+            "set-up: memcpy baseline: ",
+        ] {
+            assert!(err.lines().any(|l| l.starts_with(step) && l.ends_with(" s")), "{step}\n{err}");
+        }
+        for step in [
+            "per config: poison and verified launch",
+            "per config: compare every element (GPU)",
+            "per config: copy back the tally",
+            "per config: warm-up and timed launches",
+            "per config: hardware counters",
+            "per config: models",
+        ] {
+            let line = err.lines().find(|l| l.starts_with(step)).unwrap_or_else(|| panic!("{step}\n{err}"));
+            let per = format!(" s for {n} config{}, ", if n == 1 { "" } else { "s" });
+            assert!(line.contains(&per) && line.ends_with(" ms per config"), "{line}");
+        }
+    }
+    // Without -v, none of it.
+    let out = mock(&with_small(&["run", "sum-matrix", "--block", "32x16"])).output().unwrap();
+    assert!(!String::from_utf8(out.stderr).unwrap().contains("per config"));
+}

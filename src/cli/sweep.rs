@@ -153,6 +153,8 @@ fn options(a: &SweepArgs) -> Result<Options> {
         cold: a.cold,
         until_noise,
         interleave: a.interleave,
+        // --timeout judges each configuration alone: its counters are measured before the next one runs.
+        counter_window: if a.timeout.is_some() { 1 } else { sweep::COUNTER_WINDOW },
     })
 }
 

@@ -12,13 +12,14 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::{Backend, DeviceInfo, DeviceLimits, HostOutputs, KernelAttrs, Launch, nvml, probe};
+use super::{Backend, CompareOn, DeviceInfo, DeviceLimits, KernelAttrs, Launch, Reference, VerifyTimes, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Module, Role};
 use crate::model::calibration::Measurements;
 use crate::profile::Unavailable;
 use crate::ptx;
-use crate::record::Source;
+use crate::record::{Source, Verification};
+use crate::verify;
 
 /// The bit pattern of a quiet NaN: what outputs are filled with before a verified launch.
 const NAN_BITS: u32 = 0x7FC0_0000;
@@ -58,22 +59,23 @@ struct Current {
     buffers: Vec<Buffer>,
     args: Vec<Arg>,
     slices: Vec<CudaSlice<f32>>,
+    /// Where outputs are compared, set by `check_inputs`.
+    check: Option<Check>,
 }
 
-/// A page-locked host buffer as the sweep sees one.
-struct Pinned(PinnedHostSlice<f32>);
-
-impl super::HostBuf for Pinned {
-    fn as_slice(&self) -> &[f32] {
-        // The copies into it are synchronous from the sweep's point of view (the stream is
-        // synchronized before `launch_verified` returns), so the event wait cannot fail in practice;
-        // an empty slice would fail verification loudly if it ever did.
-        self.0.as_slice().unwrap_or(&[])
-    }
-    fn as_mut_slice(&mut self) -> &mut [f32] {
-        self.0.as_mut_slice().unwrap_or(&mut [])
-    }
+/// How the current problem's outputs are verified.
+enum Check {
+    /// On the GPU (kernels/verify.cu): the reference in device memory, one buffer per output, and one
+    /// [`verify::Tally`] per output for the comparison to fill.
+    Device { reference: Vec<CudaSlice<f32>>, tally: CudaSlice<u64>, compare: CudaFunction, first: CudaFunction },
+    /// On the host, when the reference does not fit beside the buffers: outputs copied back into
+    /// page-locked memory and compared by the CPU.
+    Host { reference: Reference, outputs: Vec<PinnedHostSlice<f32>> },
 }
+
+/// Device memory left free beside the buffers and the reference (the copy baseline's scratch buffers,
+/// `--cold`'s flush buffer and CUPTI fit in it).
+const HEADROOM: u64 = 1 << 30;
 
 /// Opens the driver; returns its version and the device count.
 fn init() -> Result<(probe::DriverVersion, i32)> {
@@ -352,6 +354,92 @@ impl CudaBackend {
     }
 }
 
+impl CudaBackend {
+    /// The current kernel's output buffers, in buffer order.
+    fn device_outputs(&self) -> Result<Vec<&CudaSlice<f32>>> {
+        let cur = self.current()?;
+        Ok(cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output).map(|(_, s)| s).collect())
+    }
+
+    /// [`Backend::launch_verified`] with the problem's [`Check`] in hand.
+    fn verified_launch(
+        &self,
+        kernel: &dyn Kernel,
+        launch: &Launch,
+        check: &mut Check,
+    ) -> Result<(Verification, VerifyTimes)> {
+        let start = std::time::Instant::now();
+        let entry = self.current()?.entry.clone();
+        let outputs = self.device_outputs()?;
+        for s in &outputs {
+            memset_words(&self.stream, s, NAN_BITS)?;
+        }
+        self.launch_once(launch).map_err(|e| match e.0 {
+            CUresult::CUDA_ERROR_INVALID_VALUE | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
+                Error::LaunchRejected(format!("launch rejected by the driver: {}", describe(&e)))
+            }
+            _ => cu(&format!("cuLaunchKernel({entry})"))(e),
+        })?;
+        self.sync(&format!("{entry} (kernel execution)"))?;
+        let launched = std::time::Instant::now();
+        let lens: Vec<usize> = outputs.iter().map(|s| s.len()).collect();
+        let (tallies, compare, copy_back) = match check {
+            Check::Device { reference, tally, compare, first } => {
+                memset_words(&self.stream, tally, 0)?;
+                let (tol, sms) = (kernel.tolerance(), self.info.sms.unwrap_or(1));
+                for (k, (out, want)) in outputs.iter().zip(reference.iter()).enumerate() {
+                    let n = out.len() as u64;
+                    let mine = tally.slice(4 * k..4 * k + 4);
+                    let blocks = (out.len().div_ceil(256) as u32).clamp(1, sms * 16);
+                    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+                    let mut b = self.stream.launch_builder(compare);
+                    b.arg(*out).arg(want).arg(&n).arg(&tol.abs).arg(&tol.rel).arg(&mine);
+                    // SAFETY: compareOutputs(const float*, const float*, u64 n, float, float, u64*) reads n
+                    // elements of two live buffers of n and adds into the 4 words of this output's tally.
+                    unsafe { b.launch(cfg) }.map_err(cu("cuLaunchKernel(compareOutputs)"))?;
+                    let mut b = self.stream.launch_builder(first);
+                    b.arg(*out).arg(want).arg(&mine);
+                    let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+                    // SAFETY: compareFirst reads one element of each buffer, at an index the tally says is
+                    // inside them, and writes the tally's last word.
+                    unsafe { b.launch(one) }.map_err(cu("cuLaunchKernel(compareFirst)"))?;
+                }
+                self.sync("compareOutputs")?;
+                let compared = std::time::Instant::now();
+                let words = self.stream.clone_dtoh(tally).map_err(cu("cuMemcpyDtoH (the tally)"))?;
+                self.sync("cuMemcpyDtoH (the tally)")?;
+                let tallies = words.chunks_exact(4).map(|w| [w[0], w[1], w[2], w[3]]).collect();
+                (tallies, (compared - launched).as_secs_f64(), compared.elapsed().as_secs_f64())
+            }
+            Check::Host { reference, outputs: host } => {
+                for (s, dst) in outputs.iter().zip(host.iter_mut()) {
+                    self.stream.memcpy_dtoh(*s, dst).map_err(cu("cuMemcpyDtoHAsync"))?;
+                }
+                self.sync("cuMemcpyDtoH")?;
+                let copied = std::time::Instant::now();
+                let tol = kernel.tolerance();
+                let tallies = host
+                    .iter()
+                    .zip(reference.iter())
+                    .map(|(h, r)| h.as_slice().map(|h| verify::tally(h, r, tol)).map_err(cu("cuEventSynchronize")))
+                    .collect::<Result<Vec<_>>>()?;
+                (tallies, copied.elapsed().as_secs_f64(), (copied - launched).as_secs_f64())
+            }
+        };
+        let times = VerifyTimes { launch: (launched - start).as_secs_f64(), compare, copy_back };
+        Ok((verify::from_tallies(kernel, &tallies, &lens), times))
+    }
+}
+
+/// Fills every 32-bit word of `s` with `bits`, on `stream`.
+fn memset_words<T>(stream: &Arc<CudaStream>, s: &CudaSlice<T>, bits: u32) -> Result<()> {
+    let (ptr, _sync) = s.device_ptr(stream);
+    // SAFETY: ptr is a live allocation of s.num_bytes() bytes on this stream's context; T is 4 or 8 bytes.
+    unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, bits, s.num_bytes() / 4, stream.cu_stream()) }
+        .result()
+        .map_err(cu("cuMemsetD32Async"))
+}
+
 impl Backend for CudaBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -377,6 +465,7 @@ impl Backend for CudaBackend {
             buffers: kernel.buffers(),
             args: kernel.args(),
             slices: Vec::new(),
+            check: None,
         });
         Ok(attrs)
     }
@@ -388,13 +477,14 @@ impl Backend for CudaBackend {
             .map_err(cu("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
     }
 
-    fn upload(&mut self, _kernel: &dyn Kernel, seed: u64) -> Result<HostOutputs> {
+    fn upload(&mut self, _kernel: &dyn Kernel, seed: u64) -> Result<()> {
         let fill = self.fill_function()?;
         let stream = self.stream.clone();
         let ctx = self.ctx.clone();
         let sms = self.info.sms.unwrap_or(1);
         let cur = self.current.as_mut().ok_or_else(|| Error::internal("no kernel loaded"))?;
         cur.slices.clear();
+        cur.check = None;
         let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
         let (free, _) = ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         if need > free as u64 {
@@ -405,79 +495,80 @@ impl Backend for CudaBackend {
                 free as f64 / 1e9
             )));
         }
-        let mut host: HostOutputs = Vec::new();
         for (index, b) in cur.buffers.iter().enumerate() {
             // SAFETY: every buffer is written before it is read: inputs by fillUniform right here,
             // outputs by the NaN poison before every verified launch.
             let slice = unsafe { stream.alloc::<f32>(b.len) }.map_err(cu("cuMemAlloc"))?;
-            match b.role {
-                Role::Input => {
-                    let (n, stream_id) = (b.len as u64, index as u32);
-                    let blocks = (b.len.div_ceil(256) as u32).clamp(1, sms * 32);
-                    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-                    let mut launch = stream.launch_builder(&fill);
-                    launch.arg(&slice).arg(&n).arg(&seed).arg(&stream_id);
-                    // SAFETY: fillUniform(float*, u64, u64, u32) writes n elements of a live allocation of n.
-                    unsafe { launch.launch(cfg) }.map_err(cu("cuLaunchKernel(fillUniform)"))?;
-                }
-                Role::Output => {
-                    // SAFETY: flags 0 = plain page-locked memory (not write-combined: the CPU reads it).
-                    let pinned =
-                        unsafe { ctx.alloc_pinned_with_flags::<f32>(b.len, 0) }.map_err(cu("cuMemHostAlloc"))?;
-                    host.push(Box::new(Pinned(pinned)));
-                }
+            if b.role == Role::Input {
+                let (n, stream_id) = (b.len as u64, index as u32);
+                let blocks = (b.len.div_ceil(256) as u32).clamp(1, sms * 32);
+                let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+                let mut launch = stream.launch_builder(&fill);
+                launch.arg(&slice).arg(&n).arg(&seed).arg(&stream_id);
+                // SAFETY: fillUniform(float*, u64, u64, u32) writes n elements of a live allocation of n.
+                unsafe { launch.launch(cfg) }.map_err(cu("cuLaunchKernel(fillUniform)"))?;
             }
             cur.slices.push(slice);
         }
-        stream.synchronize().map_err(cu("fillUniform"))?;
-        Ok(host)
+        stream.synchronize().map_err(cu("fillUniform"))
     }
 
-    fn check_inputs(&mut self, _kernel: &dyn Kernel, inputs: &[Vec<f32>], _reference: &[Vec<f32>]) -> Result<()> {
+    fn check_inputs(&mut self, _kernel: &dyn Kernel, inputs: &[Vec<f32>], reference: &Reference) -> Result<CompareOn> {
         let cur = self.current()?;
         let device_inputs = cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Input);
         for ((b, slice), host) in device_inputs.zip(inputs) {
             check_sample(&self.stream, slice, host, &b.name)?;
         }
-        Ok(())
+        let lens: Vec<usize> = cur.buffers.iter().filter(|b| b.role == Role::Output).map(|b| b.len).collect();
+        if reference.len() != lens.len() || reference.iter().zip(&lens).any(|(r, &n)| r.len() != n) {
+            return Err(Error::internal("the reference does not match the outputs"));
+        }
+        let bytes: u64 = lens.iter().map(|&n| n as u64 * 4).sum();
+        let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
+        let check = if bytes + HEADROOM <= free as u64 {
+            let m = self.module(Module::Embedded("verify"))?;
+            let func = |name| m.load_function(name).map_err(cu("cuModuleGetFunction(verify)"));
+            let (compare, first) = (func("compareOutputs")?, func("compareFirst")?);
+            let reference =
+                reference.iter().map(|r| self.stream.clone_htod(r)).collect::<std::result::Result<Vec<_>, _>>();
+            let reference = reference.map_err(cu("cuMemcpyHtoD (the reference)"))?;
+            // SAFETY: zeroed before every comparison.
+            let tally = unsafe { self.stream.alloc::<u64>(4 * lens.len()) }.map_err(cu("cuMemAlloc"))?;
+            self.sync("cuMemcpyHtoD (the reference)")?;
+            Check::Device { reference, tally, compare, first }
+        } else {
+            let outputs = lens
+                .iter()
+                // SAFETY: flags 0 = plain page-locked memory (not write-combined: the CPU reads it).
+                .map(|&n| unsafe { self.ctx.alloc_pinned_with_flags::<f32>(n, 0) })
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(cu("cuMemHostAlloc"))?;
+            Check::Host { reference: reference.clone(), outputs }
+        };
+        let on = match check {
+            Check::Device { .. } => CompareOn::Device,
+            Check::Host { .. } => CompareOn::Host,
+        };
+        self.current.as_mut().expect("checked above").check = Some(check);
+        Ok(on)
     }
 
-    fn launch_verified(&mut self, _kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()> {
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<(Verification, VerifyTimes)> {
+        let cur = self.current.as_mut().ok_or_else(|| Error::internal("no kernel loaded"))?;
+        let mut check = cur.check.take().ok_or_else(|| Error::internal("no reference"))?;
+        let result = self.verified_launch(kernel, launch, &mut check);
+        if let Some(cur) = self.current.as_mut() {
+            cur.check = Some(check);
+        }
+        result
+    }
+
+    fn outputs(&mut self) -> Result<Vec<Vec<f32>>> {
         let cur = self.current()?;
-        let device_out = || cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output);
-        for (b, s) in device_out() {
-            let (ptr, _sync) = s.device_ptr(&self.stream);
-            // SAFETY: ptr is a live allocation of b.len f32 elements on this context.
-            unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, NAN_BITS, b.len, self.stream.cu_stream()) }
-                .result()
-                .map_err(cu("cuMemsetD32Async"))?;
-        }
-        self.launch_once(launch).map_err(|e| match e.0 {
-            CUresult::CUDA_ERROR_INVALID_VALUE | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
-                Error::LaunchRejected(format!("launch rejected by the driver: {}", describe(&e)))
-            }
-            _ => cu(&format!("cuLaunchKernel({})", cur.entry))(e),
-        })?;
-        self.sync(&format!("{} (kernel execution)", cur.entry))?;
-        for ((b, s), host) in device_out().zip(out.iter_mut()) {
-            let dst = host.as_mut_slice();
-            if dst.len() != b.len {
-                return Err(Error::internal("host output of the wrong size"));
-            }
-            let (src, _sync) = s.device_ptr(&self.stream);
-            // SAFETY: dst is page-locked host memory of b.len floats, src a live device buffer of as many.
-            unsafe {
-                cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
-                    dst.as_mut_ptr().cast(),
-                    src,
-                    b.len * 4,
-                    self.stream.cu_stream(),
-                )
-            }
-            .result()
-            .map_err(cu("cuMemcpyDtoHAsync"))?;
-        }
-        self.sync("cuMemcpyDtoH")
+        let outs = cur.buffers.iter().zip(&cur.slices).filter(|(b, _)| b.role == Role::Output);
+        let outs = outs.map(|(_, s)| self.stream.clone_dtoh(s).map_err(cu("cuMemcpyDtoH"))).collect::<Result<_>>()?;
+        self.sync("cuMemcpyDtoH")?;
+        Ok(outs)
     }
 
     fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>> {
@@ -736,10 +827,10 @@ impl Backend for CudaBackend {
         Ok(outs)
     }
 
-    fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable> {
+    fn enable_counters(&mut self, counters: &[String], window: usize) -> std::result::Result<usize, Unavailable> {
         self.counters = None;
         self.ctx.bind_to_thread().map_err(|e| Unavailable::Failed(describe(&e)))?;
-        let c = crate::profile::Counters::new(self.ctx.cu_ctx(), self.info.ordinal as usize, counters)?;
+        let c = crate::profile::Counters::new(self.ctx.cu_ctx(), self.info.ordinal as usize, counters, window)?;
         let passes = c.passes();
         self.counters = Some(c);
         Ok(passes)
@@ -748,12 +839,14 @@ impl Backend for CudaBackend {
     fn measure_counters(
         &mut self,
         _kernel: &dyn Kernel,
-        launch: &Launch,
-    ) -> std::result::Result<Vec<f64>, Unavailable> {
+        launches: &[Launch],
+    ) -> std::result::Result<Vec<Vec<f64>>, Unavailable> {
         let mut counters =
             self.counters.take().ok_or_else(|| Unavailable::Failed("counters were not enabled".into()))?;
-        let result = counters.measure(|| {
-            self.launch_once(launch).map_err(|e| describe(&e))?;
+        let result = counters.measure(launches.len(), || {
+            for launch in launches {
+                self.launch_once(launch).map_err(|e| describe(&e))?;
+            }
             self.stream.synchronize().map_err(|e| describe(&e))
         });
         self.counters = Some(counters);

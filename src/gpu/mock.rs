@@ -8,12 +8,12 @@
 //! gives N identical devices; `WARPSCOPE_MOCK_MEMORY=BYTES` sets its memory; `WARPSCOPE_MOCK_SLEEP_MS=N`
 //! makes every timing take N ms; `WARPSCOPE_MOCK_HANG_AT=N` makes the Nth timing hang (to test `--timeout`).
 
-use super::{Backend, DeviceInfo, HostBuf, HostOutputs, KernelAttrs, Launch};
+use super::{Backend, CompareOn, DeviceInfo, KernelAttrs, Launch, Reference, VerifyTimes};
 use crate::error::{Error, Result};
 use crate::kernels::{AccessKind, Kernel, Role, Thread};
 use crate::model::{arch, memory, occupancy};
 use crate::profile::Unavailable;
-use crate::record::Source;
+use crate::record::{Source, Verification};
 use crate::spec::Dim3;
 
 /// Bandwidth the mock pretends to have, GB/s.
@@ -28,7 +28,9 @@ pub struct MockBackend {
     info: DeviceInfo,
     arch: &'static arch::Arch,
     attrs: Option<KernelAttrs>,
-    reference: Vec<Vec<f32>>,
+    reference: Reference,
+    /// The "device" outputs, one per output buffer.
+    outputs: Vec<Vec<f32>>,
     output_index: Vec<Option<usize>>,
     counters: Vec<String>,
     /// Configurations timed so far (`WARPSCOPE_MOCK_SIGINT_AFTER=N` sends SIGINT during the Nth).
@@ -70,7 +72,8 @@ impl MockBackend {
             info,
             arch: a,
             attrs: None,
-            reference: Vec::new(),
+            reference: Reference::default(),
+            outputs: Vec::new(),
             output_index: Vec::new(),
             counters: Vec::new(),
             timed: 0,
@@ -109,6 +112,41 @@ impl MockBackend {
         let latency_hiding = (occ.occupancy_pct / 50.0).clamp(0.25, 1.0);
         Ok(bytes / (MOCK_GBS * 1e9) * 1e3 / latency_hiding + MOCK_LAUNCH_MS)
     }
+    /// The counters of one launch: what the models say, in the counters' own units (every value is
+    /// marked `mock` anyway).
+    fn counter_values(&mut self, kernel: &dyn Kernel, launch: &Launch) -> std::result::Result<Vec<f64>, Unavailable> {
+        let fail = |e: Error| Unavailable::Failed(e.to_string());
+        let active = self.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem).map_err(fail)?;
+        let card = crate::model::arch::find_card("H100").expect("the database has the H100");
+        let mut target = crate::model::time::Target::from_card(card, self.arch);
+        target.name = self.info.name.clone();
+        target.figures.copy_gbs = MOCK_GBS;
+        let ev = crate::model::evaluate(&target, kernel, launch, active, None);
+        let secs = self.model_ms(kernel, launch).map_err(fail)? * 1e-3;
+        let (ld, st, txn) = (&ev.mem.loads, &ev.mem.stores, ev.mem.txn_bytes);
+        Ok(self
+            .counters
+            .iter()
+            .map(|c| match c.as_str() {
+                "gpu__time_duration.sum" => secs * 1e9,
+                "sm__warps_active.avg.pct_of_peak_sustained_active" => 100.0 * ev.achieved,
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second" => ld.transferred_bytes(txn) / secs,
+                "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum.per_second" => st.transferred_bytes(txn) / secs,
+                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct" => {
+                    ld.efficiency_pct(txn).unwrap_or(0.0)
+                }
+                "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct" => {
+                    st.efficiency_pct(txn).unwrap_or(0.0)
+                }
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" => ld.transactions,
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" => st.transactions,
+                "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio" => {
+                    ld.per_request().unwrap_or(0.0)
+                }
+                _ => 0.0,
+            })
+            .collect())
+    }
 }
 
 impl Backend for MockBackend {
@@ -138,7 +176,7 @@ impl Backend for MockBackend {
         Ok(occupancy::theoretical(self.arch, &req).active_blocks_per_sm)
     }
 
-    fn upload(&mut self, kernel: &dyn Kernel, _seed: u64) -> Result<HostOutputs> {
+    fn upload(&mut self, kernel: &dyn Kernel, _seed: u64) -> Result<()> {
         let bufs = kernel.buffers();
         let mut next = 0;
         self.output_index = bufs
@@ -150,26 +188,27 @@ impl Backend for MockBackend {
                 })
             })
             .collect();
-        Ok(bufs
-            .iter()
-            .filter(|b| b.role == Role::Output)
-            .map(|b| Box::new(vec![0f32; b.len]) as Box<dyn HostBuf>)
-            .collect())
-    }
-
-    fn check_inputs(&mut self, _kernel: &dyn Kernel, _inputs: &[Vec<f32>], reference: &[Vec<f32>]) -> Result<()> {
-        self.reference = reference.to_vec();
+        self.outputs = bufs.iter().filter(|b| b.role == Role::Output).map(|b| vec![0f32; b.len]).collect();
         Ok(())
     }
 
-    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()> {
+    fn check_inputs(&mut self, _kernel: &dyn Kernel, _inputs: &[Vec<f32>], reference: &Reference) -> Result<CompareOn> {
+        // The mock's "device memory" is the host's: it keeps a handle on the reference, and compares
+        // the way the GPU does (verify::tally, the twin of kernels/verify.cu).
+        self.reference = reference.clone();
+        Ok(CompareOn::Device)
+    }
+
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<(Verification, VerifyTimes)> {
+        let start = std::time::Instant::now();
+        let out = &mut self.outputs;
         for o in out.iter_mut() {
-            o.as_mut_slice().fill(f32::NAN);
+            o.fill(f32::NAN);
         }
         let threads = launch.grid.volume() * launch.block.volume();
         if threads > EMULATE_THREADS {
-            for (o, r) in out.iter_mut().zip(&self.reference) {
-                o.as_mut_slice().copy_from_slice(r);
+            for (o, r) in out.iter_mut().zip(self.reference.iter()) {
+                o.copy_from_slice(r);
             }
         } else {
             let mut acc = Vec::new();
@@ -191,7 +230,7 @@ impl Backend for MockBackend {
                                     // A vector store writes bytes / 4 consecutive floats.
                                     let i = a.index as usize;
                                     let span = i..i + (a.bytes as usize / 4).max(1);
-                                    out[*o].as_mut_slice()[span.clone()].copy_from_slice(&self.reference[*o][span]);
+                                    out[*o][span.clone()].copy_from_slice(&self.reference[*o][span]);
                                 }
                             }
                         }
@@ -200,11 +239,25 @@ impl Backend for MockBackend {
             }
         }
         if let Some(n) = std::env::var("WARPSCOPE_MOCK_FAULT").ok().and_then(|v| v.parse::<usize>().ok())
-            && let Some(x) = out.first_mut().and_then(|o| o.as_mut_slice().get_mut(n))
+            && let Some(x) = out.first_mut().and_then(|o| o.get_mut(n))
         {
             *x += 1.0;
         }
-        Ok(())
+        let launched = std::time::Instant::now();
+        let tol = kernel.tolerance();
+        let tallies: Vec<_> =
+            out.iter().zip(self.reference.iter()).map(|(o, r)| crate::verify::tally(o, r, tol)).collect();
+        let lens: Vec<usize> = out.iter().map(Vec::len).collect();
+        let times = VerifyTimes {
+            launch: (launched - start).as_secs_f64(),
+            compare: launched.elapsed().as_secs_f64(),
+            copy_back: 0.0,
+        };
+        Ok((crate::verify::from_tallies(kernel, &tallies, &lens), times))
+    }
+
+    fn outputs(&mut self) -> Result<Vec<Vec<f32>>> {
+        Ok(self.outputs.clone())
     }
 
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, _warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>> {
@@ -259,7 +312,7 @@ impl Backend for MockBackend {
         Ok(kernel.reference(&owned))
     }
 
-    fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable> {
+    fn enable_counters(&mut self, counters: &[String], _window: usize) -> std::result::Result<usize, Unavailable> {
         if std::env::var("WARPSCOPE_MOCK_CUPTI").is_ok_and(|v| v == "missing") {
             return Err(Unavailable::NotFound("mock backend with WARPSCOPE_MOCK_CUPTI=missing".into()));
         }
@@ -267,39 +320,12 @@ impl Backend for MockBackend {
         Ok(1)
     }
 
-    fn measure_counters(&mut self, kernel: &dyn Kernel, launch: &Launch) -> std::result::Result<Vec<f64>, Unavailable> {
-        // What the models say, in the counters' own units: every value is marked `mock` anyway.
-        let fail = |e: Error| Unavailable::Failed(e.to_string());
-        let active = self.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem).map_err(fail)?;
-        let card = crate::model::arch::find_card("H100").expect("the database has the H100");
-        let mut target = crate::model::time::Target::from_card(card, self.arch);
-        target.name = self.info.name.clone();
-        target.figures.copy_gbs = MOCK_GBS;
-        let ev = crate::model::evaluate(&target, kernel, launch, active, None);
-        let secs = self.model_ms(kernel, launch).map_err(fail)? * 1e-3;
-        let (ld, st, txn) = (&ev.mem.loads, &ev.mem.stores, ev.mem.txn_bytes);
-        Ok(self
-            .counters
-            .iter()
-            .map(|c| match c.as_str() {
-                "gpu__time_duration.sum" => secs * 1e9,
-                "sm__warps_active.avg.pct_of_peak_sustained_active" => 100.0 * ev.achieved,
-                "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second" => ld.transferred_bytes(txn) / secs,
-                "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum.per_second" => st.transferred_bytes(txn) / secs,
-                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct" => {
-                    ld.efficiency_pct(txn).unwrap_or(0.0)
-                }
-                "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct" => {
-                    st.efficiency_pct(txn).unwrap_or(0.0)
-                }
-                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" => ld.transactions,
-                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" => st.transactions,
-                "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio" => {
-                    ld.per_request().unwrap_or(0.0)
-                }
-                _ => 0.0,
-            })
-            .collect())
+    fn measure_counters(
+        &mut self,
+        kernel: &dyn Kernel,
+        launches: &[Launch],
+    ) -> std::result::Result<Vec<Vec<f64>>, Unavailable> {
+        launches.iter().map(|launch| self.counter_values(kernel, launch)).collect()
     }
 
     fn calibrate(&mut self) -> Result<crate::model::calibration::Measurements> {

@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::model::arch::Arch;
 use crate::profile::Unavailable;
-use crate::record::Source;
+use crate::record::{Source, Verification};
 use crate::spec::Dim3;
 
 /// The limits a configuration is validated against before launch.
@@ -177,25 +177,29 @@ pub struct KernelAttrs {
     pub max_threads_per_block: u32,
 }
 
-/// Host memory a backend copies one output buffer into.
-pub trait HostBuf: Send + Sync {
-    /// The elements.
-    fn as_slice(&self) -> &[f32];
-    /// The elements, to write.
-    fn as_mut_slice(&mut self) -> &mut [f32];
+/// The CPU reference of the current problem (one vector per output buffer, in buffer order), shared
+/// read-only: a backend keeps a handle only where it compares on the host.
+pub type Reference = std::sync::Arc<Vec<Vec<f32>>>;
+
+/// Where a backend compares outputs with the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOn {
+    /// On the GPU, against a copy of the reference in device memory: only a tally is copied back.
+    Device,
+    /// On the host (the reference does not fit beside the buffers): outputs are copied back.
+    Host,
 }
 
-impl HostBuf for Vec<f32> {
-    fn as_slice(&self) -> &[f32] {
-        self
-    }
-    fn as_mut_slice(&mut self) -> &mut [f32] {
-        self
-    }
+/// Where the time of one verified launch went, host wall seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VerifyTimes {
+    /// Poisoning the outputs, launching, and the kernel's run.
+    pub launch: f64,
+    /// Comparing every output element with the reference.
+    pub compare: f64,
+    /// Copying back what the comparison needs: the tally (a few bytes) or the outputs.
+    pub copy_back: f64,
 }
-
-/// The current problem's outputs on the host, in buffer order.
-pub type HostOutputs = Vec<Box<dyn HostBuf>>;
 
 /// A configuration ready to launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,16 +222,21 @@ pub trait Backend {
     fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs>;
     /// Resident blocks per SM for the current kernel (the driver's occupancy calculator).
     fn max_active_blocks(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32>;
-    /// Allocates the current kernel's device buffers, fills the inputs with [`crate::kernels::uniform`]
-    /// from `seed` (on the device, so they never cross PCIe), and returns host memory for the outputs
-    /// (page-locked on the CUDA backend). Runs while the CPU computes the same inputs and the reference.
-    fn upload(&mut self, kernel: &dyn Kernel, seed: u64) -> Result<HostOutputs>;
-    /// Checks the generated inputs against the host's copy `inputs` (a sample of each), and takes what
-    /// the backend needs of the CPU `reference`.
-    fn check_inputs(&mut self, kernel: &dyn Kernel, inputs: &[Vec<f32>], reference: &[Vec<f32>]) -> Result<()>;
-    /// Poisons the outputs with NaN, launches once, and copies the outputs back into `out`.
-    /// [`crate::Error::LaunchRejected`] means the driver refused this configuration (the sweep goes on).
-    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch, out: &mut HostOutputs) -> Result<()>;
+    /// Allocates the current kernel's device buffers and fills the inputs with
+    /// [`crate::kernels::uniform`] from `seed` (on the device, so they never cross PCIe). Runs while the
+    /// CPU computes the same inputs and the reference.
+    fn upload(&mut self, kernel: &dyn Kernel, seed: u64) -> Result<()>;
+    /// Checks the generated inputs against the host's copy `inputs` (a sample of each), and takes the
+    /// CPU `reference` for [`Backend::launch_verified`]: copied to the device once where it fits beside
+    /// the buffers, else kept on the host. Says where the outputs will be compared.
+    fn check_inputs(&mut self, kernel: &dyn Kernel, inputs: &[Vec<f32>], reference: &Reference) -> Result<CompareOn>;
+    /// Poisons the outputs with NaN, launches once, and compares every output element with the
+    /// reference under the kernel's tolerance, with [`crate::verify::compare`]'s arithmetic wherever it
+    /// runs. [`crate::Error::LaunchRejected`] means the driver refused this configuration (the sweep
+    /// goes on).
+    fn launch_verified(&mut self, kernel: &dyn Kernel, launch: &Launch) -> Result<(Verification, VerifyTimes)>;
+    /// Copies the current outputs (what the last launch wrote) back to the host, in buffer order.
+    fn outputs(&mut self) -> Result<Vec<Vec<f32>>>;
     /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each);
     /// `cold` flushes L2 before each timed launch (outside the events).
     fn time(&mut self, kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>>;
@@ -250,12 +259,18 @@ pub trait Backend {
     /// Runs `kernel` once on the given inputs (not random ones: an image to blur, say) and returns its
     /// outputs. Loads the kernel; the current problem's buffers are released.
     fn apply(&mut self, kernel: &dyn Kernel, launch: &Launch, inputs: &[&[f32]]) -> Result<Vec<Vec<f32>>>;
-    /// Prepares hardware counters (Nsight Compute names with rollups); returns the replay passes one
-    /// measurement takes, or why counters cannot be collected here.
-    fn enable_counters(&mut self, counters: &[String]) -> std::result::Result<usize, Unavailable>;
-    /// Launches the current kernel under the counters (once per replay pass); one value per counter,
-    /// in the order given to [`Backend::enable_counters`].
-    fn measure_counters(&mut self, kernel: &dyn Kernel, launch: &Launch) -> std::result::Result<Vec<f64>, Unavailable>;
+    /// Prepares hardware counters (Nsight Compute names with rollups) for measurements of up to
+    /// `window` launches each; returns the replay passes one measurement takes, or why counters cannot
+    /// be collected here.
+    fn enable_counters(&mut self, counters: &[String], window: usize) -> std::result::Result<usize, Unavailable>;
+    /// Launches the current kernel once with each of `launches` (at most the `window` given to
+    /// [`Backend::enable_counters`]), the whole list once per replay pass, under the counters; for each
+    /// launch, one value per counter in the order given to [`Backend::enable_counters`].
+    fn measure_counters(
+        &mut self,
+        kernel: &dyn Kernel,
+        launches: &[Launch],
+    ) -> std::result::Result<Vec<Vec<f64>>, Unavailable>;
 }
 
 /// Which backend to use.

@@ -400,28 +400,46 @@ impl Session {
         self.names.iter().map(|n| n.as_ptr()).collect()
     }
 
-    /// Runs `launch` once per replay pass as one auto-range (user replay: the kernels warpscope runs
-    /// rewrite their outputs entirely, so relaunching is correct), then returns one value per metric.
-    pub fn measure(&mut self, mut launch: impl FnMut() -> Result<(), String>) -> Result<Vec<f64>, Unavailable> {
+    /// Runs `launch`, which launches `kernels` kernels, once per replay pass with each kernel its own
+    /// auto range (user replay: the kernels warpscope runs rewrite their outputs entirely, so
+    /// relaunching is correct), then returns one value per metric for each kernel, in launch order.
+    /// The configuration image and counter-data image are the session's, reused: a measurement costs
+    /// the passes and one decode.
+    pub fn measure(
+        &mut self,
+        kernels: usize,
+        mut launch: impl FnMut() -> Result<(), String>,
+    ) -> Result<Vec<Vec<f64>>, Unavailable> {
+        if kernels == 0 || kernels > self.max_ranges {
+            return Err(Unavailable::Failed(format!(
+                "{kernels} kernels to profile in a session made for 1 to {}",
+                self.max_ranges
+            )));
+        }
         self.configure(Replay::User)?;
         // One pass per iteration; a generous cap guards against a library that never says "done".
-        for pass in 0..self.passes.max(1) + 64 {
+        let cap = self.passes.max(1) + 64;
+        let mut done = false;
+        for _ in 0..cap {
             self.start()?;
             let launched = launch();
-            let done = self.stop()?;
+            done = self.stop()?;
             launched.map_err(Unavailable::Failed)?;
             if done {
                 break;
             }
-            if pass == self.passes.max(1) + 63 {
-                return Err(Unavailable::Failed("cuptiRangeProfilerStop never reported all passes submitted".into()));
-            }
         }
-        let mut ranges = self.decode()?;
-        if ranges.is_empty() {
-            return Err(Unavailable::Failed("no profiled range (was the kernel launched?)".into()));
+        if !done {
+            return Err(Unavailable::Failed("cuptiRangeProfilerStop never reported all passes submitted".into()));
         }
-        Ok(ranges.swap_remove(0))
+        let ranges = self.decode()?;
+        if ranges.len() != kernels {
+            return Err(Unavailable::Failed(format!(
+                "{} profiled range(s) for {kernels} kernel launch(es)",
+                ranges.len()
+            )));
+        }
+        Ok(ranges)
     }
 
     /// Most kernels (auto ranges) one window may hold before [`Session::decode`].

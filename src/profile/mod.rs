@@ -49,17 +49,19 @@ impl std::fmt::Display for Unavailable {
     }
 }
 
-/// Counter collection for one metric set on one context.
+/// Counter collection for one metric set on one context: one configuration image and one counter-data
+/// image for the whole sweep, reused by every measurement.
 pub struct Counters {
     session: cupti::Session,
 }
 
 impl Counters {
     /// Loads CUPTI (once per process) and prepares `counters` (ncu names with rollups, e.g.
-    /// `sm__warps_active.avg.pct_of_peak_sustained_active`) on `ctx`, current on this thread.
-    pub fn new(ctx: CUcontext, ordinal: usize, counters: &[String]) -> Result<Self, Unavailable> {
+    /// `sm__warps_active.avg.pct_of_peak_sustained_active`) on `ctx`, current on this thread, for
+    /// measurements of up to `window` launches.
+    pub fn new(ctx: CUcontext, ordinal: usize, counters: &[String], window: usize) -> Result<Self, Unavailable> {
         let lib = cupti::lib()?;
-        Ok(Counters { session: cupti::Session::new(lib, ctx, ordinal, counters)? })
+        Ok(Counters { session: cupti::Session::with_ranges(lib, ctx, ordinal, counters, window)? })
     }
 
     /// Replay passes per measurement.
@@ -67,8 +69,13 @@ impl Counters {
         self.session.passes
     }
 
-    /// One value per counter for the launch `launch` performs (called once per pass).
-    pub fn measure(&mut self, launch: impl FnMut() -> Result<(), String>) -> Result<Vec<f64>, Unavailable> {
-        self.session.measure(launch)
+    /// One value per counter for each of the `kernels` launches that `launch` performs (called once
+    /// per replay pass, launching the same kernels in the same order each time), in launch order.
+    pub fn measure(
+        &mut self,
+        kernels: usize,
+        launch: impl FnMut() -> Result<(), String>,
+    ) -> Result<Vec<Vec<f64>>, Unavailable> {
+        self.session.measure(kernels, launch)
     }
 }

@@ -127,9 +127,9 @@ impl Printer<'_> {
             }
             Event::NoCounters(why) => note(&format!("warning: measured metrics unavailable: {why}; showing estimates")),
             Event::Warning(why) => note(&format!("warning: {why}")),
-            Event::Phase(name, secs) => {
+            Event::Phase(phase) => {
                 if to.verbose && !to.quiet {
-                    note(&format!("{name}: {secs:.3} s"));
+                    note(&phase.to_string());
                 }
             }
         });
@@ -146,7 +146,7 @@ pub(super) enum Message {
     },
     Baseline(Metric),
     Record(Box<Record>),
-    Phase(&'static str, f64),
+    Phase(crate::sweep::Phase),
     Counters(usize),
     NoCounters(Unavailable),
     Warning(String),
@@ -161,7 +161,7 @@ impl Message {
             Event::Planned { total, invalid } => Message::Planned { total, invalid },
             Event::Baseline(m) => Message::Baseline(m.clone()),
             Event::Record(r) => Message::Record(Box::new(r.clone())),
-            Event::Phase(n, s) => Message::Phase(n, s),
+            Event::Phase(p) => Message::Phase(p),
             Event::Counters(p) => Message::Counters(p),
             Event::NoCounters(u) => Message::NoCounters(u.clone()),
             Event::Warning(w) => Message::Warning(w),
@@ -174,7 +174,7 @@ impl Message {
             Message::Planned { total, invalid } => Event::Planned { total: *total, invalid: *invalid },
             Message::Baseline(m) => Event::Baseline(m),
             Message::Record(r) => Event::Record(r),
-            Message::Phase(n, s) => Event::Phase(n, *s),
+            Message::Phase(p) => Event::Phase(*p),
             Message::Counters(p) => Event::Counters(*p),
             Message::NoCounters(u) => Event::NoCounters(u),
             Message::Warning(w) => Event::Warning(w.clone()),
