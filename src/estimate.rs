@@ -60,18 +60,23 @@ pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
     report
 }
 
+/// The theoretical occupancy of a launch of a kernel with these attributes on the target's arch.
+pub fn occupancy_of(target: &Target, attrs: &KernelAttrs, launch: &crate::gpu::Launch) -> occupancy::Occupancy {
+    occupancy::theoretical(
+        target.arch,
+        &Request {
+            block_size: launch.block.volume().min(u32::MAX as u64) as u32,
+            regs_per_thread: attrs.registers,
+            static_smem: attrs.static_smem,
+            dynamic_smem: launch.dynamic_smem,
+        },
+    )
+}
+
 /// One configuration's record: invalid with its reason, or every metric the models give.
 fn estimate_one(kernel: &dyn Kernel, target: &Target, attrs: &KernelAttrs, p: &plan::Planned) -> Record {
     let (grid, block) = (p.launch.grid, p.launch.block);
-    let occ = occupancy::theoretical(
-        target.arch,
-        &Request {
-            block_size: block.volume().min(u32::MAX as u64) as u32,
-            regs_per_thread: attrs.registers,
-            static_smem: attrs.static_smem,
-            dynamic_smem: p.launch.dynamic_smem,
-        },
-    );
+    let occ = occupancy_of(target, attrs, &p.launch);
     let invalid = p
         .invalid
         .clone()

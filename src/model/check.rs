@@ -6,7 +6,6 @@
 use serde::Serialize;
 
 use super::arch::Card;
-use super::occupancy::{self, Request};
 use super::time::{Figures, Target};
 use crate::error::Result;
 use crate::gpu::Launch;
@@ -165,15 +164,7 @@ pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>>
         let kernel = &kernels.iter().find(|(k, _)| *k == key).expect("inserted above").1;
         let (attrs, _) = crate::estimate::attrs(kernel.as_ref(), &target);
         let launch = Launch { grid, block, dynamic_smem: kernel.dynamic_smem(block) };
-        let occ = occupancy::theoretical(
-            target.arch,
-            &Request {
-                block_size: block.volume().min(u32::MAX as u64) as u32,
-                regs_per_thread: attrs.registers,
-                static_smem: attrs.static_smem,
-                dynamic_smem: launch.dynamic_smem,
-            },
-        );
+        let occ = crate::estimate::occupancy_of(&target, &attrs, &launch);
         out.push((occ.active_blocks_per_sm > 0).then(|| {
             super::evaluate(&target, kernel.as_ref(), &launch, occ.active_blocks_per_sm, Some(t.median))
                 .prediction
