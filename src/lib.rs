@@ -14,6 +14,7 @@ pub mod error;
 pub mod estimate;
 pub mod fuzzing;
 pub mod gpu;
+pub mod handout;
 pub mod image_io;
 pub mod import;
 pub mod kernels;

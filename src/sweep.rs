@@ -7,7 +7,8 @@
 use crate::capacity;
 use crate::error::{Error, Result};
 use crate::gpu::DeviceInfo;
-use crate::gpu::{Backend, CompareOn, Launch};
+use crate::gpu::{Backend, CompareOn, KernelAttrs, Launch};
+use crate::handout::{Handout, Host};
 use crate::kernels::{self, Kernel};
 use crate::metrics::Requested;
 use crate::metrics::{self as m, GBPS, MS, PCT};
@@ -156,7 +157,7 @@ pub fn run(
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report> {
     let indexed: Vec<(u32, Dim3)> = blocks.iter().enumerate().map(|(i, &b)| (i as u32, b)).collect();
-    run_indexed(backend, kernel, &indexed, blocks.len() as u32, opts, on_event)
+    run_indexed(backend, kernel, &Handout::new(indexed, 1), blocks.len() as u32, opts, on_event)
 }
 
 /// [`run`] on a slice of a larger sweep of `sweep_size` configurations: each block comes with its position
@@ -165,11 +166,12 @@ pub fn run(
 pub fn run_indexed(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
-    indexed: &[(u32, Dim3)],
+    handout: &Handout,
     sweep_size: u32,
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report> {
+    let indexed = handout.list();
     let blocks: Vec<Dim3> = indexed.iter().map(|&(_, b)| b).collect();
     let blocks = blocks.as_slice();
     if opts.iters == 0 {
@@ -181,6 +183,7 @@ pub fn run_indexed(
     let planned = plan::plan(kernel, blocks, report.device.checked_limits()?, &attrs);
     let invalid = planned.iter().filter(|p| p.invalid.is_some()).count();
     on_event(Event::Planned { total: planned.len(), invalid });
+    handout.order(|| predicted_ms(&report.device, kernel, &attrs, &planned));
 
     let window = opts.counter_window.max(1);
     let mut counters_on = false;
@@ -205,15 +208,16 @@ pub fn run_indexed(
     // them from the first that waits, so that records come out in order).
     let mut waiting = Waiting::default();
     let mut sent = 0;
-    for (p, &(index, _)) in planned.iter().zip(indexed) {
+    while let Some(at) = handout.next() {
         if interrupted() {
             break;
         }
+        let (p, index) = (&planned[at], indexed[at].0);
         let mut record = match &p.invalid {
             Some(reason) => invalid_record(kernel, p, reason.clone()),
             None => {
                 if problem.is_none() {
-                    let prob = Problem::set_up(backend, kernel, opts, &mut spent, on_event)?;
+                    let prob = Problem::set_up(backend, kernel, handout, opts, &mut spent, on_event)?;
                     on_event(Event::Baseline(&prob.memcpy));
                     report.baselines.memcpy_dtod_gbs = Some(prob.memcpy.clone());
                     report.baselines.calibration = prob.figures.clone();
@@ -410,34 +414,40 @@ impl Problem {
     /// The CPU draws the inputs and computes the reference while the GPU allocates its buffers and
     /// generates the same inputs; then a sample of them is checked, the reference handed to the
     /// backend (to the device, where outputs are compared) and the copy baseline measured.
+    ///
+    /// With several devices the host's inputs and reference are made once, by the first device thread
+    /// to need them, and shared (the others upload meanwhile and then wait for them).
     fn set_up(
         backend: &mut dyn Backend,
         kernel: &dyn Kernel,
+        handout: &Handout,
         opts: &Options,
         spent: &mut Spent,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<Self> {
         check_memory(backend, kernel)?;
         let start = Instant::now();
-        let ((inputs, reference, cpu_secs), uploaded) = std::thread::scope(|s| {
+        let (host, uploaded) = std::thread::scope(|s| {
             let cpu = s.spawn(|| {
-                let t = Instant::now();
-                let inputs = kernels::random_inputs(kernel, opts.seed);
-                let reference = kernel.reference(&inputs);
-                (inputs, reference, t.elapsed().as_secs_f64())
+                handout.host(|| {
+                    let t = Instant::now();
+                    let inputs = kernels::random_inputs(kernel, opts.seed);
+                    let reference = std::sync::Arc::new(kernel.reference(&inputs));
+                    Host { inputs, reference, secs: t.elapsed().as_secs_f64() }
+                })
             });
             let uploaded = backend.upload(kernel, opts.seed);
             (cpu.join().expect("input generation does not panic"), uploaded)
         });
         uploaded?;
-        spent.add("set-up: inputs and CPU reference (host, in parallel)", cpu_secs, 0);
+        spent.add("set-up: inputs and CPU reference (host, in parallel)", host.secs, 0);
         spent.add("set-up: device buffers and inputs (GPU, in parallel)", start.elapsed().as_secs_f64(), 0);
-        let reference = std::sync::Arc::new(reference);
         let compare_on = spent.time("set-up: inputs checked, reference handed over", 0, || {
-            backend.check_inputs(kernel, &inputs, &reference)
-        })?;
-        // Gigabytes of host memory are freed on another thread: returning the pages takes time.
-        std::thread::spawn(move || drop((inputs, reference)));
+            backend.check_inputs(kernel, &host.inputs, &host.reference)
+        });
+        // The host's copy is let go once every device has checked (or failed to).
+        handout.checked(host);
+        let compare_on = compare_on?;
         let (bytes, times) =
             spent.time("set-up: memcpy baseline", 0, || backend.memcpy(opts.warmup.max(1), opts.iters.max(5)))?;
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
@@ -639,6 +649,22 @@ fn derive(
     (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
 }
 
+/// Each planned configuration's predicted time on this device (0 for an invalid one), to hand the
+/// longest out first; `None` where the device's bandwidth is not known.
+fn predicted_ms(info: &DeviceInfo, kernel: &dyn Kernel, attrs: &KernelAttrs, planned: &[Planned]) -> Option<Vec<f64>> {
+    let target = device_target(info, info.peak_bandwidth_gbs?, None);
+    let time = |p: &Planned| {
+        let occ = crate::estimate::occupancy_of(&target, attrs, &p.launch);
+        match (&p.invalid, occ.reason) {
+            (None, None) => {
+                model::evaluate(&target, kernel, &p.launch, occ.active_blocks_per_sm, None).prediction.time_ms
+            }
+            _ => 0.0,
+        }
+    };
+    Some(planned.iter().map(time).collect())
+}
+
 /// The measured device as a target of the models: its SMs and clock, its calibration (else the
 /// database's figures for its arch), and the copy bandwidth measured in this run.
 pub fn device_target(info: &DeviceInfo, memcpy_gbs: f64, calibrated: Option<&Figures>) -> Target {
@@ -761,6 +787,25 @@ mod tests {
                 assert_eq!(rec.metrics, solo.metrics, "window {window}: the same values as one at a time");
             }
         }
+    }
+
+    #[test]
+    fn several_devices_are_handed_the_longest_configurations_first() {
+        let mut b = MockBackend::new(0).unwrap();
+        let k = SumMatrix::new(1 << 12, 1 << 11).unwrap();
+        let blocks = crate::spec::blocks_from(None, Some("32,1024,2048,64,4"), Some("1"), None).unwrap();
+        let list: Vec<(u32, Dim3)> = (0u32..).zip(blocks.iter().copied()).collect();
+        // One thread of two: it takes everything, in the hand-out order.
+        let handout = Handout::new(list, 2);
+        let opts = Options { warmup: 1, iters: 2, seed: 1, model: true, ..Default::default() };
+        let r = run_indexed(&mut b, &k, &handout, 5, &opts, &mut |_| {}).unwrap();
+        let predicted: Vec<f64> =
+            r.records.iter().map(|r| r.metric(m::PREDICTED_TIME).map_or(0.0, |x| x.value)).collect();
+        assert!(predicted.windows(2).all(|w| w[0] >= w[1]), "{predicted:?}");
+        // The invalid shape comes last, and a slow narrow shape (4 threads) before the wide ones.
+        let order: Vec<u32> = r.records.iter().map(|r| r.index.unwrap()).collect();
+        assert_eq!((order[0], order[4]), (4, 2), "{order:?}");
+        assert_eq!(handout.host_made(), 1);
     }
 
     #[test]

@@ -114,7 +114,8 @@ pub struct SweepArgs {
     #[command(flatten)]
     fig: super::report::FigureArgs,
     /// Spread the configurations over these GPUs of this host (`all` or `0,1`), a thread and context
-    /// each; every record names its device.
+    /// each: each configuration goes to the next free GPU (longest predicted first), the inputs and CPU
+    /// reference are made once for all; every record names its device.
     #[arg(long, value_name = "LIST", conflicts_with = "device")]
     devices: Option<String>,
     /// Run the Kth of N deterministic slices of the sweep (1-based: `--shard 2/4`), for multi-host

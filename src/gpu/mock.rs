@@ -6,7 +6,8 @@
 //! `WARPSCOPE_MOCK_SIGINT_AFTER=N` sends the process SIGINT while timing the Nth configuration, to test
 //! Ctrl-C; `WARPSCOPE_MOCK_THROTTLE=N` reports the Nth timing power-capped; `WARPSCOPE_MOCK_DEVICES=N`
 //! gives N identical devices; `WARPSCOPE_MOCK_MEMORY=BYTES` sets its memory; `WARPSCOPE_MOCK_SLEEP_MS=N`
-//! makes every timing take N ms; `WARPSCOPE_MOCK_HANG_AT=N` makes the Nth timing hang (to test `--timeout`).
+//! makes every timing take N ms (only on device D with `WARPSCOPE_MOCK_SLEEP_DEVICE=D`);
+//! `WARPSCOPE_MOCK_HANG_AT=N` makes the Nth timing hang (to test `--timeout`).
 
 use super::{Backend, CompareOn, DeviceInfo, KernelAttrs, Launch, Reference, VerifyTimes};
 use crate::error::{Error, Result};
@@ -285,7 +286,9 @@ impl Backend for MockBackend {
         // `WARPSCOPE_MOCK_SLEEP_MS=N`: each timing takes N ms of wall time (a slow kernel);
         // `WARPSCOPE_MOCK_HANG_AT=N`: the Nth timing never returns (a hung kernel).
         let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
-        if let Some(ms) = env("WARPSCOPE_MOCK_SLEEP_MS") {
+        // `WARPSCOPE_MOCK_SLEEP_DEVICE=D`: only device D is that slow.
+        let slow = env("WARPSCOPE_MOCK_SLEEP_DEVICE").is_none_or(|d| d == u64::from(self.info.ordinal));
+        if let Some(ms) = env("WARPSCOPE_MOCK_SLEEP_MS").filter(|_| slow) {
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
         if env("WARPSCOPE_MOCK_HANG_AT") == Some(u64::from(self.timed)) {

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::gpu::{self, BackendKind, DeviceInfo};
+use crate::handout::Handout;
 use crate::kernels::Kernel;
 use crate::output::{self, Named, note};
 use crate::record::Report;
@@ -146,8 +147,9 @@ impl Session {
         Ok(Outcome::checked(report.any_failed()))
     }
 
-    /// Runs `todo` spread round-robin over `devices`, a thread and a context each, printing their
-    /// events as they come, and merges the slices; `None` when a configuration ran past the timeout
+    /// Runs `todo` on `devices`, a thread and a context each, every configuration handed to the next
+    /// free device (longest first when their times can be predicted) and the host's set-up shared,
+    /// printing their events as they come, and merges what each ran; `None` when a configuration ran past the timeout
     /// (the device threads are then left behind: a kernel that hangs cannot be stopped, and they end
     /// with the process).
     fn on_devices(
@@ -158,12 +160,12 @@ impl Session {
     ) -> Result<Option<Result<Report>>> {
         let (tx, rx) = mpsc::channel::<(u32, String, Message)>();
         let size = self.blocks.len() as u32;
+        let handout = Arc::new(Handout::new(todo.to_vec(), devices.len()));
         let handles: Vec<_> = devices
             .iter()
-            .enumerate()
-            .map(|(k, &d)| {
-                let mine: Vec<(u32, Dim3)> = todo.iter().copied().skip(k).step_by(devices.len()).collect();
+            .map(|&d| {
                 let (tx, kernel, opts, kind) = (tx.clone(), self.kernel.clone(), self.options.clone(), self.backend);
+                let handout = handout.clone();
                 std::thread::spawn(move || {
                     let mut backend = match gpu::open(kind, d) {
                         Ok(b) => b,
@@ -171,9 +173,10 @@ impl Session {
                     };
                     let name = backend.info().name.clone();
                     let _ = tx.send((d, name.clone(), Message::Opened(Box::new(backend.info().clone()))));
-                    let report = sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &mine, size, &opts, &mut |e| {
-                        let _ = tx.send((d, name.clone(), Message::of(e)));
-                    });
+                    let report =
+                        sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &handout, size, &opts, &mut |e| {
+                            let _ = tx.send((d, name.clone(), Message::of(e)));
+                        });
                     tx.send((d, name, Message::Finished(Box::new(report))))
                 })
             })

@@ -62,7 +62,15 @@ impl Printer<'_> {
         let (stream, what) = (&mut self.stream, &self.what);
         self.bar.suspend(|| match e {
             Event::Planned { total, invalid } => {
-                if !to.quiet {
+                if !to.quiet && multi {
+                    note(&format!(
+                        "{what} on device {device} ({name}): takes the next of {total} config{} ({invalid} invalid) whenever it is free, {} warm-up + {} timed launches each, seed {}",
+                        if total == 1 { "" } else { "s" },
+                        opts.warmup,
+                        opts.iters,
+                        opts.seed,
+                    ));
+                } else if !to.quiet {
                     note(&format!(
                         "{what}: {total} config{} ({invalid} invalid), {} warm-up + {} timed launches each, on device {device} ({name}), seed {}",
                         if total == 1 { "" } else { "s" },
