@@ -28,6 +28,9 @@ struct Entry {
     name: &'static str,
     ncu: String,
     counters: &'static [&'static str],
+    /// The counters warpscope collects instead, for the same value at less cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collected: Option<&'static [&'static str]>,
     unit: &'static str,
     measured_by: &'static str,
     description: &'static str,
@@ -40,8 +43,13 @@ pub fn run(a: &MetricsArgs) -> Result<Outcome> {
             name: d.name,
             ncu: d.ncu(),
             counters: d.counters,
+            collected: d.collected.map(|(c, _)| c),
             unit: d.unit,
-            measured_by: if d.formula == Formula::None { "warpscope" } else { "CUPTI counters" },
+            measured_by: match (d.formula, d.collected) {
+                (Formula::None, _) => "warpscope",
+                (_, Some(_)) => "CUPTI counters (SASS, same value)",
+                _ => "CUPTI counters",
+            },
             description: d.description,
         })
         .collect();

@@ -139,6 +139,7 @@ impl MockBackend {
                 "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct" => {
                     st.efficiency_pct(txn).unwrap_or(0.0)
                 }
+                "smsp__sass_data_bytes_mem_global_op_ld.sum" => ld.requested_bytes,
                 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" => ld.transactions,
                 "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" => st.transactions,
                 "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio" => {
