@@ -187,16 +187,6 @@ pub fn run_indexed(
 
     let window = opts.counter_window.max(1);
     let mut counters_on = false;
-    if !opts.metrics.is_empty() {
-        let counters = m::counters_of(&opts.metrics);
-        match spent.time("set-up: hardware counters (CUPTI)", 0, || backend.enable_counters(&counters, window)) {
-            Ok(passes) => {
-                counters_on = true;
-                on_event(Event::Counters(passes));
-            }
-            Err(why) => on_event(Event::NoCounters(&why)),
-        }
-    }
     if opts.interleave && opts.until_noise.is_some() {
         return Err(Error::usage("--interleave and --until-noise do not combine: interleaving needs a fixed --iters"));
     }
@@ -218,6 +208,14 @@ pub fn run_indexed(
             None => {
                 if problem.is_none() {
                     let prob = Problem::set_up(backend, kernel, handout, opts, &mut spent, on_event)?;
+                    match &prob.counters {
+                        Some(Ok(passes)) => {
+                            counters_on = true;
+                            on_event(Event::Counters(*passes));
+                        }
+                        Some(Err(why)) => on_event(Event::NoCounters(why)),
+                        None => {}
+                    }
                     on_event(Event::Baseline(&prob.memcpy));
                     report.baselines.memcpy_dtod_gbs = Some(prob.memcpy.clone());
                     report.baselines.calibration = prob.figures.clone();
@@ -408,6 +406,8 @@ struct Problem {
     memcpy: Metric,
     /// The device's calibration (with `--model`), or `None` for the database's figures.
     figures: Option<Figures>,
+    /// Replay passes of the hardware counters, or why they cannot be measured (`None`: none asked for).
+    counters: Option<std::result::Result<usize, Unavailable>>,
 }
 
 impl Problem {
@@ -437,9 +437,21 @@ impl Problem {
                 })
             });
             let uploaded = backend.upload(kernel, opts.seed);
-            (cpu.join().expect("input generation does not panic"), uploaded)
+            // The profiler's set-up (a quarter of a second) while the host still draws the inputs.
+            let counters = (uploaded.is_ok() && !opts.metrics.is_empty()).then(|| {
+                let counters = m::counters_of(&opts.metrics);
+                let t = Instant::now();
+                let on = backend.enable_counters(&counters, opts.counter_window.max(1));
+                (on, t.elapsed().as_secs_f64())
+            });
+            (cpu.join().expect("input generation does not panic"), (uploaded, counters))
         });
+        let (uploaded, counters) = uploaded;
         uploaded?;
+        let counters = counters.map(|(on, secs)| {
+            spent.add("set-up: hardware counters (CUPTI)", secs, 0);
+            on
+        });
         spent.add("set-up: inputs and CPU reference (host, in parallel)", host.secs, 0);
         spent.add("set-up: device buffers and inputs (GPU, in parallel)", start.elapsed().as_secs_f64(), 0);
         let compare_on = spent.time("set-up: inputs checked, reference handed over", 0, || {
@@ -475,7 +487,7 @@ impl Problem {
             None
         };
         spent.report_set_up(on_event);
-        Ok(Problem { compare_on, memcpy, figures })
+        Ok(Problem { compare_on, memcpy, figures, counters })
     }
 }
 
