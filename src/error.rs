@@ -27,6 +27,10 @@ pub enum Error {
     /// The driver refused one configuration at launch (the sweep records it and goes on).
     #[error("{0}")]
     LaunchRejected(String),
+    /// A kernel faulted while running (an illegal address, a trap): the context is lost until it is
+    /// recreated.
+    #[error("{0}")]
+    KernelFault(String),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

@@ -243,6 +243,10 @@ pub struct Record {
     pub grid: Option<Dim3>,
     /// Block in threads; `null` when the source does not say.
     pub block: Option<Dim3>,
+    /// A kernel file's compile-time parameters of this configuration (`{"tile_x": 2}`); absent for
+    /// built-in kernels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<std::collections::BTreeMap<String, serde_json::Value>>,
     /// ok, invalid or failed.
     pub status: Status,
     /// Why a config is invalid or failed; `null` when ok.
@@ -371,6 +375,7 @@ impl Record {
             problem: problem.to_string(),
             grid: None,
             block: None,
+            params: None,
             status,
             reason: None,
             time_ms: None,
@@ -401,6 +406,12 @@ impl Record {
     /// The kernel's name as the profiler printed it: the full signature where there is one.
     pub fn full_name(&self) -> &str {
         self.signature.as_deref().unwrap_or(&self.kernel)
+    }
+
+    /// The parameters as `tile_x=2, tile_y=4` (empty without).
+    pub fn params_label(&self) -> String {
+        let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        self.params.iter().flatten().map(|(k, v)| format!("{k}={}", text(v))).collect::<Vec<_>>().join(", ")
     }
 
     /// The launch shape, where known.

@@ -8,6 +8,8 @@ use clap::Args;
 use warpscope::kernels::{self, Problem};
 use warpscope::session::{Devices, Session};
 use warpscope::sweep::{self, Options};
+use warpscope::userkernel::sweep::FileSession;
+use warpscope::userkernel::{KernelFile, parse_define};
 use warpscope::{Outcome, Result, spec};
 
 use super::{Context, DeviceArg, OutputArgs, ranges, usage};
@@ -15,8 +17,18 @@ use super::{Context, DeviceArg, OutputArgs, ranges, usage};
 /// What to run: a kernel, its problem size and the block shapes (shared by `sweep`, `run`, `estimate`).
 #[derive(Args, Debug)]
 pub struct Shapes {
-    /// Kernel to run (`warpscope kernels` lists them).
-    kernel: String,
+    /// Kernel to run (`warpscope kernels` lists them); or give --kernel-file.
+    #[arg(required_unless_present = "kernel_file")]
+    kernel: Option<String>,
+    /// Your own kernel: a kernel file (TOML, docs/KERNEL-FILE.md) naming a .cu/.ptx/.cubin/.fatbin.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "nx", "ny", "frames", "n", "sigma"])]
+    kernel_file: Option<std::path::PathBuf>,
+    /// A problem size of the kernel file (repeatable): NAME=VALUE.
+    #[arg(long = "size", value_name = "NAME=VALUE", requires = "kernel_file")]
+    sizes: Vec<String>,
+    /// Values of a kernel file's compile-time parameter (repeatable): NAME=V1,V2 or ranges (1..8, 32..256:32).
+    #[arg(long = "define", value_name = "NAME=VALUES", requires = "kernel_file")]
+    defines: Vec<String>,
     /// Block shapes, `BXxBY[xBZ]`, comma-separated: `32x32,32x16,16x32`.
     #[arg(long, value_name = "LIST")]
     block: Option<String>,
@@ -48,10 +60,13 @@ pub struct Shapes {
 impl Shapes {
     /// The kernel bound to its problem, and the block list.
     pub fn resolve(&self) -> Result<(Box<dyn kernels::Kernel>, Vec<spec::Dim3>)> {
+        let Some(name) = &self.kernel else {
+            return Err(usage("this command does not take --kernel-file: name a built-in kernel"));
+        };
         let blocks =
             spec::blocks_from(self.block.as_deref(), self.bx.as_deref(), self.by.as_deref(), self.bz.as_deref())?;
         let kernel = kernels::lookup(
-            &self.kernel,
+            name,
             Problem { nx: self.nx, ny: self.ny, frames: self.frames, n: self.n, sigma: self.sigma },
         )?;
         Ok((kernel, blocks))
@@ -159,8 +174,51 @@ fn options(a: &SweepArgs) -> Result<Options> {
     })
 }
 
+/// `sweep --kernel-file` (and `run`): a user's kernel on one device.
+fn kernel_file(ctx: &Context, a: &SweepArgs, path: &std::path::Path, single: bool) -> Result<Outcome> {
+    let not_yet = [
+        ("--devices", a.devices.is_some()),
+        ("--shard", a.shard.is_some()),
+        ("--resume", a.resume.is_some()),
+        ("--timeout", a.timeout.is_some()),
+        ("--interleave", a.interleave),
+        ("--until-noise", a.until_noise.is_some()),
+        ("--cold", a.cold),
+    ];
+    if let Some((flag, _)) = not_yet.iter().find(|(_, on)| *on) {
+        return Err(usage(format!("{flag} is not supported with --kernel-file yet")));
+    }
+    let pair = |s: &String| {
+        s.split_once('=')
+            .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+            .ok_or_else(|| usage(format!("--size '{s}': expected NAME=VALUE")))
+    };
+    let sizes = a.shapes.sizes.iter().map(pair).collect::<Result<Vec<_>>>()?;
+    let defines = a.shapes.defines.iter().map(|d| parse_define(d)).collect::<Result<Vec<_>>>()?;
+    let file = KernelFile::load(path, &sizes)?;
+    let s = &a.shapes;
+    let blocks = match (&s.block, &s.bx, &s.by, &s.bz) {
+        (None, None, None, None) => None,
+        _ => Some(spec::blocks_from(s.block.as_deref(), s.bx.as_deref(), s.by.as_deref(), s.bz.as_deref())?),
+    };
+    FileSession {
+        file: &file,
+        blocks: blocks.as_deref(),
+        defines: &defines,
+        device: (ctx.backend, a.gpu.device),
+        options: &options(a)?,
+        to: &a.out.to(),
+        visuals: &a.fig.visuals(),
+        single,
+    }
+    .run()
+}
+
 /// `sweep` (and `run`: `single`, exactly one block).
 pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<Outcome> {
+    if let Some(path) = &a.shapes.kernel_file {
+        return kernel_file(ctx, a, path, single);
+    }
     let (kernel, blocks) = a.shapes.resolve()?;
     if single && blocks.len() != 1 {
         return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));

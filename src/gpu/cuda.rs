@@ -19,6 +19,8 @@ use crate::model::calibration::Measurements;
 use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::{Source, Verification};
+
+mod user;
 use crate::verify;
 
 /// The bit pattern of a quiet NaN: what outputs are filled with before a verified launch.
@@ -50,6 +52,8 @@ pub struct CudaBackend {
     monitor: Option<nvml::Monitor>,
     /// What the monitor saw during the last timing.
     conditions: Option<crate::record::Conditions>,
+    /// A user's kernel and its buffers (kernel files).
+    user: user::UserState,
 }
 
 /// The loaded kernel and its device buffers.
@@ -94,6 +98,17 @@ pub fn device_count() -> Result<u32> {
     Ok(init()?.1.max(0) as u32)
 }
 
+/// Resets device `ordinal`'s primary context (see [`super::reset`]).
+pub fn reset(ordinal: u32) -> Result<()> {
+    init()?;
+    let mut dev = 0;
+    // SAFETY: plain driver calls on an ordinal the driver has; no handle of the old context is used after.
+    unsafe {
+        cudarc::driver::sys::cuDeviceGet(&mut dev, ordinal as i32).result().map_err(cu("cuDeviceGet"))?;
+        cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(dev).result().map_err(cu("cuDevicePrimaryCtxReset"))
+    }
+}
+
 /// Every CUDA device.
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
     let (_, n) = init()?;
@@ -123,6 +138,7 @@ impl CudaBackend {
             flush: None,
             monitor,
             conditions: None,
+            user: user::UserState::default(),
         })
     }
 
@@ -825,6 +841,10 @@ impl Backend for CudaBackend {
             .collect::<Result<_>>()?;
         self.current = None;
         Ok(outs)
+    }
+
+    fn user(&mut self) -> Option<&mut dyn super::UserGpu> {
+        Some(self)
     }
 
     fn enable_counters(&mut self, counters: &[String], window: usize) -> std::result::Result<usize, Unavailable> {

@@ -6,9 +6,11 @@ mod cuda;
 mod mock;
 mod nvml;
 pub mod probe;
+pub mod user;
 
 pub use cuda::CudaBackend;
 pub use mock::MockBackend;
+pub use user::{UserArg, UserGpu};
 
 use serde::{Deserialize, Serialize};
 
@@ -271,6 +273,19 @@ pub trait Backend {
         kernel: &dyn Kernel,
         launches: &[Launch],
     ) -> std::result::Result<Vec<Vec<f64>>, Unavailable>;
+    /// Users' kernels (kernel files), where this backend can run them (not the mock).
+    fn user(&mut self) -> Option<&mut dyn UserGpu> {
+        None
+    }
+}
+
+/// After a kernel faulted: resets `ordinal`'s primary context (this process's own context on that
+/// device; not the GPU), once every handle on it has been dropped, so the device can be opened again.
+pub fn reset(kind: BackendKind, ordinal: u32) -> Result<()> {
+    match kind {
+        BackendKind::Cuda => cuda::reset(ordinal),
+        BackendKind::Mock => Ok(()),
+    }
 }
 
 /// Which backend to use.

@@ -62,6 +62,7 @@ const OPTIONAL: &[Optional] = &[
         name: "throttle",
         get: |r| r.conditions.as_ref().filter(|c| !c.throttle.is_empty()).map(|c| c.throttle.join(";")),
     },
+    Optional { name: "params", get: |r| r.params.as_ref().map(|_| r.params_label().replace(", ", ";")) },
     Optional { name: "signature", get: |r| r.signature.clone() },
     Optional { name: "invocation", get: |r| s(r.invocation) },
     Optional { name: "summary_of", get: |r| s(r.summary_of) },
@@ -263,6 +264,15 @@ pub fn parse(text: &str) -> Result<Vec<Record>> {
         r.grid = row.dim("grid")?;
         r.block = row.dim("block")?;
         r.reason = row.text("reason").map(String::from);
+        if let Some(p) = row.text("params") {
+            let pair = |kv: &str| {
+                let (k, v) =
+                    kv.split_once('=').ok_or_else(|| bad(line, format!("params '{p}': expected NAME=VALUE;...")))?;
+                let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+                Ok((k.to_string(), value))
+            };
+            r.params = Some(p.split(';').map(pair).collect::<Result<_>>()?);
+        }
         if let Some(median) = row.num::<f64>("time_median_ms")? {
             let f = |c: &str| row.num::<f64>(c).map(Option::unwrap_or_default);
             r.time_ms = Some(TimeStats {

@@ -134,11 +134,15 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
     let mut b = Builder::default();
     // Estimates have no measured time: their table drops the three time columns.
     let timed = report.records.iter().any(|r| r.time_ms.is_some());
-    let lead: &[&str] = if timed {
-        &["Kernel", "Grid", "Block", "Median ms", "Min ms", "Max ms"]
-    } else {
-        &["Kernel", "Grid", "Block"]
-    };
+    // A kernel file's compile-time parameters, in a column after the block.
+    let params = report.records.iter().any(|r| r.params.is_some());
+    let mut lead: Vec<&str> = vec!["Kernel", "Grid", "Block"];
+    if params {
+        lead.push("Params");
+    }
+    if timed {
+        lead.extend(["Median ms", "Min ms", "Max ms"]);
+    }
     let mut header: Vec<String> = lead.iter().map(|s| s.to_string()).collect();
     for c in &columns {
         let unit =
@@ -155,6 +159,9 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         let time =
             |f: fn(&crate::record::TimeStats) -> f64| t.map(|t| format!("{:.3}", f(t))).unwrap_or_else(|| "-".into());
         let mut row = vec![r.kernel.clone(), paren(r.grid), paren(r.block)];
+        if params {
+            row.push(r.params_label());
+        }
         if timed {
             row.extend([time(|t| t.median), time(|t| t.min), time(|t| t.max)]);
         }
@@ -188,7 +195,7 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
         Flavor::Text => table.with(Style::psql()),
         Flavor::Markdown => table.with(Style::markdown()),
     };
-    table.modify(Columns::new(3..ncols - 1), Alignment::right());
+    table.modify(Columns::new(3 + usize::from(params)..ncols - 1), Alignment::right());
     let io = |e: std::io::Error| Error::Output(e.to_string());
     if flavor == Flavor::Text {
         writeln!(w, "{}", seed_header(report)).map_err(io)?;

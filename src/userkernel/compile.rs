@@ -216,6 +216,55 @@ pub fn build(
         .collect()
 }
 
+/// What the mock backend compiles with where NVRTC is absent (CI): PTX with only the `.entry` the file
+/// declares (a parameter per argument, of its size) and no code, so expansion, building, checking and
+/// the report path run end to end; a source containing `#error` fails like a compile error. The mock
+/// never runs what it builds.
+pub struct Stub<'a> {
+    /// The kernel file whose arguments the entries take.
+    pub file: &'a KernelFile,
+}
+
+impl Compiler for Stub<'_> {
+    fn version(&self) -> String {
+        "stub (mock backend)".into()
+    }
+
+    fn compile(&self, job: &Job<'_>) -> Result<String, CompileError> {
+        if let Some(line) = job.source.main().lines().find(|l| l.trim_start().starts_with("#error")) {
+            let summary = format!("error: {}", line.trim_start().trim_start_matches("#error").trim());
+            return Err(CompileError { summary: summary.clone(), log: format!("{summary}\n1 error detected") });
+        }
+        let params: Vec<String> = self
+            .file
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let ty = match (&a.kind, a.ty.size(), a.ty.is_float()) {
+                    (super::ArgKind::Buffer { .. }, _, _) => ".u64",
+                    (_, 8, true) => ".f64",
+                    (_, 8, false) => ".u64",
+                    (_, 4, true) => ".f32",
+                    (_, 4, false) => ".u32",
+                    (_, 2, _) => ".b16",
+                    _ => ".b8",
+                };
+                format!(".param {ty} p{i}")
+            })
+            .collect();
+        let mut entries = vec![self.file.entry.clone()];
+        if let super::Expected::Reference(r) = &self.file.verify.expected {
+            entries.push(r.entry.clone());
+        }
+        let body: String = entries
+            .iter()
+            .map(|e| format!(".visible .entry {e}(\n{}\n)\n{{\nret;\n}}\n", params.join(",\n")))
+            .collect();
+        Ok(format!(".version 8.0\n.target sm_90\n.address_size 64\n// {}\n{body}", job.options.join(" ")))
+    }
+}
+
 /// The message for a `.cu` kernel file on a machine without NVRTC.
 pub fn no_nvrtc(path: &Path) -> String {
     format!(

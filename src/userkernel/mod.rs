@@ -25,6 +25,7 @@ pub mod expr;
 mod file;
 mod raw;
 pub mod source;
+pub mod sweep;
 
 pub use expand::{ArgValue, Buffer, Config, Expansion, ModuleSpec, parse_define};
 pub use file::{

@@ -1,0 +1,40 @@
+//! What running a user's kernel (a kernel file) needs from a GPU, at the byte level: a module built at
+//! run time, typed buffers moved as bytes, raw argument lists, and telling a kernel that faulted (which
+//! leaves its context unusable) from one the driver refused. Only the real GPU implements it: the mock
+//! cannot run code it has never seen.
+
+use super::{KernelAttrs, Launch};
+use crate::error::Result;
+use crate::profile::Unavailable;
+use crate::userkernel::compile::Code;
+
+/// One launch argument of a user's kernel.
+#[derive(Clone, Copy, Debug)]
+pub enum UserArg<'a> {
+    /// The device pointer of buffer `i` (as given to [`UserGpu::user_buffers`]).
+    Buffer(usize),
+    /// A value, as the bytes the kernel receives.
+    Bytes(&'a [u8]),
+}
+
+/// A GPU that runs users' kernels. A launch that faults returns [`crate::Error::KernelFault`]: the
+/// context is then lost, and the caller opens the device again (after [`super::reset`]).
+pub trait UserGpu {
+    /// Loads `code` (once per `key`) and makes its `entry` current, allowing it `dynamic_smem` bytes of
+    /// dynamic shared memory (above 48 KiB needs the function's opt-in); returns its attributes.
+    fn user_load(&mut self, key: &str, code: &Code, entry: &str, dynamic_smem: u32) -> Result<KernelAttrs>;
+    /// Resident blocks per SM of the current user kernel (the driver's occupancy calculator).
+    fn user_occupancy(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32>;
+    /// Allocates device buffers of these sizes in bytes, replacing the previous ones.
+    fn user_buffers(&mut self, bytes: &[u64]) -> Result<()>;
+    /// Copies `data` into buffer `i` (its size).
+    fn user_write(&mut self, i: usize, data: &[u8]) -> Result<()>;
+    /// Copies buffer `i` back.
+    fn user_read(&mut self, i: usize) -> Result<Vec<u8>>;
+    /// Launches the current user kernel once and waits for it.
+    fn user_launch(&mut self, launch: &Launch, args: &[UserArg<'_>]) -> Result<()>;
+    /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each).
+    fn user_time(&mut self, launch: &Launch, args: &[UserArg<'_>], warmup: u32, iters: u32) -> Result<Vec<f64>>;
+    /// The counters enabled with [`super::Backend::enable_counters`] over one launch.
+    fn user_counters(&mut self, launch: &Launch, args: &[UserArg<'_>]) -> std::result::Result<Vec<f64>, Unavailable>;
+}

@@ -1,0 +1,464 @@
+//! Sweeping a kernel file: each configuration (block shape x compile-time parameters) loaded from its
+//! built module, its buffers filled as the file declares, launched with its outputs poisoned, verified
+//! against the expected outputs (a reference kernel's, `.npy` files', or the first configuration's),
+//! timed with CUDA events and measured with counters, into the same records as a built-in kernel's. A
+//! kernel that faults becomes a failed row naming compute-sanitizer, and the device is opened again.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::compile::{Built, CompileError};
+use super::data::{HostData, Poison};
+use super::expand::{ArgValue, Config, Expansion};
+use super::expr::Value;
+use super::file::{Expected, KernelFile, Role};
+use super::{check, data};
+use crate::error::{Error, Result};
+use crate::gpu::{self, Backend, BackendKind, Launch, UserArg, UserGpu};
+use crate::metrics::{self as m, GBPS, RATIO};
+use crate::record::{Metric, Record, Report, Status, TimeStats};
+use crate::sweep::Options;
+
+/// Why the mock cannot give a row of a user's kernel.
+pub const MOCK_REASON: &str = "not run: the mock backend does not run user kernels";
+
+/// A kernel file, expanded and built, to sweep on one device.
+pub struct UserSweep<'a> {
+    /// The file.
+    pub file: &'a KernelFile,
+    /// Its configurations.
+    pub ex: &'a Expansion,
+    /// One build result per module of `ex`.
+    pub built: &'a [std::result::Result<Built, CompileError>],
+    /// How to measure (warm-up, iterations, seed, counters).
+    pub options: &'a Options,
+}
+
+/// What the sweep keeps between configurations: the loaded module, the buffers on the device and
+/// the host's copies of the inputs, the expected outputs.
+#[derive(Default)]
+struct State {
+    /// `(module, entry)` loaded now.
+    loaded: Option<(usize, String)>,
+    /// Element type and length of each device buffer now.
+    layout: Vec<(data::ElemType, u64)>,
+    /// Whether counters are enabled on the current device.
+    counters: Option<std::result::Result<usize, String>>,
+}
+
+impl UserSweep<'_> {
+    /// Runs every configuration on `backend` (device `ordinal` of `kind`, opened again after a fault);
+    /// `on_record` sees each record as it ends
+    /// and `note` what the user should know (counters that could not be measured).
+    pub fn run(
+        &self,
+        mut backend: Box<dyn Backend>,
+        (kind, ordinal): (BackendKind, u32),
+        on_record: &mut dyn FnMut(&Record),
+        note: &mut dyn FnMut(&str),
+    ) -> Result<Report> {
+        let mut report = Report::new(backend.info().clone());
+        report.timing = Some(self.options.timing());
+        let mut inputs: HashMap<(usize, u64), HostData> = HashMap::new();
+        let mut expected: Option<Vec<HostData>> = self.npy_expected()?;
+        let mut state = State::default();
+        if let (Expected::Reference(_), Some(reference)) = (&self.file.verify.expected, &self.ex.reference)
+            && backend.user().is_some()
+        {
+            let got = self.reference_outputs(backend.as_mut(), reference, &mut inputs, &mut state);
+            expected = Some(got.map_err(|e| Error::usage(format!("the reference kernel: {e}")))?);
+        }
+        for (index, c) in self.ex.configs.iter().enumerate() {
+            if crate::signals::stop_requested() {
+                break;
+            }
+            let mut r = self.record(c, Status::Invalid);
+            r.index = Some(index as u32);
+            r.sweep_size = Some(self.ex.configs.len() as u32);
+            match self.reason_not_to_run(c, backend.as_mut()) {
+                Some(reason) => r.reason = Some(reason),
+                None => match self.measure(backend.as_mut(), c, &mut inputs, &mut expected, &mut state, &mut r) {
+                    Ok(()) => {}
+                    Err(Error::LaunchRejected(why)) => {
+                        r.status = Status::Invalid;
+                        r.reason = Some(why);
+                    }
+                    Err(Error::KernelFault(why)) => {
+                        r.status = Status::Failed;
+                        r.reason = Some(format!("{why}: find the faulting access with `{}`", self.sanitizer(c)));
+                        // The context is lost: every handle on it goes, it is reset and opened again.
+                        drop(backend);
+                        gpu::reset(kind, ordinal)?;
+                        backend = gpu::open(kind, ordinal)?;
+                        state = State::default();
+                    }
+                    Err(e) => return Err(e),
+                },
+            }
+            if let Some(Err(why)) = state.counters.as_mut().filter(|c| c.as_ref().is_err_and(|w| !w.is_empty())) {
+                note(&format!("hardware counters unavailable: {why}"));
+                // Said once.
+                why.clear();
+            }
+            r.device = (r.status != Status::Invalid).then_some(ordinal);
+            on_record(&r);
+            report.records.push(r);
+        }
+        Ok(report)
+    }
+
+    /// A record of configuration `c` before it runs.
+    fn record(&self, c: &Config, status: Status) -> Record {
+        let mut r = Record::new(&self.file.name, &self.file.problem_label(), c.grid, c.block, status);
+        let json = |v: &Value| match v {
+            Value::Int(i) => serde_json::Value::from(*i),
+            Value::Float(x) => serde_json::Value::from(*x),
+            Value::Bool(b) => serde_json::Value::from(*b),
+            Value::Str(s) => serde_json::Value::from(s.as_str()),
+        };
+        if !self.file.params.is_empty() {
+            r.params = Some(c.params.iter().map(|(k, v)| (k.clone(), json(v))).collect::<BTreeMap<_, _>>());
+        }
+        r
+    }
+
+    /// Why `c` cannot run here, if it cannot: the expansion's reason, its module's compile error, or a
+    /// backend that does not run users' kernels.
+    fn reason_not_to_run(&self, c: &Config, backend: &mut dyn Backend) -> Option<String> {
+        if let Some(why) = &c.invalid {
+            return Some(why.clone());
+        }
+        if let Some(Err(e)) = self.built.get(c.module) {
+            return Some(format!("compile failed: {}", e.summary));
+        }
+        backend.user().is_none().then(|| MOCK_REASON.to_string())
+    }
+
+    /// The `compute-sanitizer` command that reruns configuration `c` alone.
+    pub fn sanitizer(&self, c: &Config) -> String {
+        let mut cmd = format!(
+            "compute-sanitizer --tool memcheck warpscope run --kernel-file {} --block {}",
+            self.file.path.display(),
+            c.block
+        );
+        for s in &self.file.sizes {
+            cmd += &format!(" --size {}={}", s.name, s.value);
+        }
+        for (n, v) in &c.params {
+            cmd += &format!(" --define {n}={v}");
+        }
+        cmd
+    }
+
+    /// The expected outputs from `.npy` files, when the file names them (in output order).
+    fn npy_expected(&self) -> Result<Option<Vec<HostData>>> {
+        let Expected::Npy(files) = &self.file.verify.expected else { return Ok(None) };
+        let Some(c) = self.ex.configs.iter().find(|c| c.invalid.is_none()) else { return Ok(None) };
+        let mut out = Vec::new();
+        for b in c.buffers.iter().filter(|b| b.role != Role::Input) {
+            let (_, path) = files
+                .iter()
+                .find(|(arg, _)| *arg == b.arg)
+                .ok_or_else(|| Error::usage(format!("[verify] names no .npy file for output '{}'", b.name)))?;
+            out.push(data::read_npy(path, b.ty, b.len as usize).map_err(Error::usage)?);
+        }
+        Ok(Some(out))
+    }
+
+    /// Makes `c`'s module current and its buffers allocated and filled (inputs once per layout, in/out
+    /// buffers before every verified launch: see [`Self::prepare_outputs`]).
+    fn load(
+        &self,
+        gpu: &mut dyn UserGpu,
+        c: &Config,
+        inputs: &mut HashMap<(usize, u64), HostData>,
+        state: &mut State,
+    ) -> Result<crate::gpu::KernelAttrs> {
+        let built = match self.built.get(c.module) {
+            Some(Ok(b)) => b,
+            _ => return Err(Error::internal("a configuration without its module")),
+        };
+        let attrs = gpu.user_load(&format!("user:{}:{}", c.module, c.entry), &built.code, &c.entry, c.dynamic_smem)?;
+        state.loaded = Some((c.module, c.entry.clone()));
+        let layout: Vec<(data::ElemType, u64)> = c.buffers.iter().map(|b| (b.ty, b.len)).collect();
+        if layout != state.layout {
+            state.layout.clear();
+            gpu.user_buffers(&c.buffers.iter().map(|b| b.bytes()).collect::<Vec<_>>())?;
+            for (i, b) in c.buffers.iter().enumerate() {
+                if b.role == Role::Input {
+                    gpu.user_write(i, &self.input(b, inputs)?.bytes)?;
+                }
+            }
+            state.layout = layout;
+        }
+        Ok(attrs)
+    }
+
+    /// A buffer's initial contents (generated once per argument and length).
+    fn input<'i>(
+        &self,
+        b: &super::expand::Buffer,
+        inputs: &'i mut HashMap<(usize, u64), HostData>,
+    ) -> Result<&'i HostData> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = inputs.entry((b.arg, b.len)) {
+            let init = b.init.clone().unwrap_or(data::Init::Zeros);
+            let d = init
+                .generate(b.ty, b.len as usize, self.options.seed, b.arg as u32)
+                .map_err(|e| Error::usage(format!("argument '{}': {e}", b.name)))?;
+            slot.insert(d);
+        }
+        Ok(&inputs[&(b.arg, b.len)])
+    }
+
+    /// Poisons the outputs (`which` poison) and restores the in/out buffers' initial contents.
+    fn prepare_outputs(
+        &self,
+        gpu: &mut dyn UserGpu,
+        c: &Config,
+        which: Poison,
+        inputs: &mut HashMap<(usize, u64), HostData>,
+    ) -> Result<()> {
+        for (i, b) in c.buffers.iter().enumerate() {
+            match b.role {
+                Role::Output => gpu.user_write(i, &HostData::poisoned(b.ty, b.len as usize, which).bytes)?,
+                Role::InOut => gpu.user_write(i, &self.input(b, inputs)?.bytes)?,
+                Role::Input => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// What the outputs hold now, in output order.
+    fn read_outputs(&self, gpu: &mut dyn UserGpu, c: &Config) -> Result<Vec<HostData>> {
+        let mut out = Vec::new();
+        for (i, b) in c.buffers.iter().enumerate().filter(|(_, b)| b.role != Role::Input) {
+            out.push(HostData { ty: b.ty, bytes: gpu.user_read(i)? });
+        }
+        Ok(out)
+    }
+
+    /// Runs the reference kernel once; its outputs are what every configuration must give.
+    fn reference_outputs(
+        &self,
+        backend: &mut dyn Backend,
+        reference: &Config,
+        inputs: &mut HashMap<(usize, u64), HostData>,
+        state: &mut State,
+    ) -> Result<Vec<HostData>> {
+        if let Some(Err(e)) = self.built.get(reference.module) {
+            return Err(Error::usage(format!("compile failed: {}", e.summary)));
+        }
+        let gpu = backend.user().ok_or_else(|| Error::internal("no user kernels on this backend"))?;
+        self.load(gpu, reference, inputs, state)?;
+        self.prepare_outputs(gpu, reference, Poison::Reference, inputs)?;
+        let launch = Launch { grid: reference.grid, block: reference.block, dynamic_smem: reference.dynamic_smem };
+        let args = args_of(reference);
+        gpu.user_launch(&launch, &args)?;
+        self.read_outputs(gpu, reference)
+    }
+
+    /// One configuration: loaded, limits checked, verified launch, timed, occupancy, counters.
+    fn measure(
+        &self,
+        backend: &mut dyn Backend,
+        c: &Config,
+        inputs: &mut HashMap<(usize, u64), HostData>,
+        expected: &mut Option<Vec<HostData>>,
+        state: &mut State,
+        r: &mut Record,
+    ) -> Result<()> {
+        let info = backend.info().clone();
+        let source = backend.source();
+        if state.counters.is_none() && !self.options.metrics.is_empty() {
+            let counters = m::counters_of(&self.options.metrics);
+            state.counters = Some(backend.enable_counters(&counters, 1).map_err(|e| e.to_string()));
+        }
+        let gpu = backend.user().ok_or_else(|| Error::internal("no user kernels on this backend"))?;
+        let attrs = self.load(gpu, c, inputs, state)?;
+        let launch = Launch { grid: c.grid, block: c.block, dynamic_smem: c.dynamic_smem };
+        if let Err(why) = crate::plan::validate(info.checked_limits()?, &attrs, &launch) {
+            r.reason = Some(why);
+            return Ok(());
+        }
+        let args = args_of(c);
+        // The first configuration of a same-as-first sweep gives the expected outputs.
+        let first = expected.is_none();
+        self.prepare_outputs(gpu, c, if first { Poison::Reference } else { Poison::Checked }, inputs)?;
+        gpu.user_launch(&launch, &args)?;
+        let got = self.read_outputs(gpu, c)?;
+        let verification = match expected.as_ref() {
+            Some(want) => {
+                let names: Vec<&str> =
+                    c.buffers.iter().filter(|b| b.role != Role::Input).map(|b| b.name.as_str()).collect();
+                let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
+                Some(check::compare(&outputs, &want.iter().collect::<Vec<_>>(), &self.file.verify))
+            }
+            None => {
+                *expected = Some(got);
+                None
+            }
+        };
+        let times = gpu.user_time(&launch, &args, self.options.warmup, self.options.iters)?;
+        let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("no timing".into()))?;
+        let metric =
+            |name: &str, value: f64, unit: &str| Metric { name: name.into(), value, unit: unit.into(), source };
+        let bytes: u64 = c
+            .buffers
+            .iter()
+            .map(|b| match b.role {
+                Role::InOut => 2 * b.bytes(),
+                _ => b.bytes(),
+            })
+            .sum();
+        r.metrics.push(metric(m::EFF_BANDWIDTH, bytes as f64 / (t.median * 1e-3) / 1e9, GBPS));
+        let threads = launch.block.volume() as u32;
+        if let Some(l) = info.limits.as_ref().filter(|l| l.max_threads_per_sm > 0) {
+            let blocks = gpu.user_occupancy(threads, c.dynamic_smem)?;
+            let warps = f64::from(blocks) * f64::from(threads.div_ceil(32));
+            r.metrics.push(metric(m::THEORETICAL_OCCUPANCY, warps / f64::from(l.max_threads_per_sm / 32), RATIO));
+        }
+        if let Some(Ok(_)) = state.counters {
+            match gpu.user_counters(&launch, &args) {
+                Ok(values) => {
+                    let order = m::counters_of(&self.options.metrics);
+                    for q in &self.options.metrics {
+                        let mine: Vec<f64> = q
+                            .counters
+                            .iter()
+                            .map(|n| order.iter().position(|o| o == n).map_or(f64::NAN, |i| values[i]))
+                            .collect();
+                        r.metrics.push(Metric {
+                            name: q.name.clone(),
+                            value: q.value(&mine),
+                            unit: q.unit.clone(),
+                            source,
+                        });
+                    }
+                }
+                Err(why) => state.counters = Some(Err(why.to_string())),
+            }
+        }
+        r.time_ms = Some(t);
+        r.conditions = backend.last_conditions();
+        match verification {
+            Some(v) if v.mismatches > 0 => {
+                r.status = Status::Failed;
+                r.reason = Some(format!(
+                    "{} of {} output elements differ from the expected ones; look for races and out-of-bounds accesses with `{}`",
+                    v.mismatches,
+                    v.checked,
+                    self.sanitizer(c)
+                ));
+                r.verification = Some(v);
+            }
+            Some(v) => {
+                r.status = Status::Ok;
+                r.verification = Some(v);
+            }
+            None => {
+                r.status = Status::Ok;
+                r.reason = Some("gave the expected outputs: every other configuration is compared with it".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The launch arguments of `c`.
+fn args_of(c: &Config) -> Vec<UserArg<'_>> {
+    c.args
+        .iter()
+        .map(|a| match a {
+            ArgValue::Buffer(i) => UserArg::Buffer(*i),
+            ArgValue::Scalar { bytes, .. } => UserArg::Bytes(bytes),
+        })
+        .collect()
+}
+
+/// `sweep`/`run --kernel-file`: a kernel file over `blocks` (or its own lists) and `defines`, on device
+/// `ordinal`: built for that device (NVRTC, cached), swept, written and drawn.
+pub struct FileSession<'a> {
+    /// The kernel file, loaded with its sizes.
+    pub file: &'a KernelFile,
+    /// Block shapes (`None`: the file's).
+    pub blocks: Option<&'a [crate::spec::Dim3]>,
+    /// `--define` values.
+    pub defines: &'a [(String, Vec<Value>)],
+    /// Which backend and device.
+    pub device: (BackendKind, u32),
+    /// How to measure.
+    pub options: &'a Options,
+    /// Where the report goes.
+    pub to: &'a crate::report::Destination,
+    /// Figures and the HTML page.
+    pub visuals: &'a crate::report::Visuals,
+    /// `run`: exactly one configuration.
+    pub single: bool,
+}
+
+impl FileSession<'_> {
+    /// Runs the session; the outcome says whether a configuration failed.
+    pub fn run(&self) -> Result<crate::Outcome> {
+        let ex = self.file.expand(self.blocks, self.defines)?;
+        if self.single && ex.configs.len() != 1 {
+            return Err(Error::usage(format!(
+                "run takes exactly one configuration ({}): give one --block and one value per --define, or use sweep",
+                ex.summary()
+            )));
+        }
+        self.visuals.check()?;
+        self.to.check()?;
+        let (kind, ordinal) = self.device;
+        let backend = gpu::open(kind, ordinal)?;
+        let info = backend.info().clone();
+        let target = super::compile::Target {
+            cc: info.cc(),
+            driver: gpu::probe::driver().map(|v| v.to_string()).unwrap_or_else(|_| "none".into()),
+        };
+        let nvrtc = super::compile::Nvrtc::load();
+        let stub = super::compile::Stub { file: self.file };
+        let compiler = match (&nvrtc, kind) {
+            (Ok(n), _) => Some(n as &dyn super::compile::Compiler),
+            (Err(_), BackendKind::Mock) => Some(&stub as &dyn super::compile::Compiler),
+            (Err(_), BackendKind::Cuda) => None,
+        };
+        let start = std::time::Instant::now();
+        // The mock's stub modules are not cached: nothing of a mock run lands in the user's cache.
+        let cache =
+            if kind == BackendKind::Mock { super::compile::Cache::none() } else { super::compile::Cache::user() };
+        let built = super::compile::build(self.file, &ex.modules, &target, compiler, &cache);
+        super::describe::check_built(self.file, &ex, &built)?;
+        let say = |s: &str| {
+            if !self.to.quiet {
+                crate::output::note(s);
+            }
+        };
+        let cached = built.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count();
+        say(&format!(
+            "{} {}: {}; built for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({})",
+            self.file.name,
+            self.file.problem_label(),
+            ex.summary(),
+            target.cc.0,
+            target.cc.1,
+            start.elapsed().as_secs_f64(),
+            info.name
+        ));
+        if self.to.verbose {
+            for e in built.iter().filter_map(|b| b.as_ref().err()).filter(|e| !e.log.is_empty()) {
+                crate::output::note(&format!("{}\n{}", e.summary, e.log.trim_end()));
+            }
+        }
+        let sweep = UserSweep { file: self.file, ex: &ex, built: &built, options: self.options };
+        let bar = self.to.progress(ex.configs.len());
+        let report = sweep.run(backend, self.device, &mut |_| bar.inc(1), &mut |n| bar.suspend(|| say(n)))?;
+        bar.finish_and_clear();
+        if self.options.model && !self.to.quiet {
+            say(
+                "model: a kernel file's memory accesses are not described, so its times and memory metrics are not modelled",
+            );
+        }
+        self.to.emit(&report)?;
+        self.visuals.emit(&report)?;
+        Ok(crate::Outcome::checked(report.any_failed()))
+    }
+}
