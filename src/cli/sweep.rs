@@ -142,6 +142,10 @@ pub struct SweepArgs {
          exit 124, the finished configurations written"
     ))]
     timeout: Option<f64>,
+    /// Only these configurations of a kernel file's sweep, by index (how a sweep goes on in a new
+    /// process after a kernel faulted).
+    #[arg(long, value_name = "LIST", hide = true, requires = "kernel_file")]
+    configs: Option<String>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -201,15 +205,54 @@ fn kernel_file(ctx: &Context, a: &SweepArgs, path: &std::path::Path, single: boo
         (None, None, None, None) => None,
         _ => Some(spec::blocks_from(s.block.as_deref(), s.bx.as_deref(), s.by.as_deref(), s.bz.as_deref())?),
     };
+    let only: Option<Vec<usize>> = a
+        .configs
+        .as_deref()
+        .map(|l| {
+            l.split(',')
+                .map(|i| i.trim().parse::<usize>().map_err(|_| usage(format!("--configs '{l}'"))))
+                .collect::<Result<Vec<usize>>>()
+        })
+        .transpose()?;
+    let options = options(a)?;
+    // The same sweep, in a new process: every option that shapes the configurations or their numbers.
+    let mut rerun: Vec<String> = vec!["sweep".into(), "--kernel-file".into(), path.display().to_string()];
+    for size in &file.sizes {
+        rerun.extend(["--size".into(), format!("{}={}", size.name, size.value)]);
+    }
+    if let Some(b) = &blocks {
+        rerun.extend(["--block".into(), b.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")]);
+    }
+    for d in &a.shapes.defines {
+        rerun.extend(["--define".into(), d.clone()]);
+    }
+    rerun.extend([
+        "--device".into(),
+        a.gpu.device.to_string(),
+        "--warmup".into(),
+        options.warmup.to_string(),
+        "--iters".into(),
+        options.iters.to_string(),
+        "--seed".into(),
+        options.seed.to_string(),
+        "--format".into(),
+        "jsonl".into(),
+        "-q".into(),
+    ]);
+    if let Some(m) = &a.metrics {
+        rerun.extend(["--metrics".into(), m.clone()]);
+    }
     FileSession {
         file: &file,
         blocks: blocks.as_deref(),
         defines: &defines,
         device: (ctx.backend, a.gpu.device),
-        options: &options(a)?,
+        options: &options,
         to: &a.out.to(),
         visuals: &a.fig.visuals(),
         single,
+        only: only.as_deref(),
+        rerun: Some(rerun),
     }
     .run()
 }

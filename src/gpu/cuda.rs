@@ -98,17 +98,6 @@ pub fn device_count() -> Result<u32> {
     Ok(init()?.1.max(0) as u32)
 }
 
-/// Resets device `ordinal`'s primary context (see [`super::reset`]).
-pub fn reset(ordinal: u32) -> Result<()> {
-    init()?;
-    let mut dev = 0;
-    // SAFETY: plain driver calls on an ordinal the driver has; no handle of the old context is used after.
-    unsafe {
-        cudarc::driver::sys::cuDeviceGet(&mut dev, ordinal as i32).result().map_err(cu("cuDeviceGet"))?;
-        cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(dev).result().map_err(cu("cuDevicePrimaryCtxReset"))
-    }
-}
-
 /// Every CUDA device.
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
     let (_, n) = init()?;

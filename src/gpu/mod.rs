@@ -279,15 +279,6 @@ pub trait Backend {
     }
 }
 
-/// After a kernel faulted: resets `ordinal`'s primary context (this process's own context on that
-/// device; not the GPU), once every handle on it has been dropped, so the device can be opened again.
-pub fn reset(kind: BackendKind, ordinal: u32) -> Result<()> {
-    match kind {
-        BackendKind::Cuda => cuda::reset(ordinal),
-        BackendKind::Mock => Ok(()),
-    }
-}
-
 /// Which backend to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendKind {

@@ -17,8 +17,8 @@ pub enum UserArg<'a> {
     Bytes(&'a [u8]),
 }
 
-/// A GPU that runs users' kernels. A launch that faults returns [`crate::Error::KernelFault`]: the
-/// context is then lost, and the caller opens the device again (after [`super::reset`]).
+/// A GPU that runs users' kernels. A launch that faults returns [`crate::Error::KernelFault`]: CUDA then
+/// takes no more work from the process (the sweep goes on in a new one).
 pub trait UserGpu {
     /// Loads `code` (once per `key`) and makes its `entry` current, allowing it `dynamic_smem` bytes of
     /// dynamic shared memory (above 48 KiB needs the function's opt-in); returns its attributes.

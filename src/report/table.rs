@@ -177,6 +177,9 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
             .unwrap_or_default();
         row.push(match (r.status, &r.reason) {
             (Status::Ok, _) if r.verification.is_some() => format!("ok (verified){bound}{throttled}"),
+            // Measured but not compared: the run that gave the expected outputs (a kernel file's
+            // same-as-first verification) says so.
+            (Status::Ok, Some(why)) if r.time_ms.is_some() => format!("ok ({why}){throttled}"),
             (Status::Ok, _) if report.device.backend == "model" => format!("estimated{bound}"),
             (Status::Ok, _) if r.summary_of.is_some() => {
                 format!("summary of {} launches ({})", r.summary_of.unwrap_or(0), report.device.backend)

@@ -31,6 +31,12 @@ pub struct UserSweep<'a> {
     pub built: &'a [std::result::Result<Built, CompileError>],
     /// How to measure (warm-up, iterations, seed, counters).
     pub options: &'a Options,
+    /// The configurations to run (indices into `ex.configs`, in order); all when `None`.
+    pub only: Option<&'a [usize]>,
+    /// The command line that runs this same sweep in a new process (`warpscope sweep --kernel-file ...`
+    /// with every option that shapes it, `--format jsonl`): after a kernel faults, CUDA allows this
+    /// process no more work, so the configurations left run there (`--configs`).
+    pub rerun: Option<Vec<String>>,
 }
 
 /// What the sweep keeps between configurations: the loaded module, the buffers on the device and
@@ -52,7 +58,7 @@ impl UserSweep<'_> {
     pub fn run(
         &self,
         mut backend: Box<dyn Backend>,
-        (kind, ordinal): (BackendKind, u32),
+        ordinal: u32,
         on_record: &mut dyn FnMut(&Record),
         note: &mut dyn FnMut(&str),
     ) -> Result<Report> {
@@ -67,7 +73,14 @@ impl UserSweep<'_> {
             let got = self.reference_outputs(backend.as_mut(), reference, &mut inputs, &mut state);
             expected = Some(got.map_err(|e| Error::usage(format!("the reference kernel: {e}")))?);
         }
-        for (index, c) in self.ex.configs.iter().enumerate() {
+        let order: Vec<usize> = match self.only {
+            Some(list) => list.to_vec(),
+            None => (0..self.ex.configs.len()).collect(),
+        };
+        // The configuration whose outputs are the expected ones (same-as-first), once one has run.
+        let mut first_ok: Option<usize> = None;
+        for (at, &index) in order.iter().enumerate() {
+            let c = &self.ex.configs[index];
             if crate::signals::stop_requested() {
                 break;
             }
@@ -85,14 +98,24 @@ impl UserSweep<'_> {
                     Err(Error::KernelFault(why)) => {
                         r.status = Status::Failed;
                         r.reason = Some(format!("{why}: find the faulting access with `{}`", self.sanitizer(c)));
-                        // The context is lost: every handle on it goes, it is reset and opened again.
+                        r.device = Some(ordinal);
+                        on_record(&r);
+                        report.records.push(r);
+                        // CUDA takes no more work from this process: the rest run in a new one.
                         drop(backend);
-                        gpu::reset(kind, ordinal)?;
-                        backend = gpu::open(kind, ordinal)?;
-                        state = State::default();
+                        let rest = &order[at + 1..];
+                        let again: Vec<usize> = first_ok.iter().copied().chain(rest.iter().copied()).collect();
+                        for r in self.continue_elsewhere(&again, rest, index, note)? {
+                            on_record(&r);
+                            report.records.push(r);
+                        }
+                        return Ok(report);
                     }
                     Err(e) => return Err(e),
                 },
+            }
+            if r.status == Status::Ok && first_ok.is_none() {
+                first_ok = Some(index);
             }
             if let Some(Err(why)) = state.counters.as_mut().filter(|c| c.as_ref().is_err_and(|w| !w.is_empty())) {
                 note(&format!("hardware counters unavailable: {why}"));
@@ -104,6 +127,63 @@ impl UserSweep<'_> {
             report.records.push(r);
         }
         Ok(report)
+    }
+
+    /// After configuration `faulted` faulted: runs `configs` (the expected outputs' configuration first,
+    /// when there is one, then `rest`) in a new process and returns the records of `rest`; where that
+    /// cannot be done, `rest` become rows saying how to run them.
+    fn continue_elsewhere(
+        &self,
+        configs: &[usize],
+        rest: &[usize],
+        faulted: usize,
+        note: &mut dyn FnMut(&str),
+    ) -> Result<Vec<Record>> {
+        let not_run = |why: String| -> Vec<Record> {
+            rest.iter()
+                .map(|&i| {
+                    let mut r = self.record(&self.ex.configs[i], Status::Invalid);
+                    r.index = Some(i as u32);
+                    r.sweep_size = Some(self.ex.configs.len() as u32);
+                    r.reason = Some(why.clone());
+                    r
+                })
+                .collect()
+        };
+        if rest.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(args) = &self.rerun else {
+            return Ok(not_run("not run: the CUDA context was lost to an earlier fault".into()));
+        };
+        note(&format!(
+            "configuration {faulted} faulted: CUDA takes no more work from this process, the {} left run in a new one",
+            rest.len()
+        ));
+        let list: Vec<String> = configs.iter().map(|i| i.to_string()).collect();
+        let exe = std::env::current_exe().map_err(|e| Error::internal(format!("warpscope's own path: {e}")))?;
+        let out = std::process::Command::new(exe)
+            .args(args)
+            .arg("--configs")
+            .arg(list.join(","))
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .map_err(|e| Error::internal(format!("starting warpscope again: {e}")))?;
+        let mut records = Vec::new();
+        for line in String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.trim().is_empty()) {
+            let r: Record = serde_json::from_str(line)
+                .map_err(|e| Error::internal(format!("a record from the new process: {e}: {line}")))?;
+            if r.index.is_some_and(|i| rest.contains(&(i as usize))) {
+                records.push(r);
+            }
+        }
+        // Whatever the new process could not report stays in the results, as a row.
+        let missing: Vec<usize> =
+            rest.iter().copied().filter(|&i| !records.iter().any(|r| r.index == Some(i as u32))).collect();
+        let why = format!("not run: the process that took over after the fault ended with {}", out.status);
+        records.extend(not_run(why).into_iter().filter(|r| r.index.is_some_and(|i| missing.contains(&(i as usize)))));
+        records.sort_by_key(|r| rest.iter().position(|&i| r.index == Some(i as u32)));
+        Ok(records)
     }
 
     /// A record of configuration `c` before it runs.
@@ -130,7 +210,20 @@ impl UserSweep<'_> {
         if let Some(Err(e)) = self.built.get(c.module) {
             return Some(format!("compile failed: {}", e.summary));
         }
-        backend.user().is_none().then(|| MOCK_REASON.to_string())
+        if backend.user().is_some() {
+            return None;
+        }
+        // The mock still checks the launch against the device's limits (the kernel's own resources
+        // are only known once the driver loads it).
+        let limits = backend.info().limits.clone()?;
+        let attrs = crate::gpu::KernelAttrs {
+            registers: 0,
+            static_smem: 0,
+            local_bytes: 0,
+            max_threads_per_block: limits.max_threads_per_block,
+        };
+        let launch = Launch { grid: c.grid, block: c.block, dynamic_smem: c.dynamic_smem };
+        Some(crate::plan::validate(&limits, &attrs, &launch).err().unwrap_or_else(|| MOCK_REASON.to_string()))
     }
 
     /// The `compute-sanitizer` command that reruns configuration `c` alone.
@@ -177,7 +270,18 @@ impl UserSweep<'_> {
             Some(Ok(b)) => b,
             _ => return Err(Error::internal("a configuration without its module")),
         };
-        let attrs = gpu.user_load(&format!("user:{}:{}", c.module, c.entry), &built.code, &c.entry, c.dynamic_smem)?;
+        // The symbol to look up: a C++ entry's mangled name, as the PTX spells it.
+        let entry = match (&built.code, &self.file.verify.expected) {
+            (super::compile::Code::Ptx(ptx), expected) => {
+                let at = match expected {
+                    Expected::Reference(r) if r.entry == c.entry => r.entry_at,
+                    _ => self.file.entry_at,
+                };
+                self.file.find_entry(&super::source::ptx_entries(ptx), &c.entry, at)?.name.clone()
+            }
+            (super::compile::Code::Binary(_), _) => c.entry.clone(),
+        };
+        let attrs = gpu.user_load(&format!("user:{}", c.module), &built.code, &entry, c.dynamic_smem)?;
         state.loaded = Some((c.module, c.entry.clone()));
         let layout: Vec<(data::ElemType, u64)> = c.buffers.iter().map(|b| (b.ty, b.len)).collect();
         if layout != state.layout {
@@ -393,6 +497,10 @@ pub struct FileSession<'a> {
     pub visuals: &'a crate::report::Visuals,
     /// `run`: exactly one configuration.
     pub single: bool,
+    /// Only these configurations (`--configs`, how a sweep continues in a new process after a fault).
+    pub only: Option<&'a [usize]>,
+    /// The command line that reruns this sweep (see [`UserSweep::rerun`]).
+    pub rerun: Option<Vec<String>>,
 }
 
 impl FileSession<'_> {
@@ -448,16 +556,43 @@ impl FileSession<'_> {
                 crate::output::note(&format!("{}\n{}", e.summary, e.log.trim_end()));
             }
         }
-        let sweep = UserSweep { file: self.file, ex: &ex, built: &built, options: self.options };
-        let bar = self.to.progress(ex.configs.len());
-        let report = sweep.run(backend, self.device, &mut |_| bar.inc(1), &mut |n| bar.suspend(|| say(n)))?;
+        if let Some(i) = self.only.and_then(|o| o.iter().find(|&&i| i >= ex.configs.len())) {
+            return Err(Error::usage(format!("--configs {i}: the sweep has {} configurations", ex.configs.len())));
+        }
+        let sweep = UserSweep {
+            file: self.file,
+            ex: &ex,
+            built: &built,
+            options: self.options,
+            only: self.only,
+            rerun: self.rerun.clone(),
+        };
+        let bar = self.to.progress(self.only.map_or(ex.configs.len(), <[usize]>::len));
+        let mut stream = self.to.stream(false)?;
+        let mut streamed = Ok(());
+        let report = sweep.run(
+            backend,
+            ordinal,
+            &mut |r| {
+                bar.inc(1);
+                if let (Some(w), Ok(())) = (stream.as_mut(), &streamed) {
+                    streamed = crate::report::jsonl::line(r).and_then(|l| {
+                        w.write_all(l.as_bytes()).and_then(|()| w.flush()).map_err(|e| Error::Output(e.to_string()))
+                    });
+                }
+            },
+            &mut |n| bar.suspend(|| say(n)),
+        )?;
+        streamed?;
         bar.finish_and_clear();
         if self.options.model && !self.to.quiet {
             say(
                 "model: a kernel file's memory accesses are not described, so its times and memory metrics are not modelled",
             );
         }
-        self.to.emit(&report)?;
+        if stream.is_none() {
+            self.to.emit(&report)?;
+        }
         self.visuals.emit(&report)?;
         Ok(crate::Outcome::checked(report.any_failed()))
     }
