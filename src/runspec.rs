@@ -18,7 +18,20 @@
 //!
 //! Every key other than `name`, `command`, `kernel`, `about` and `plot` is an option of the command:
 //! `key = "value"` becomes `--key value`, `key = true` becomes `--key`, a number its decimal form and
-//! an array its comma-joined items.
+//! an array its comma-joined items, except for the repeatable `size` and `define`, whose items each
+//! become one option. A user's kernel takes `kernel_file` instead of `kernel` (a path relative to where
+//! run-spec runs):
+//!
+//! ```toml
+//! [[step]]
+//! name = "conv"
+//! command = "sweep"
+//! kernel_file = "examples/kernels/conv2d.toml"
+//! size = ["w=2048", "h=2048"]
+//! define = ["tile_x=1,2,4", "tile_y=1,2"]
+//! bx = "16,32"
+//! by = "4,8"
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -68,6 +81,8 @@ const REPORTING: &[&str] = &["sweep", "run", "estimate", "peak", "transpose", "s
 const PRINTING: &[&str] = &["occupancy", "blur"];
 /// Commands that take a kernel.
 const WITH_KERNEL: &[&str] = &["sweep", "run", "estimate"];
+/// Options given once per value (an array is several of them).
+const REPEATED: &[&str] = &["size", "define"];
 /// Options run-spec sets itself.
 const RESERVED: &[&str] = &["format", "output", "o", "plot"];
 
@@ -84,6 +99,11 @@ impl Step {
         for (key, value) in &self.options {
             let flag = format!("--{}", key.replace('_', "-"));
             match value {
+                toml::Value::Array(items) if REPEATED.contains(&key.as_str()) => {
+                    for item in items {
+                        argv.extend([flag.clone(), scalar(item)]);
+                    }
+                }
                 toml::Value::Boolean(true) => argv.push(flag),
                 toml::Value::Boolean(false) => {}
                 other => argv.extend([flag, scalar(other)]),
@@ -131,8 +151,12 @@ impl Spec {
                     [REPORTING, PRINTING].concat().join(", ")
                 )));
             }
+            let file = s.options.contains_key("kernel_file");
             match (WITH_KERNEL.contains(&s.command.as_str()), &s.kernel) {
-                (true, None) => return Err(at(format!("{} needs a kernel", s.command))),
+                (true, None) if !file => {
+                    return Err(at(format!("{} needs a kernel (or a kernel_file)", s.command)));
+                }
+                (true, Some(_)) if file => return Err(at("give kernel or kernel_file, not both".into())),
                 (false, Some(_)) => return Err(at(format!("{} takes no kernel", s.command))),
                 _ => {}
             }
@@ -221,11 +245,42 @@ block_size = "32..1024:32"
     }
 
     #[test]
+    fn kernel_files_take_repeated_sizes_and_defines() {
+        let spec = Spec::parse(
+            "name = \"x\"\n[[step]]\nname = \"conv\"\ncommand = \"sweep\"\nkernel_file = \"k.toml\"\nsize = [\"w=64\", \"h=32\"]\ndefine = [\"tile_x=1,2\", \"tile_y=1\"]\nbx = [16, 32]\n",
+        )
+        .unwrap();
+        let argv = spec.steps[0].argv(Path::new("out"));
+        let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+        assert_eq!(
+            words[..13],
+            [
+                "sweep",
+                "--bx",
+                "16,32",
+                "--define",
+                "tile_x=1,2",
+                "--define",
+                "tile_y=1",
+                "--kernel-file",
+                "k.toml",
+                "--size",
+                "w=64",
+                "--size",
+                "h=32"
+            ]
+        );
+        let both =
+            "name = \"x\"\n[[step]]\nname = \"s\"\ncommand = \"sweep\"\nkernel = \"copy\"\nkernel_file = \"k.toml\"\n";
+        assert!(Spec::parse(both).unwrap_err().to_string().contains("give kernel or kernel_file, not both"));
+    }
+
+    #[test]
     fn mistakes_name_their_step() {
         let bad = |text: &str| Spec::parse(text).unwrap_err().to_string();
         let step = |body: &str| format!("name = \"x\"\n[[step]]\nname = \"s\"\n{body}\n");
         assert!(bad(&step("command = \"sweeep\"\nkernel = \"k\"")).contains("step 's': unknown command 'sweeep'"));
-        assert!(bad(&step("command = \"sweep\"")).contains("step 's': sweep needs a kernel"));
+        assert!(bad(&step("command = \"sweep\"")).contains("step 's': sweep needs a kernel (or a kernel_file)"));
         assert!(bad(&step("command = \"peak\"\nkernel = \"k\"")).contains("peak takes no kernel"));
         assert!(bad(&step("command = \"peak\"\nformat = \"csv\"")).contains("'format' is set by run-spec"));
         assert!(bad(&step("command = \"peak\"\nx = { a = 1 }")).contains("option 'x' must be"));

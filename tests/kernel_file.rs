@@ -173,3 +173,25 @@ fn bad_use_is_one_line_and_exit_2() {
         .code(2)
         .stderr(predicate::str::contains("bad.toml:1:").and(predicate::str::contains("nope.cu")));
 }
+
+#[test]
+fn experiment_files_take_kernel_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let kfile = std::fs::canonicalize("examples/kernels/sum_matrix_ptx.toml").unwrap();
+    let spec = dir.path().join("x.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"x\"\n[[step]]\nname = \"mine\"\ncommand = \"sweep\"\nkernel_file = \"{}\"\nsize = [\"nx=64\", \"ny=32\"]\nblock = \"32x8,16x16\"\n",
+            kfile.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("results");
+    mock(&["run-spec", spec.to_str().unwrap(), "-o", out.to_str().unwrap()]).assert().success();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(out.join("mine.json")).unwrap()).unwrap();
+    let r = v["records"].as_array().unwrap();
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0]["problem"], "nx=64, ny=32");
+    assert_eq!(r[1]["block"], serde_json::json!([16, 16, 1]));
+}
