@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: the built-in self-test, the seed's sweeps (source 001) and the ncu cross-check.
 #   scripts/device-check.sh OUTDIR        (binary: $WARPSCOPE_BIN, default target/release/warpscope)
+#   DEVICE_CHECK_ONLY='REGEX' runs only the steps whose names match it (e.g. 'ncu-check|bench|nvprof').
 # Every step's output goes to OUTDIR/<step>.log (and .json where there is a report); a short summary is
 # printed last. Clocks, power limits and GPU modes are left alone (ncu runs with --clock-control none).
 set -uo pipefail
@@ -12,6 +13,8 @@ summary=()
 
 step() { # step NAME CMD...: runs CMD, logs it with its wall time, records the exit code
   local name=$1; shift
+  # DEVICE_CHECK_ONLY='kfs-.*|ncu-check': only the steps whose names match (to split a run in parts).
+  if [ -n "${DEVICE_CHECK_ONLY:-}" ] && ! [[ "$name" =~ ^(${DEVICE_CHECK_ONLY})$ ]]; then return 0; fi
   local t0 t1 rc
   t0=$(date +%s.%N)
   "$@" >"$out/$name.log" 2>&1
@@ -44,6 +47,36 @@ for f in "$here"/../examples/kernels/*.toml; do
   step "kf-$n" "$bin" kernels --kernel-file "$f" --arch "$cc"
   step "kf-$n-cached" "$bin" kernels --kernel-file "$f" --arch "$cc"
 done
+# Kernel files swept on the GPU (sweep --kernel-file): every example verified and timed, matmul with the
+# seed's counters, the course's kernel from its own source against the built-in sum-matrix on the same
+# blocks (times should agree), oob.toml's out-of-bounds bug as failed rows naming compute-sanitizer
+# (exit 1, not a crash), a kernel that faults on some parameter values (the rest go on in a new process),
+# and the same sweep twice from the cache (the second start should be under 0.5 s).
+step kfs-vector_add "$bin" sweep --kernel-file "$here/../examples/kernels/vector_add.toml" --format json -o "$out/kfs-vector_add.json"
+step kfs-scale      "$bin" sweep --kernel-file "$here/../examples/kernels/scale.toml" --format json -o "$out/kfs-scale.json"
+step kfs-conv2d     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfs-conv2d.json"
+step kfs-matmul     "$bin" sweep --kernel-file "$here/../examples/kernels/matmul.toml" --metrics achieved_occupancy,gld_throughput,gld_efficiency --format json -o "$out/kfs-matmul.json"
+step kfs-matmul-run "$bin" run --kernel-file "$here/../examples/kernels/matmul.toml" --block 16x16 --define TILE=16
+kblocks=32x32,32x16,16x32,16x16,32x8,64x2,128x1,256x1
+step kfs-sum_matrix "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix.toml" --block "$kblocks" --seed 7 --format json -o "$out/kfs-sum_matrix.json"
+step kfs-builtin    "$bin" sweep sum-matrix --block "$kblocks" --seed 7 --format json -o "$out/kfs-builtin.json"
+step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --metrics gld_throughput --format json -o "$out/kfs-ptx.json"
+step kfs-oob        "$bin" sweep --kernel-file "$here/../examples/kernels/oob.toml" --format json -o "$out/kfs-oob.json"
+mkdir -p "$out/crash"
+cat >"$out/crash/crash.cu" <<'CU'
+// Faults (writes near address 0) when BAD is 1; with BAD 0 it writes a[i] = 2i.
+extern "C" __global__ void crash(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (BAD && i == 7) { ((volatile float *)0x10)[0] = 1.0f; }
+  if (i < n) a[i] = 2.0f * i;
+}
+CU
+printf 'name = "crash"\nsource = "crash.cu"\nentry = "crash"\nproblem_size = "n"\n[sizes]\nn = 100000\n[tune_params]\nblock_size_x = [64, 128]\nBAD = [0, 1]\n[[args]]\nname = "a"\ntype = "f32"\nlen = "n"\noutput = true\n[[args]]\nname = "n"\ntype = "i32"\nvalue = "n"\n[verify]\nsame_as_first = true\n' >"$out/crash/crash.toml"
+step kfs-crash      "$bin" sweep --kernel-file "$out/crash/crash.toml" --format json -o "$out/kfs-crash.json"
+export WARPSCOPE_CACHE_DIR="$out/cache-starts"
+step kfs-start1     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
+step kfs-start2     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
+export WARPSCOPE_CACHE_DIR="$out/cache"
 # The occupancy calculator against the driver's, on probe kernels of many register and shared-memory sizes.
 step occupancy "$bin" occupancy --against-driver
 # Source 004 (SKE): 32 x k blocks, k = 1..16, on 480x270 RGB frames, with the time model beside.
@@ -128,6 +161,29 @@ for f in "$out"/kf-*.log; do
   n=$(basename "$f" .log)
   printf '%-22s %s (%ss)\n' "$n" "$(grep -m1 '^checked' "$f" | cut -c1-110)" "$(cat "$out/$n.wall")"
 done
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def load(n):
+    p = os.path.join(out, n + ".json")
+    return json.load(open(p)) if os.path.exists(p) else None
+for n in ["kfs-vector_add", "kfs-scale", "kfs-conv2d", "kfs-matmul", "kfs-ptx", "kfs-oob", "kfs-crash"]:
+    r = load(n)
+    if not r:
+        print(f"{n}: no report"); continue
+    st = [x["status"] for x in r["records"]]
+    ok = [x for x in r["records"] if x["status"] == "ok" and x.get("time_ms")]
+    best = min(ok, key=lambda x: x["time_ms"]["median"]) if ok else None
+    hint = sum(1 for x in r["records"] if "compute-sanitizer" in (x.get("reason") or ""))
+    print(f"{n}: {st.count('ok')} ok ({sum(1 for x in r['records'] if x.get('verification'))} verified), "
+          f"{st.count('failed')} failed ({hint} naming compute-sanitizer), {st.count('invalid')} invalid"
+          + (f"; fastest {best['block']} {best.get('params') or ''} {best['time_ms']['median']:.4f} ms" if best else ""))
+a, b = load("kfs-sum_matrix"), load("kfs-builtin")
+if a and b:
+    ratios = [x["time_ms"]["median"] / y["time_ms"]["median"] for x, y in zip(a["records"], b["records"]) if x.get("time_ms") and y.get("time_ms")]
+    print(f"sum_matrix.toml against built-in sum-matrix: {len(ratios)} blocks, time ratio {min(ratios):.3f}-{max(ratios):.3f}" if ratios else "sum_matrix: no times")
+PY
+for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 'built for.*cache)' "$out/$n.log")" "$(cat "$out/$n.wall")"; done
 [ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
 [ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
 [ -f "$out/nvprof/multi-summary.txt" ] && tail -n 1 "$out/nvprof/multi-summary.txt"
