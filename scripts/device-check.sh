@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine: the built-in self-test, the seed's sweeps (source 001) and the ncu cross-check.
 #   scripts/device-check.sh OUTDIR        (binary: $WARPSCOPE_BIN, default target/release/warpscope)
-#   DEVICE_CHECK_ONLY='REGEX' runs only the steps whose names match it (e.g. 'ncu-check|bench|nvprof').
+#   DEVICE_CHECK_ONLY='REGEX' runs only the steps whose names match it (e.g. 'ncu-check|bench|nvprof'),
+#   DEVICE_CHECK_SKIP='REGEX' all but those: a run split in parts that each fit a time limit.
 # Every step's output goes to OUTDIR/<step>.log (and .json where there is a report); a short summary is
 # printed last. Clocks, power limits and GPU modes are left alone (ncu runs with --clock-control none).
 set -uo pipefail
@@ -15,6 +16,7 @@ step() { # step NAME CMD...: runs CMD, logs it with its wall time, records the e
   local name=$1; shift
   # DEVICE_CHECK_ONLY='kfs-.*|ncu-check': only the steps whose names match (to split a run in parts).
   if [ -n "${DEVICE_CHECK_ONLY:-}" ] && ! [[ "$name" =~ ^(${DEVICE_CHECK_ONLY})$ ]]; then return 0; fi
+  if [ -n "${DEVICE_CHECK_SKIP:-}" ] && [[ "$name" =~ ^(${DEVICE_CHECK_SKIP})$ ]]; then return 0; fi
   local t0 t1 rc
   t0=$(date +%s.%N)
   "$@" >"$out/$name.log" 2>&1
