@@ -49,6 +49,8 @@ struct State {
     layout: Vec<(data::ElemType, u64)>,
     /// Whether counters are enabled on the current device.
     counters: Option<std::result::Result<usize, String>>,
+    /// The device-to-device copy bandwidth measured at the start, GB/s.
+    copy_gbs: Option<f64>,
 }
 
 impl UserSweep<'_> {
@@ -67,6 +69,18 @@ impl UserSweep<'_> {
         let mut inputs: HashMap<(usize, u64), HostData> = HashMap::new();
         let mut expected: Option<Vec<HostData>> = self.npy_expected()?;
         let mut state = State::default();
+        // The copy yardstick, as for built-in kernels (it also brings the clocks up before the first
+        // configuration is timed).
+        if backend.user().is_some() {
+            let (bytes, times) = backend.memcpy(self.options.warmup.max(1), self.options.iters.max(5))?;
+            let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
+            report.baselines.memcpy_dtod_gbs = Some(Metric {
+                name: "memcpy_dtod".into(),
+                value: 2.0 * bytes as f64 / (t.median * 1e-3) / 1e9,
+                unit: GBPS.into(),
+                source: backend.source(),
+            });
+        }
         if let (Expected::Reference(_), Some(reference)) = (&self.file.verify.expected, &self.ex.reference)
             && backend.user().is_some()
         {
@@ -79,6 +93,7 @@ impl UserSweep<'_> {
         };
         // The configuration whose outputs are the expected ones (same-as-first), once one has run.
         let mut first_ok: Option<usize> = None;
+        state.copy_gbs = report.baselines.memcpy_dtod_gbs.as_ref().map(|m| m.value);
         for (at, &index) in order.iter().enumerate() {
             let c = &self.ex.configs[index];
             if crate::signals::stop_requested() {
@@ -413,7 +428,11 @@ impl UserSweep<'_> {
                 _ => b.bytes(),
             })
             .sum();
-        r.metrics.push(metric(m::EFF_BANDWIDTH, bytes as f64 / (t.median * 1e-3) / 1e9, GBPS));
+        let eff = bytes as f64 / (t.median * 1e-3) / 1e9;
+        r.metrics.push(metric(m::EFF_BANDWIDTH, eff, GBPS));
+        if let Some(copy) = state.copy_gbs {
+            r.metrics.push(metric(m::PCT_OF_MEMCPY, 100.0 * eff / copy, m::PCT));
+        }
         let threads = launch.block.volume() as u32;
         if let Some(l) = info.limits.as_ref().filter(|l| l.max_threads_per_sm > 0) {
             let blocks = gpu.user_occupancy(threads, c.dynamic_smem)?;
