@@ -171,11 +171,37 @@ fn body(name: &str, entry: &str) -> Option<Vec<&'static str>> {
 }
 
 fn mix_of(lines: &[&str]) -> Mix {
+    let executed: Vec<&str> = lines.iter().copied().filter(|l| executes(l)).collect();
     let mut m = Mix::default();
-    for (pipe, n) in lines.iter().filter_map(|l| classify(l)) {
-        m.add(pipe, n);
+    for (i, line) in executed.iter().enumerate() {
+        if folds_into_next(line, executed.get(i + 1).copied()) {
+            continue;
+        }
+        if let Some((pipe, n)) = classify(line) {
+            m.add(pipe, n);
+        }
     }
     m
+}
+
+/// Whether `line` costs no SASS instruction of its own because the instruction after it absorbs it
+/// (sm_50+ instruction selection, as `cuobjdump -sass` shows it): a 64-bit shift by a constant feeding
+/// a 64-bit add is one `LEA` / `LEA.HI.X` pair, which the add already counts; a sign or zero extension
+/// of a 32-bit integer feeding a 64-bit operation is the `.SX32` / `.WIDE` form of that operation.
+fn folds_into_next(line: &str, next: Option<&str>) -> bool {
+    let Some(next) = next else { return false };
+    let mut words = line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
+    let (Some(op), Some(dst)) = (words.next(), words.next()) else { return false };
+    let next_op = next.split_whitespace().next().unwrap_or("");
+    let uses = |n: &str| {
+        n.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '[' || c == ']').skip(2).any(|w| w == dst)
+    };
+    let wide_int = |o: &str| [".s64", ".u64", ".b64"].iter().any(|t| o.ends_with(t)) && !o.starts_with("cvt");
+    match op {
+        "shl.b64" => matches!(next_op, "add.s64" | "add.u64") && uses(next),
+        "cvt.s64.s32" | "cvt.u64.u32" => wide_int(next_op) && uses(next),
+        _ => false,
+    }
 }
 
 /// The instruction mix of `entry`, each instruction counted once (loops once too).
@@ -225,6 +251,28 @@ pub const RESOURCES_JSON: &str = include_str!("../kernels-ptx/resources.json");
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn address_arithmetic_is_counted_as_sass_runs_it() {
+        // blurCols's tap address: clamp (max, min), widen, row x W + x (64-bit multiply and add), x 4,
+        // plus the base. SASS: IMNMX, IMNMX, IMAD.WIDE + IMAD (the widening folded in), IADD3 + IADD3.X,
+        // LEA + LEA.HI.X (the shift folded into the add): 6 integer-ALU and 2 multiply instructions,
+        // where a line-by-line count gives 9 and 2.
+        let tap = [
+            "max.s32 \t%r123, %r152, 0;",
+            "min.s32 \t%r124, %r123, %r48;",
+            "cvt.s64.s32 \t%rd11, %r124;",
+            "mul.lo.s64 \t%rd12, %rd11, %rd2;",
+            "add.s64 \t%rd13, %rd12, %rd3;",
+            "shl.b64 \t%rd14, %rd13, 2;",
+            "add.s64 \t%rd15, %rd1, %rd14;",
+        ];
+        let m = mix_of(&tap);
+        assert_eq!((m.int, m.imul), (6.0, 2.0), "{m:?}");
+        // Nothing folds when the next instruction does not use the result.
+        let apart = ["shl.b64 \t%rd14, %rd13, 2;", "add.s64 \t%rd15, %rd1, %rd9;"];
+        assert_eq!(mix_of(&apart).int, 4.0);
+    }
 
     #[test]
     fn loop_bodies_are_priced_per_multiply_add() {

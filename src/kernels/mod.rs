@@ -231,6 +231,12 @@ pub trait Kernel: Send + Sync {
     fn loop_fmas(&self) -> f64 {
         0.0
     }
+    /// Global loads a thread of a `block`-shaped launch waits for one after another: a loop the
+    /// compiled code does not unroll, whose body uses its load before the next iteration loads (the
+    /// time model charges each a DRAM round trip). 1 when the loads are issued together.
+    fn serial_loads(&self, _block: Dim3) -> f64 {
+        1.0
+    }
 }
 
 /// Block shapes `selftest` runs the 2D kernels with.

@@ -226,6 +226,15 @@ impl Kernel for Transpose {
     fn barriers(&self) -> u32 {
         u32::from(self.variant != Variant::Naive)
     }
+    fn serial_loads(&self, block: Dim3) -> f64 {
+        // transposeShared[Diag]'s tile loop runs blockDim.x / blockDim.y times and is not unrolled (its
+        // trip count is known only at run time; kernels-ptx/transpose.ptx): each iteration stores its
+        // load to shared memory before the next loads. The others load once, or unrolled (Tile64).
+        match self.variant {
+            Variant::Shared | Variant::SharedDiag => self.tile(block).1.max(1) as f64,
+            _ => 1.0,
+        }
+    }
     fn work(&self) -> Work {
         let n = self.w as u64 * self.h as u64;
         Work { bytes_read: 4 * n, bytes_written: 4 * n, flops: 0 }
@@ -309,6 +318,18 @@ impl Kernel for Transpose {
 mod tests {
     use super::*;
     use crate::kernels::random_inputs;
+
+    #[test]
+    fn tile_loops_wait_for_each_load() {
+        // transposeShared at (32,8): a 32 x 32 tile, 4 rows per thread, one load waited for per row;
+        // at (16,1), 16. The naive transpose loads once; Tile64's 8 loads are unrolled, issued together.
+        let s = Transpose::new(Variant::Shared, 64, 64).unwrap();
+        assert_eq!(s.serial_loads(Dim3::new(32, 8, 1)), 4.0);
+        assert_eq!(s.serial_loads(Dim3::new(16, 1, 1)), 16.0);
+        assert_eq!(s.serial_loads(Dim3::new(64, 64, 1)), 1.0);
+        assert_eq!(Transpose::new(Variant::Naive, 64, 64).unwrap().serial_loads(Dim3::new(32, 8, 1)), 1.0);
+        assert_eq!(Transpose::new(Variant::Tile64, 64, 64).unwrap().serial_loads(Dim3::new(32, 8, 1)), 1.0);
+    }
 
     #[test]
     fn reference_transposes() {

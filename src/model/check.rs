@@ -125,11 +125,17 @@ pub enum Predictor {
 
 /// The prediction for each record of `report` (`None` for records that have none).
 pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>> {
+    if let Predictor::Stored = how {
+        return Ok(report.records.iter().map(|r| r.metric(PREDICTED_TIME).map(|m| m.value)).collect());
+    }
+    Ok(evaluations(report, how)?.into_iter().map(|e| e.map(|e| e.prediction.time_ms)).collect())
+}
+
+/// The model's evaluation of each measured record of `report` again (`None` for records without a
+/// measured time, or that cannot launch); [`Predictor::Stored`] evaluates on the run's device.
+pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super::Evaluation>>> {
     let target = match how {
-        Predictor::Stored => {
-            return Ok(report.records.iter().map(|r| r.metric(PREDICTED_TIME).map(|m| m.value)).collect());
-        }
-        Predictor::Device => {
+        Predictor::Stored | Predictor::Device => {
             let copy = report.baselines.memcpy_dtod_gbs.as_ref().map(|m| m.value);
             let arch = super::arch::nearest(report.device.cc());
             let clock = report.device.sm_clock_mhz.unwrap_or(1500);
@@ -165,11 +171,10 @@ pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>>
         let (attrs, _) = crate::estimate::attrs(kernel.as_ref(), &target);
         let launch = Launch { grid, block, dynamic_smem: kernel.dynamic_smem(block) };
         let occ = crate::estimate::occupancy_of(&target, &attrs, &launch);
-        out.push((occ.active_blocks_per_sm > 0).then(|| {
-            super::evaluate(&target, kernel.as_ref(), &launch, occ.active_blocks_per_sm, Some(t.median))
-                .prediction
-                .time_ms
-        }));
+        out.push(
+            (occ.active_blocks_per_sm > 0)
+                .then(|| super::evaluate(&target, kernel.as_ref(), &launch, occ.active_blocks_per_sm, Some(t.median))),
+        );
     }
     Ok(out)
 }

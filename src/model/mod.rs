@@ -103,6 +103,7 @@ pub fn evaluate(
         barriers: kernel.barriers() as f64,
         resident_warps: base * a.max_warps_per_sm as f64,
         loads_global: mem.loads.requests > 0.0,
+        serial_loads: kernel.serial_loads(launch.block),
     };
     let prediction = time::predict(target, &workload);
     // Block-issue bound: the scheduler's term clearly dominates the model's others, and (when the time

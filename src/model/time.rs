@@ -182,6 +182,9 @@ pub struct Workload {
     pub resident_warps: f64,
     /// Whether the kernel loads from global memory at all (a warp then waits one round trip).
     pub loads_global: bool,
+    /// Round trips a warp waits for one after another (loads in a loop that uses each before the
+    /// next): 1 when its loads are issued together.
+    pub serial_loads: f64,
 }
 
 /// The model's time and its terms, ms.
@@ -264,12 +267,15 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     }
 }
 
-/// A warp's load round trip with `resident_warps` per SM issuing theirs together: the idle DRAM
-/// latency, plus the time DRAM takes to deliver the loads in flight ahead of it (the round's bytes at
-/// the read bandwidth). Over a kernel, rounds x this = rounds x latency + bytes read / read bandwidth.
+/// A warp's wait for its loads with `resident_warps` per SM issuing theirs together: `c` =
+/// [`Workload::serial_loads`] round trips one after another, each the idle DRAM latency plus the time
+/// DRAM takes to deliver the loads in flight ahead of it (that step's bytes of every resident warp at
+/// the read bandwidth): `c L + S R (bytes per warp) / read bandwidth`. Over a kernel, rounds x this =
+/// rounds x c x latency + bytes read / read bandwidth.
 pub fn round_trip_s(t: &Target, w: &Workload, resident_warps: f64) -> f64 {
     let bytes_per_warp = if w.warps > 0.0 { w.dram_read_bytes / w.warps } else { 0.0 };
-    t.latency_s() + t.sms as f64 * resident_warps * bytes_per_warp / (t.figures.read_gbs * 1e9)
+    w.serial_loads.max(1.0) * t.latency_s()
+        + t.sms as f64 * resident_warps * bytes_per_warp / (t.figures.read_gbs * 1e9)
 }
 
 /// Resident blocks per SM the block scheduler sustains when it is the bottleneck: its rate times a
@@ -312,6 +318,7 @@ mod tests {
             barriers: 0.0,
             resident_warps,
             loads_global: true,
+            serial_loads: 1.0,
         }
     }
 
@@ -337,6 +344,37 @@ mod tests {
         assert!(!issue_bound_at(&t, 1 << 20, 0.958));
         // The roofline floor: 3.22 GB at 4220 GB/s.
         assert!((p.bandwidth_ms - 0.763).abs() < 0.001);
+    }
+
+    #[test]
+    fn loads_waited_for_one_after_another() {
+        // A warp of 32 threads that each load 16 floats in a loop storing each to shared memory before
+        // the next (a block of 32 threads moving a 32 x 16 strip, say): 16 round trips of 404 ns (800
+        // cycles at 1980 MHz) each, plus the time DRAM takes to deliver, per round, 32 resident warps'
+        // 2 KiB on 132 SMs at 4220 GB/s (2.050 us). 64 rounds: 64 x (6.464 + 2.050) us = 0.5449 ms.
+        let t = h200();
+        let warps = 132.0 * 32.0 * 64.0;
+        let w = Workload {
+            blocks: warps as u64,
+            warps,
+            dram_read_bytes: warps * 2048.0,
+            store_bytes: warps * 2048.0,
+            l2_bytes: 0.0,
+            l1_load_bytes: warps * 2048.0,
+            l1_wavefronts: 0.0,
+            serial_loads: 16.0,
+            insns: Mix::default(),
+            ..sum_matrix(1, 1.0, 32.0)
+        };
+        let p = predict(&t, &w);
+        assert_eq!(p.bound, Bound::Latency);
+        let rounds = 64.0;
+        let by_hand = rounds * (16.0 * 404.04 + 132.0 * 32.0 * 2048.0 / 4220.0) * 1e-6;
+        assert!((p.latency_ms - by_hand).abs() < 1e-3 * by_hand, "{} against {by_hand}", p.latency_ms);
+        assert!((p.latency_ms - 0.5449).abs() < 0.001, "{}", p.latency_ms);
+        // The same loads issued together wait one round trip: 64 x (0.404 + 2.050) us.
+        let together = predict(&t, &Workload { serial_loads: 1.0, ..w });
+        assert!((together.latency_ms - 64.0 * (0.404 + 2.050) * 1e-3).abs() < 1e-3, "{}", together.latency_ms);
     }
 
     #[test]
