@@ -412,6 +412,9 @@ impl Drop for Program<'_> {
     }
 }
 
+/// Host headers given to NVRTC as empty ones (see [`Nvrtc::compile`]).
+const HOST_HEADERS: &[&str] = &["stdio.h", "cstdio", "stdlib.h", "cstdlib"];
+
 impl Compiler for Nvrtc {
     fn version(&self) -> String {
         format!("NVRTC {}.{}", self.version.0, self.version.1)
@@ -431,9 +434,24 @@ impl Compiler for Nvrtc {
         let opts: Vec<CString> = job.options.iter().map(|o| nul(o)).collect::<Result<_, _>>()?;
         let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
         let mut prog = std::ptr::null_mut();
-        // SAFETY: valid NUL-terminated strings; no headers passed in memory (NVRTC reads them via -I).
-        let rc =
-            unsafe { (self.create)(&mut prog, src.as_ptr(), name.as_ptr(), 0, std::ptr::null(), std::ptr::null()) };
+        // Host C headers that kernels written for nvcc include (Kernel Tuner's examples open with
+        // `#include <stdio.h>`) do not exist under NVRTC, whose device printf and malloc need none: they
+        // are given as empty headers. Local headers are read through -I.
+        let stub = nul("// warpscope: a host header; under NVRTC device printf and malloc need no header\n")?;
+        let names: Vec<CString> = HOST_HEADERS.iter().map(|h| nul(h)).collect::<Result<_, _>>()?;
+        let contents: Vec<*const c_char> = names.iter().map(|_| stub.as_ptr()).collect();
+        let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+        // SAFETY: valid NUL-terminated strings, one content per include name, outliving the call.
+        let rc = unsafe {
+            (self.create)(
+                &mut prog,
+                src.as_ptr(),
+                name.as_ptr(),
+                names.len() as c_int,
+                contents.as_ptr(),
+                name_ptrs.as_ptr(),
+            )
+        };
         if rc != 0 {
             return Err(self.err("nvrtcCreateProgram", rc));
         }
