@@ -359,6 +359,10 @@ pub struct Trace {
     /// Destination memory of a copy.
     #[serde(default)]
     pub dst_kind: Option<String>,
+    /// A kernel's symbol as the driver knows it (mangled for C++: `_Z6vecAddIfEvPT_S1_S1_i`), where it
+    /// differs from the demangled name: what nvprof's metric trace CSV prints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
 }
 
 impl Record {

@@ -507,3 +507,33 @@ fn every_layout_imports_back_to_the_recorded_launches() {
         }
     }
 }
+
+/// nvprof's metric trace CSV names a kernel by its symbol, mangled for C++ (a GTX 1080's file:
+/// `"_Z6vecAddIfEvPT_S1_S1_i"`); the summary tables demangle it.
+#[test]
+fn the_metric_trace_names_kernels_by_their_symbol() {
+    let text = std::fs::read_to_string(fixture("h100-sumMatrix-32x16-metrics.jsonl")).unwrap();
+    let symbol = "_Z16sumMatrixOnGPU2DPfS_S_ii";
+    let with_symbol: String = text
+        .lines()
+        .map(|l| {
+            l.replace(
+                "\"trace\":{\"kind\":\"kernel\",",
+                &format!("\"trace\":{{\"kind\":\"kernel\",\"symbol\":\"{symbol}\","),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(with_symbol.trim_end(), text.trim_end(), "the fixture's kernel traces were given a symbol");
+    let dir = tempfile::tempdir().unwrap();
+    let messages = dir.path().join("m.jsonl");
+    std::fs::write(&messages, with_symbol + "\n").unwrap();
+    let m = messages.to_str().unwrap();
+    let (_, _, err) = replay(&["--print-gpu-trace", "--csv", "--metrics", "achieved_occupancy"], m, &[]);
+    let row = err.lines().find(|l| l.starts_with("\"NVIDIA")).unwrap_or_else(|| panic!("{err}"));
+    assert!(row.contains(&format!("\"{symbol}\"")), "{row}");
+    let recs = imported(&err);
+    assert_eq!(recs[0]["kernel"], "sumMatrixOnGPU2D");
+    let (_, _, err) = replay(&["--csv", "--metrics", "achieved_occupancy"], m, &[]);
+    assert!(!err.contains(symbol) && err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
+}

@@ -80,6 +80,7 @@ const OPTIONAL: &[Optional] = &[
     Optional { name: "trace_bytes", get: |r| s(r.trace.as_ref().and_then(|t| t.bytes)) },
     Optional { name: "trace_src_kind", get: |r| r.trace.as_ref().and_then(|t| t.src_kind.clone()) },
     Optional { name: "trace_dst_kind", get: |r| r.trace.as_ref().and_then(|t| t.dst_kind.clone()) },
+    Optional { name: "trace_symbol", get: |r| r.trace.as_ref().and_then(|t| t.symbol.clone()) },
 ];
 
 /// The columns every file has, before the optional ones.
@@ -218,6 +219,7 @@ fn trace(row: &Row) -> Result<Option<Trace>> {
         bytes: row.num("trace_bytes")?,
         src_kind: row.text("trace_src_kind").map(String::from),
         dst_kind: row.text("trace_dst_kind").map(String::from),
+        symbol: row.text("trace_symbol").map(String::from),
     }))
 }
 

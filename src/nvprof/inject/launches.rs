@@ -23,6 +23,8 @@ const DURATION: &str = "gpu__time_duration.sum";
 /// A selected launch waiting for its window to be decoded.
 struct Pending {
     name: KernelName,
+    /// The symbol as CUPTI gave it (mangled for C++).
+    symbol: String,
     grid: [u32; 3],
     block: [u32; 3],
     smem: u32,
@@ -130,6 +132,7 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
     let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
     ctx.window.push(Pending {
         name,
+        symbol: l.symbol.clone(),
         grid: l.grid,
         block: l.block,
         smem: l.dynamic_smem,
@@ -415,6 +418,7 @@ fn profiled_record(st: &State, p: &Pending, counters: &[String], values: &[f64])
             stream: p.stream,
             correlation: p.correlation,
             dynamic_smem: Some(p.smem),
+            symbol: (p.symbol != p.name.short).then(|| p.symbol.clone()),
             ..Trace::default()
         }),
         // Which launch of its kernel it is (`invocation`) is counted when the process's records are

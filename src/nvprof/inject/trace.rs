@@ -64,6 +64,7 @@ pub(super) fn on_activity(records: Vec<activity::Record>, dropped: usize) {
             activity::Record::Kernel(k) => {
                 let name = act.names.entry(k.name.clone()).or_insert_with(|| kernel_name(&k.name)).clone();
                 let t = Trace {
+                    symbol: (k.name != name.short).then(|| k.name.clone()),
                     registers: Some(k.registers),
                     static_smem: Some(k.static_smem),
                     dynamic_smem: Some(k.dynamic_smem),

@@ -232,7 +232,8 @@ fn metric_trace(p: &Process, v: View) -> String {
                 Cell::Text(p.device_name(r.device)),
                 Cell::Text(t.context.to_string()),
                 Cell::Text(t.stream.to_string()),
-                Cell::Text(r.full_name().to_string()),
+                // nvprof's metric trace names a kernel by its symbol (mangled for C++).
+                Cell::Text(t.symbol.clone().unwrap_or_else(|| r.full_name().to_string())),
                 Cell::Num(t.correlation.to_string()),
             ];
             for ((name, unit), (_, div)) in cols.iter().zip(&units) {
