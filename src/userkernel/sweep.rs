@@ -525,6 +525,7 @@ pub struct FileSession<'a> {
 impl FileSession<'_> {
     /// Runs the session; the outcome says whether a configuration failed.
     pub fn run(&self) -> Result<crate::Outcome> {
+        let began = std::time::Instant::now();
         let ex = self.file.expand(self.blocks, self.defines)?;
         if self.single && ex.configs.len() != 1 {
             return Err(Error::usage(format!(
@@ -561,14 +562,15 @@ impl FileSession<'_> {
         };
         let cached = built.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count();
         say(&format!(
-            "{} {}: {}; built for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({})",
+            "{} {}: {}; built for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({}); ready {:.2} s after start",
             self.file.name,
             self.file.problem_label(),
             ex.summary(),
             target.cc.0,
             target.cc.1,
             start.elapsed().as_secs_f64(),
-            info.name
+            info.name,
+            began.elapsed().as_secs_f64()
         ));
         if self.to.verbose {
             for e in built.iter().filter_map(|b| b.as_ref().err()).filter(|e| !e.log.is_empty()) {
