@@ -88,7 +88,7 @@ fn estimate_one(kernel: &dyn Kernel, target: &Target, attrs: &KernelAttrs, p: &p
     let t = ev.prediction.time_ms;
     let work = kernel.work();
     let mut metrics = ev.metrics(t, Source::Estimated);
-    let eff = (work.bytes_read + work.bytes_written) as f64 / (t * 1e-3) / 1e9;
+    let eff = crate::metrics::eff_bandwidth_gbs(work.bytes_read + work.bytes_written, t);
     metrics
         .insert(1, Metric { name: m::EFF_BANDWIDTH.into(), value: eff, unit: GBPS.into(), source: Source::Estimated });
     Record {

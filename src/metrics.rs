@@ -267,6 +267,11 @@ pub fn lookup(name: &str) -> Option<&'static MetricDef> {
     CATALOGUE.iter().find(|m| m.name == name)
 }
 
+/// Effective bandwidth, GB/s: `bytes` (the minimum a kernel must read and write) over `ms`.
+pub fn eff_bandwidth_gbs(bytes: u64, ms: f64) -> f64 {
+    bytes as f64 / (ms * 1e-3) / 1e9
+}
+
 /// Metrics the sweep table shows by default.
 pub const DEFAULT_SWEEP: &[&str] =
     &[EFF_BANDWIDTH, PCT_OF_MEMCPY, THEORETICAL_OCCUPANCY, ACHIEVED_OCCUPANCY, GLD_THROUGHPUT, GLD_EFFICIENCY];

@@ -112,11 +112,7 @@ impl TimeStats {
         let mut v = samples.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let quantile = |q: f64| {
-            let pos = q * (n - 1) as f64;
-            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-            v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-        };
+        let quantile = |q: f64| crate::stats::quantile_sorted(&v, q);
         let mean = v.iter().sum::<f64>() / n as f64;
         let var = if n > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
         Some(TimeStats {

@@ -1,4 +1,12 @@
-//! Small statistics shared by the reports: median and Spearman's rank correlation (with ties).
+//! Small statistics shared by the reports: quantiles, median and Spearman's rank correlation (with ties).
+
+/// The `q` quantile (0-1) of ascending `sorted`, by linear interpolation between order statistics
+/// (numpy's default); `sorted` must not be empty.
+pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
 
 /// Median of `v`; `None` when empty or when a value is not finite.
 pub fn median(v: &[f64]) -> Option<f64> {
@@ -7,8 +15,7 @@ pub fn median(v: &[f64]) -> Option<f64> {
     }
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    let n = s.len();
-    Some(if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 })
+    Some(quantile_sorted(&s, 0.5))
 }
 
 /// Ranks 1..n, ties sharing their mean rank.

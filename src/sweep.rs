@@ -460,15 +460,7 @@ impl Problem {
         // The host's copy is let go once every device has checked (or failed to).
         handout.checked(host);
         let compare_on = compare_on?;
-        let (bytes, times) =
-            spent.time("set-up: memcpy baseline", 0, || backend.memcpy(opts.warmup.max(1), opts.iters.max(5)))?;
-        let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
-        let memcpy = Metric {
-            name: "memcpy_dtod".into(),
-            value: 2.0 * bytes as f64 / (t.median * 1e-3) / 1e9,
-            unit: GBPS.into(),
-            source: backend.source(),
-        };
+        let memcpy = spent.time("set-up: memcpy baseline", 0, || memcpy_baseline(backend, opts))?;
         // The model's figures for this device: its calibration (cached per device), measured at the
         // start of the first sweep that asks for predictions.
         let figures = if opts.model {
@@ -639,7 +631,7 @@ fn derive(
     let target = device_target(info, memcpy.value, figures);
     let ev = model::evaluate(&target, kernel, launch, active_blocks, Some(median_ms));
     let work = kernel.work();
-    let eff = (work.bytes_read + work.bytes_written) as f64 / (median_ms * 1e-3) / 1e9;
+    let eff = m::eff_bandwidth_gbs(work.bytes_read + work.bytes_written, median_ms);
     let metric =
         |name: &str, value: f64, unit: &str, source| Metric { name: name.into(), value, unit: unit.into(), source };
     let mut out = vec![
@@ -659,6 +651,18 @@ fn derive(
     };
     out.extend(ev.metrics(median_ms, estimated).into_iter().filter(|x| wanted(&x.name) && x.name != m::PREDICTED_TIME));
     (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
+}
+
+/// The device-to-device copy bandwidth, the yardstick records are compared with (`pct_of_memcpy`).
+pub fn memcpy_baseline(backend: &mut dyn Backend, opts: &Options) -> Result<Metric> {
+    let (bytes, times) = backend.memcpy(opts.warmup.max(1), opts.iters.max(5))?;
+    let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
+    Ok(Metric {
+        name: "memcpy_dtod".into(),
+        value: 2.0 * bytes as f64 / (t.median * 1e-3) / 1e9,
+        unit: GBPS.into(),
+        source: backend.source(),
+    })
 }
 
 /// Each planned configuration's predicted time on this device (0 for an invalid one), to hand the

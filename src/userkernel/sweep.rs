@@ -72,14 +72,7 @@ impl UserSweep<'_> {
         // The copy yardstick, as for built-in kernels (it also brings the clocks up before the first
         // configuration is timed).
         if backend.user().is_some() {
-            let (bytes, times) = backend.memcpy(self.options.warmup.max(1), self.options.iters.max(5))?;
-            let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
-            report.baselines.memcpy_dtod_gbs = Some(Metric {
-                name: "memcpy_dtod".into(),
-                value: 2.0 * bytes as f64 / (t.median * 1e-3) / 1e9,
-                unit: GBPS.into(),
-                source: backend.source(),
-            });
+            report.baselines.memcpy_dtod_gbs = Some(crate::sweep::memcpy_baseline(backend.as_mut(), self.options)?);
         }
         if let (Expected::Reference(_), Some(reference)) = (&self.file.verify.expected, &self.ex.reference)
             && backend.user().is_some()
@@ -428,7 +421,7 @@ impl UserSweep<'_> {
                 _ => b.bytes(),
             })
             .sum();
-        let eff = bytes as f64 / (t.median * 1e-3) / 1e9;
+        let eff = m::eff_bandwidth_gbs(bytes, t.median);
         r.metrics.push(metric(m::EFF_BANDWIDTH, eff, GBPS));
         if let Some(copy) = state.copy_gbs {
             r.metrics.push(metric(m::PCT_OF_MEMCPY, 100.0 * eff / copy, m::PCT));
