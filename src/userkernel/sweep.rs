@@ -54,9 +54,9 @@ struct State {
 }
 
 impl UserSweep<'_> {
-    /// Runs every configuration on `backend` (device `ordinal` of `kind`, opened again after a fault);
-    /// `on_record` sees each record as it ends
-    /// and `note` what the user should know (counters that could not be measured).
+    /// Runs the configurations on `backend` (device `ordinal`; after a fault, the rest in a new process,
+    /// see [`UserSweep::rerun`]); `on_record` sees each record as it ends and `note` what the user should
+    /// know (counters that could not be measured, a sweep going on elsewhere).
     pub fn run(
         &self,
         mut backend: Box<dyn Backend>,
