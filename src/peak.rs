@@ -99,7 +99,7 @@ pub fn summarize(report: &Report) -> Summary {
     let best_copy = report
         .records
         .iter()
-        .filter(|r| r.kernel.starts_with("copy"))
+        .filter(|r| CopyKind::is_copy(&r.kernel))
         .filter_map(|r| Some((r.kernel.clone(), value(r, crate::metrics::PCT_OF_MEMCPY)?)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
     let mad = |n: u32| report.records.iter().find(|r| r.kernel == format!("mad{n}")).and_then(|r| value(r, PIXEL_RATE));

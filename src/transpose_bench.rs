@@ -73,7 +73,7 @@ pub fn run(
         let copy_gbs = records
             .iter_mut()
             .filter(ok)
-            .filter(|r| r.kernel.starts_with("copy"))
+            .filter(|r| CopyKind::is_copy(&r.kernel))
             .filter_map(|r| eff(r))
             .fold(f64::NAN, f64::max);
         let mut size_best: Option<Best> = None;
@@ -86,7 +86,7 @@ pub fn run(
                 unit: PCT.into(),
                 source: backend.source(),
             });
-            if rec.kernel.starts_with("transpose") && size_best.as_ref().is_none_or(|b| pct > b.pct_of_copy) {
+            if !CopyKind::is_copy(&rec.kernel) && size_best.as_ref().is_none_or(|b| pct > b.pct_of_copy) {
                 size_best = Some(Best { width: w, height: h, kernel: rec.kernel.clone(), pct_of_copy: pct });
             }
         }

@@ -100,6 +100,26 @@ impl Copy {
     }
 }
 
+impl CopyKind {
+    /// Every copy kernel.
+    pub const ALL: [CopyKind; 3] = [CopyKind::Float, CopyKind::Float4, CopyKind::Float4x4];
+
+    /// Its PTX entry (what records name it by).
+    pub fn entry(self) -> &'static str {
+        match self {
+            CopyKind::Float => "copyFloat",
+            CopyKind::Float4 => "copyFloat4",
+            CopyKind::Float4x4 => "copyFloat4x4",
+        }
+    }
+
+    /// Whether a record's kernel (`entry`) is one of the copy kernels: the yardstick of `peak` and
+    /// `transpose --bench`.
+    pub fn is_copy(entry: &str) -> bool {
+        CopyKind::ALL.iter().any(|k| k.entry() == entry)
+    }
+}
+
 impl Kernel for Copy {
     fn name(&self) -> &str {
         match self.kind {
@@ -109,11 +129,7 @@ impl Kernel for Copy {
         }
     }
     fn entry(&self) -> &str {
-        match self.kind {
-            CopyKind::Float => "copyFloat",
-            CopyKind::Float4 => "copyFloat4",
-            CopyKind::Float4x4 => "copyFloat4x4",
-        }
+        self.kind.entry()
     }
     fn module(&self) -> Module<'_> {
         Module::Embedded("peak")
