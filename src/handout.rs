@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::gpu::Reference;
 use crate::spec::Dim3;
@@ -27,6 +27,9 @@ pub struct Handout {
     host: Mutex<HostState>,
     devices: usize,
     host_made: AtomicUsize,
+    /// Device threads done with the sweep, and the signal that the last one is.
+    left: Mutex<usize>,
+    all_left: Condvar,
 }
 
 struct Queue {
@@ -52,6 +55,8 @@ impl Handout {
             host: Mutex::new(HostState::default()),
             devices: devices.max(1),
             host_made: AtomicUsize::new(0),
+            left: Mutex::new(0),
+            all_left: Condvar::new(),
         }
     }
 
@@ -108,9 +113,50 @@ impl Handout {
         std::thread::spawn(move || drop((mine, last)));
     }
 
+    /// A device thread's place in the sweep's ending: [`Leaving::wait`] once its report is sent, so that
+    /// no device tears down its context (and profiler) while another still works. On 2 x H200 the
+    /// device that finished first and dropped its CUPTI range profiler made the other lose the ranges of
+    /// its next counter windows ("0 profiled range(s) for 9 kernel launch(es)"). Dropped without
+    /// waiting (an early error, a panic), it still counts the thread as gone, so nobody waits forever.
+    pub fn leaving(&self) -> Leaving<'_> {
+        Leaving { handout: self, counted: false }
+    }
+
+    fn leave(&self) {
+        *lock(&self.left) += 1;
+        self.all_left.notify_all();
+    }
+
     /// How many times the host set-up was made (once per sweep, however many devices).
     pub fn host_made(&self) -> usize {
         self.host_made.load(Ordering::Relaxed)
+    }
+}
+
+/// See [`Handout::leaving`].
+pub struct Leaving<'a> {
+    handout: &'a Handout,
+    counted: bool,
+}
+
+impl Leaving<'_> {
+    /// Counts this device thread as done and waits until every device thread is.
+    pub fn wait(mut self) {
+        self.counted = true;
+        let h = self.handout;
+        h.leave();
+        let mut left = lock(&h.left);
+        while *left < h.devices {
+            left = h.all_left.wait(left).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        if !self.counted {
+            self.handout.leave();
+        }
     }
 }
 
@@ -206,5 +252,27 @@ mod tests {
             assert!(t.elapsed().as_secs() < 5, "the host's copy is still held after every device checked");
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
+    }
+
+    #[test]
+    fn no_device_leaves_before_the_others_and_an_early_exit_still_counts() {
+        use std::sync::atomic::AtomicBool;
+        use std::time::Duration;
+        let h = Arc::new(Handout::new(list(4), 3));
+        let slow_done = Arc::new(AtomicBool::new(false));
+        // One device thread fails at once (its Leaving dropped, never waited on).
+        drop(h.leaving());
+        let fast = {
+            let (h, slow_done) = (h.clone(), slow_done.clone());
+            std::thread::spawn(move || {
+                h.leaving().wait();
+                slow_done.load(Ordering::SeqCst)
+            })
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!fast.is_finished(), "the first device to finish waits for the one still working");
+        slow_done.store(true, Ordering::SeqCst);
+        h.leaving().wait();
+        assert!(fast.join().unwrap(), "it went on only after the last device was done");
     }
 }

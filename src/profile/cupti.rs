@@ -240,6 +240,17 @@ pub enum Replay {
 /// Live [`Session`]s: `cuptiProfilerDeInitialize` runs when the last one goes.
 static SESSIONS: AtomicUsize = AtomicUsize::new(0);
 
+/// Serializes CUPTI's process-wide profiler state and host objects across threads (one device thread
+/// each with `--devices`): two `cuptiProfilerHostInitialize` at once failed with
+/// CUPTI_ERROR_INVALID_CHIP_NAME (seen on 2 x H200), so initialisation, host set-up, metric evaluation and
+/// tear-down take this lock. Everything per context (passes, decode) runs in parallel.
+static HOST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// [`HOST`], held; a panic elsewhere while holding it leaves nothing half-done that matters here.
+fn host_lock() -> std::sync::MutexGuard<'static, ()> {
+    HOST.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// A profiling session on one context for one list of metrics: host object, config image, range
 /// profiler and counter-data image. Dropping it tears everything down in reverse order.
 pub struct Session {
@@ -333,6 +344,8 @@ impl Session {
             initialized: false,
             passes: 0,
         };
+        // Taken after `s`, so released before `s` is dropped on an early return (Drop takes it too).
+        let _host = host_lock();
         unsafe {
             let mut p = params!(CUpti_Profiler_Initialize_Params, Profiler_Initialize_Params_STRUCT_SIZE);
             lib.check("cuptiProfilerInitialize", (f.initialize)(&mut p))?;
@@ -524,6 +537,7 @@ impl Session {
 
             let mut ptrs = self.name_ptrs();
             let mut out = Vec::with_capacity(ranges);
+            let _host = host_lock();
             for range in 0..ranges {
                 let mut values = vec![0f64; ptrs.len()];
                 let mut p = params!(
@@ -556,6 +570,7 @@ impl Drop for Session {
                 p.pRangeProfilerObject = self.profiler;
                 (f.disable)(&mut p);
             }
+            let _host = host_lock();
             if !self.host.is_null() {
                 let mut p =
                     params!(CUpti_Profiler_Host_Deinitialize_Params, Profiler_Host_Deinitialize_Params_STRUCT_SIZE);

@@ -167,6 +167,7 @@ impl Session {
                 let (tx, kernel, opts, kind) = (tx.clone(), self.kernel.clone(), self.options.clone(), self.backend);
                 let handout = handout.clone();
                 std::thread::spawn(move || {
+                    let leaving = handout.leaving();
                     let mut backend = match gpu::open(kind, d) {
                         Ok(b) => b,
                         Err(e) => return tx.send((d, String::new(), Message::Finished(Box::new(Err(e))))),
@@ -177,7 +178,10 @@ impl Session {
                         sweep::run_indexed(backend.as_mut(), kernel.as_ref(), &handout, size, &opts, &mut |e| {
                             let _ = tx.send((d, name.clone(), Message::of(e)));
                         });
-                    tx.send((d, name, Message::Finished(Box::new(report))))
+                    let sent = tx.send((d, name, Message::Finished(Box::new(report))));
+                    // The context (and its profiler) goes only when every device is done.
+                    leaving.wait();
+                    sent
                 })
             })
             .collect();
