@@ -7,7 +7,6 @@
 #![deny(missing_docs)]
 
 pub mod baseline;
-pub mod blur;
 pub mod capacity;
 pub mod compare;
 pub mod error;
@@ -15,7 +14,6 @@ pub mod estimate;
 pub mod fuzzing;
 pub mod gpu;
 pub mod handout;
-pub mod image_io;
 pub mod import;
 pub mod kernels;
 pub mod merge;
@@ -25,7 +23,6 @@ pub mod nvprof;
 pub mod outcome;
 pub mod outfile;
 pub mod output;
-pub mod peak;
 pub mod plan;
 pub mod profile;
 pub mod ptx;
@@ -37,8 +34,8 @@ pub mod session;
 pub mod signals;
 pub mod spec;
 pub mod stats;
+pub mod studies;
 pub mod sweep;
-pub mod transpose_bench;
 pub mod userkernel;
 pub mod verify;
 

@@ -643,12 +643,9 @@ fn derive(
         out.push(metric(m::PREDICTED_TIME, predicted, MS, estimated));
         out.push(metric(m::MODEL_ERROR, 100.0 * (predicted - median_ms) / median_ms, PCT, estimated));
     }
-    // The sweep's default estimates, plus the model's value of every metric measured by counters, so
-    // the two stand side by side.
-    let wanted = |n: &str| {
-        [m::THEORETICAL_OCCUPANCY, m::ACHIEVED_OCCUPANCY, m::GLD_THROUGHPUT, m::GLD_EFFICIENCY].contains(&n)
-            || requested.iter().any(|r| r.name == n)
-    };
+    // The sweep's default metrics (the model gives no eff_bandwidth or pct_of_memcpy: those are above),
+    // plus the model's value of every metric measured by counters, so the two stand side by side.
+    let wanted = |n: &str| m::DEFAULT_SWEEP.contains(&n) || requested.iter().any(|r| r.name == n);
     out.extend(ev.metrics(median_ms, estimated).into_iter().filter(|x| wanted(&x.name) && x.name != m::PREDICTED_TIME));
     (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
 }

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use common::{mock, stdout};
 use predicates::prelude::*;
-use warpscope::blur::{self, ALGOS};
-use warpscope::image_io;
+use warpscope::studies::blur_pipelines::{self as blur, ALGOS};
+use warpscope::studies::image_io;
 use warpscope::kernels::{Gaussian, blur_error, gaussian_f64};
 
 fn photo() -> image_io::Planes {

@@ -9,11 +9,12 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use warpscope::Outcome;
-use warpscope::blur::{self, Algo, BlurRow};
+use warpscope::studies::blur_pipelines::{self as blur, Algo, BlurRow};
 use warpscope::kernels::{Gaussian, Tolerance, blur_error, gaussian_f64};
 use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::sweep::{Event, Options};
-use warpscope::{Error, Result, gpu, image_io};
+use warpscope::studies::image_io;
+use warpscope::{Error, Result, gpu};
 
 use warpscope::output::{self, Named};
 
