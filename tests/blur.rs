@@ -7,9 +7,9 @@ use std::path::Path;
 
 use common::{mock, stdout};
 use predicates::prelude::*;
+use warpscope::kernels::{Gaussian, blur_error, gaussian_f64};
 use warpscope::studies::blur_pipelines::{self as blur, ALGOS};
 use warpscope::studies::image_io;
-use warpscope::kernels::{Gaussian, blur_error, gaussian_f64};
 
 fn photo() -> image_io::Planes {
     image_io::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/astronaut-192.png")).unwrap()

@@ -9,11 +9,11 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use warpscope::Outcome;
-use warpscope::studies::blur_pipelines::{self as blur, Algo, BlurRow};
 use warpscope::kernels::{Gaussian, Tolerance, blur_error, gaussian_f64};
 use warpscope::report::plot::{self, Labels, Panel, Series};
-use warpscope::sweep::{Event, Options};
+use warpscope::studies::blur_pipelines::{self as blur, Algo, BlurRow};
 use warpscope::studies::image_io;
+use warpscope::sweep::{Event, Options};
 use warpscope::{Error, Result, gpu};
 
 use warpscope::output::{self, Named};

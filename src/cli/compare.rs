@@ -5,18 +5,17 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
-use tabled::builder::Builder;
-use tabled::settings::Style;
 
 use warpscope::baseline::{self, Verdict};
-use warpscope::compare::{self, Comparison, Pick, Row};
+use warpscope::compare::{self, Pick};
 use warpscope::import::{self, Format};
-use warpscope::record::{Report, paren};
+use warpscope::record::Report;
+use warpscope::report::listings::{Changes, ComparisonListing};
 use warpscope::report::{figures, html};
-use warpscope::{Error, Outcome, Result, output, report};
+use warpscope::{Outcome, Result, output, report};
 
 use super::report::command_line;
-use super::{FormatArg, OutputArgs, usage};
+use super::{FormatArg, ListFormat, OutputArgs, print_listing, usage};
 
 /// `--from`: one of the formats' names, listed in the help as clap's possible values.
 fn format_arg() -> impl TypedValueParser<Value = Format> {
@@ -54,7 +53,7 @@ pub struct CompareArgs {
     full_names: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
-    format: CompareFormat,
+    format: ListFormat,
     /// Draw the deltas to FILE (.svg or .png): a panel per metric, a bar per configuration, the
     /// --fail-above threshold drawn (with --baseline: each configuration's change of median time).
     #[arg(long, value_name = "FILE")]
@@ -69,13 +68,6 @@ pub struct CompareArgs {
 enum PickArg {
     Measured,
     Estimated,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum CompareFormat {
-    Table,
-    Json,
-    Csv,
 }
 
 /// Arguments of `import`.
@@ -109,57 +101,7 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<O
             old.display()
         )));
     }
-    let err = |e: String| Error::Output(e);
-    match a.format {
-        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(&changes).map_err(|e| err(e.to_string()))?)?,
-        CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            w.write_record([
-                "kernel",
-                "problem",
-                "block",
-                "baseline_ms",
-                "new_ms",
-                "change_pct",
-                "noise_pct",
-                "verdict",
-            ])
-            .map_err(|e| err(e.to_string()))?;
-            for c in &changes {
-                w.write_record([
-                    c.kernel.clone(),
-                    c.problem.clone(),
-                    warpscope::record::dims(c.block),
-                    c.baseline_ms.to_string(),
-                    c.new_ms.to_string(),
-                    c.change_pct.to_string(),
-                    c.noise_pct.to_string(),
-                    c.verdict.as_str().to_string(),
-                ])
-                .map_err(|e| err(e.to_string()))?;
-            }
-            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
-            warpscope::output::print(&String::from_utf8_lossy(&text))?;
-        }
-        CompareFormat::Table => {
-            let mut t = Builder::default();
-            t.push_record(["Kernel", "Problem", "Block", "baseline ms", "new ms", "change", "noise", "verdict"]);
-            for c in &changes {
-                t.push_record([
-                    c.kernel.clone(),
-                    c.problem.clone(),
-                    paren(c.block),
-                    format!("{:.4}", c.baseline_ms),
-                    format!("{:.4}", c.new_ms),
-                    format!("{:+.2}%", c.change_pct),
-                    format!("{:.2}%", c.noise_pct),
-                    c.verdict.as_str().to_string(),
-                ]);
-            }
-            outln!("{}", t.build().with(Style::psql()))?;
-            outln!("noise = the larger interquartile range of the two runs, % of the median")?;
-        }
-    }
+    print_listing(&Changes(&changes), a.format)?;
     let count = |v: Verdict| changes.iter().filter(|c| c.verdict == v).count();
     errln!(
         "{} faster, {} slower, {} within the noise",
@@ -244,7 +186,7 @@ pub fn compare(a: &CompareArgs) -> Result<Outcome> {
     if ta == tb {
         (ta, tb) = (format!("{ta} (1)"), format!("{tb} (2)"));
     }
-    print(&cmp, a, [&ta, &tb])?;
+    print_listing(&ComparisonListing { cmp: &cmp, labels: [&ta, &tb], full_names: a.full_names }, a.format)?;
     if let Some(path) = &a.plot {
         figures::comparison(&cmp, a.fail_above, [&ta, &tb]).draw(path)?;
         errln!("wrote {}", path.display());
@@ -266,98 +208,6 @@ pub fn compare(a: &CompareArgs) -> Result<Outcome> {
         }
         None => Outcome::Ok,
     })
-}
-
-fn kernel(r: &Row, full: bool) -> String {
-    if full { r.signature.clone().unwrap_or_else(|| r.kernel.clone()) } else { r.kernel.clone() }
-}
-
-/// A dim of the first file, and the second's where it differs: `(64,64) / (128,64)`.
-fn both(a: Option<warpscope::spec::Dim3>, b: Option<warpscope::spec::Dim3>) -> String {
-    match b {
-        Some(b) => format!("{} / {}", paren(a), b.paren()),
-        None => paren(a),
-    }
-}
-
-fn print(cmp: &Comparison, a: &CompareArgs, labels: [&str; 2]) -> Result<()> {
-    let err = |e: String| Error::Output(e);
-    let dim = |d: Option<warpscope::spec::Dim3>| d.map(|d| d.to_string()).unwrap_or_default();
-    match a.format {
-        CompareFormat::Json => outln!("{}", serde_json::to_string_pretty(cmp).map_err(|e| err(e.to_string()))?)?,
-        CompareFormat::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            w.write_record([
-                "kernel",
-                "grid",
-                "block",
-                "metric",
-                "unit",
-                "warpscope",
-                "warpscope_source",
-                "other",
-                "launches",
-                "abs_delta",
-                "rel_delta_pct",
-                "other_grid",
-                "other_block",
-                "matched_by",
-                "warpscope_launches",
-                "signature",
-            ])
-            .map_err(|e| err(e.to_string()))?;
-            for r in &cmp.rows {
-                w.write_record([
-                    r.kernel.clone(),
-                    dim(r.grid),
-                    dim(r.block),
-                    r.metric.clone(),
-                    r.unit.clone(),
-                    r.ours.to_string(),
-                    r.ours_source.clone(),
-                    r.theirs.to_string(),
-                    r.launches.to_string(),
-                    r.abs_delta.to_string(),
-                    r.rel_delta_pct.map(|v| v.to_string()).unwrap_or_default(),
-                    dim(r.other_grid),
-                    dim(r.other_block),
-                    serde_json::to_value(r.matched_by)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default(),
-                    r.ours_launches.to_string(),
-                    r.signature.clone().unwrap_or_default(),
-                ])
-                .map_err(|e| err(e.to_string()))?;
-            }
-            let text = w.into_inner().map_err(|e| err(e.to_string()))?;
-            warpscope::output::print(&String::from_utf8_lossy(&text))?;
-        }
-        CompareFormat::Table => {
-            let mut t = Builder::default();
-            let [la, lb] = labels;
-            t.push_record(["Kernel", "Grid", "Block", "Metric", la, "source", lb, "delta", "delta %"]);
-            let fmt = |v: f64| if v.abs() >= 1e5 { format!("{v:.0}") } else { format!("{v:.4}") };
-            for r in &cmp.rows {
-                t.push_record([
-                    kernel(r, a.full_names),
-                    both(r.grid, r.other_grid),
-                    both(r.block, r.other_block),
-                    format!("{} ({})", r.metric, r.unit),
-                    fmt(r.ours),
-                    r.ours_source.clone(),
-                    fmt(r.theirs),
-                    format!("{:+.4}", r.abs_delta),
-                    r.rel_delta_pct.map(|v| format!("{v:+.2}%")).unwrap_or_else(|| "-".into()),
-                ]);
-            }
-            outln!("{}", t.build().with(Style::psql()))?;
-            outln!(
-                "delta = {la} - {lb}; percentages and occupancy in percentage points; A / B: the shapes differ (paired in launch order)"
-            )?;
-        }
-    }
-    Ok(())
 }
 
 pub fn import(a: &ImportArgs) -> Result<Outcome> {

@@ -313,3 +313,25 @@ fn shell_line(argv: &[String]) -> String {
 pub fn usage(msg: impl Into<String>) -> Error {
     Error::usage(msg)
 }
+
+/// Output format of the commands that print a listing (`report::listing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// Text tables.
+    Table,
+    /// CSV.
+    Csv,
+    /// JSON.
+    Json,
+}
+
+/// Prints `listing` in `format` to standard output.
+pub fn print_listing(listing: &dyn warpscope::report::listing::Listing, format: ListFormat) -> Result<()> {
+    use warpscope::report::listing::{ListingFormat, render};
+    let format = match format {
+        ListFormat::Table => ListingFormat::Table,
+        ListFormat::Csv => ListingFormat::Csv,
+        ListFormat::Json => ListingFormat::Json,
+    };
+    warpscope::output::print(&render(listing, format)?)
+}

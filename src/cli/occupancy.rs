@@ -2,17 +2,16 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
-use tabled::builder::Builder;
-use tabled::settings::Style;
+use clap::Args;
 
 use warpscope::Outcome;
 use warpscope::model::arch;
-use warpscope::model::occupancy::{self, Occupancy, Request};
+use warpscope::model::occupancy::{self, Request};
 use warpscope::report::figures;
-use warpscope::{Error, Result, spec};
+use warpscope::report::listings::Calculator;
+use warpscope::{Result, spec};
 
-use super::{Context, ranges, usage};
+use super::{Context, ListFormat, print_listing, ranges, usage};
 use warpscope::gpu::{BackendKind, CudaBackend};
 
 /// Arguments of `occupancy`.
@@ -36,7 +35,7 @@ pub struct OccupancyArgs {
     dynamic_smem: u32,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
-    format: OccFormat,
+    format: ListFormat,
     /// Also draw the calculator's three views to FILE (.svg or .png): occupancy as the block size, the
     /// registers per thread and the shared memory vary, the current point (the first --block-size)
     /// marked and the limiting resource shaded.
@@ -52,13 +51,6 @@ pub struct OccupancyArgs {
     device: Option<u32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum OccFormat {
-    Table,
-    Json,
-    Csv,
-}
-
 pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     if a.against_driver {
         return against_driver(ctx, a.device.unwrap_or(0));
@@ -72,110 +64,11 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     warpscope::report::check_plot(a.plot.as_deref())?;
     let arch = arch::parse_arch(arch).map_err(usage)?;
     let sizes = spec::parse_int_list(sizes)?;
-    let rows: Vec<Occupancy> = sizes
-        .iter()
-        .map(|&b| {
-            let req =
-                Request { block_size: b, regs_per_thread: a.regs, static_smem: a.smem, dynamic_smem: a.dynamic_smem };
-            occupancy::theoretical(arch, &req)
-        })
-        .collect();
-    let out_err = |e: String| Error::Output(e);
-    match a.format {
-        OccFormat::Json if rows.len() == 1 => {
-            outln!("{}", serde_json::to_string_pretty(&rows[0]).map_err(|e| out_err(e.to_string()))?)?
-        }
-        OccFormat::Json => outln!("{}", serde_json::to_string_pretty(&rows).map_err(|e| out_err(e.to_string()))?)?,
-        OccFormat::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            w.write_record([
-                "arch",
-                "block_size",
-                "regs_per_thread",
-                "static_smem",
-                "dynamic_smem",
-                "active_blocks_per_sm",
-                "active_warps_per_sm",
-                "max_warps_per_sm",
-                "occupancy_pct",
-                "limiter",
-                "limit_warps",
-                "limit_registers",
-                "limit_shared_memory",
-                "limit_blocks",
-                "launchable",
-                "reason",
-            ])
-            .map_err(|e| out_err(e.to_string()))?;
-            let o = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_default();
-            for r in &rows {
-                w.write_record([
-                    r.arch.clone(),
-                    r.block_size.to_string(),
-                    r.regs_per_thread.to_string(),
-                    r.static_smem.to_string(),
-                    r.dynamic_smem.to_string(),
-                    r.active_blocks_per_sm.to_string(),
-                    r.active_warps_per_sm.to_string(),
-                    r.max_warps_per_sm.to_string(),
-                    format!("{:.2}", r.occupancy_pct),
-                    r.limiter.as_str().to_string(),
-                    o(r.limits.warps),
-                    o(r.limits.registers),
-                    o(r.limits.shared_memory),
-                    o(r.limits.blocks),
-                    r.launchable.to_string(),
-                    r.reason.clone().unwrap_or_default(),
-                ])
-                .map_err(|e| out_err(e.to_string()))?;
-            }
-            let text = w.into_inner().map_err(|e| out_err(e.to_string()))?;
-            warpscope::output::print(&String::from_utf8_lossy(&text))?;
-        }
-        OccFormat::Table => {
-            let o = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
-            let mut t = Builder::default();
-            t.push_record([
-                "block",
-                "blocks/SM",
-                "warps/SM",
-                "occupancy",
-                "limiter",
-                "by warps",
-                "by registers",
-                "by smem",
-                "by blocks",
-                "note",
-            ]);
-            for r in &rows {
-                t.push_record([
-                    r.block_size.to_string(),
-                    r.active_blocks_per_sm.to_string(),
-                    format!("{} / {}", r.active_warps_per_sm, r.max_warps_per_sm),
-                    format!("{:.1}%", r.occupancy_pct),
-                    r.limiter.as_str().to_string(),
-                    o(r.limits.warps),
-                    o(r.limits.registers),
-                    o(r.limits.shared_memory),
-                    o(r.limits.blocks),
-                    r.reason.clone().unwrap_or_default(),
-                ]);
-            }
-            outln!(
-                "{} ({}), {} registers/thread, {} B static + {} B dynamic shared memory per block",
-                arch.sm_name(),
-                arch.family,
-                a.regs,
-                a.smem,
-                a.dynamic_smem
-            )?;
-            outln!("{}", t.build().with(Style::psql()))?;
-        }
-    }
-    if let (Some(path), Some(&first)) = (&a.plot, sizes.first()) {
-        let req =
-            Request { block_size: first, regs_per_thread: a.regs, static_smem: a.smem, dynamic_smem: a.dynamic_smem };
-        figures::calculator(arch, &req).draw(path)?;
+    let request = Request { block_size: 0, regs_per_thread: a.regs, static_smem: a.smem, dynamic_smem: a.dynamic_smem };
+    let calculator = Calculator::new(arch, request, &sizes);
+    print_listing(&calculator, a.format)?;
+    if let Some(path) = a.plot.as_ref().filter(|_| !sizes.is_empty()) {
+        figures::calculator(arch, &calculator.request).draw(path)?;
         errln!("wrote {}", path.display());
     }
     Ok(Outcome::Ok)

@@ -7,8 +7,8 @@ use clap::Args;
 
 use warpscope::Outcome;
 use warpscope::kernels::MAD_COUNTS;
-use warpscope::studies::peak::{self, FLOP_RATE, PIXEL_RATE};
 use warpscope::report::plot::{self, Labels, Panel, Series};
+use warpscope::studies::peak::{self, FLOP_RATE, PIXEL_RATE};
 use warpscope::sweep::{Event, Options};
 use warpscope::{Result, gpu};
 

@@ -6,8 +6,8 @@ use clap::Args;
 
 use warpscope::Outcome;
 use warpscope::report::plot::{self, Labels, Panel, Series};
-use warpscope::sweep::{Event, Options};
 use warpscope::studies::transpose_bench;
+use warpscope::sweep::{Event, Options};
 use warpscope::{Result, gpu, spec};
 
 use super::{Context, DeviceArg, OutputArgs, exit_for, ranges, usage};

@@ -7,6 +7,8 @@ pub mod figures;
 pub mod html;
 mod json;
 pub mod jsonl;
+pub mod listing;
+pub mod listings;
 pub mod plot;
 mod table;
 mod visuals;

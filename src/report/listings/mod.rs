@@ -1,0 +1,14 @@
+//! Each command's rows as a [`super::listing::Listing`]: what its table, CSV and JSON show, one file per
+//! command.
+
+mod archs;
+mod baseline;
+mod comparison;
+mod metrics;
+mod occupancy;
+
+pub use archs::Database;
+pub use baseline::Changes;
+pub use comparison::ComparisonListing;
+pub use metrics::Catalogue;
+pub use occupancy::Calculator;

@@ -1,0 +1,120 @@
+//! `occupancy`: the theoretical occupancy of each block size, with what limits it.
+
+use crate::error::Result;
+use crate::model::arch::Arch;
+use crate::model::occupancy::{Occupancy, Request, theoretical};
+use crate::report::listing::{Cells, Listing, Part, to_json};
+
+/// The calculator's answer for one architecture, one resource request and several block sizes.
+pub struct Calculator {
+    /// The architecture.
+    pub arch: &'static Arch,
+    /// Registers and shared memory asked for (its block size is the first row's).
+    pub request: Request,
+    /// One row per block size.
+    pub rows: Vec<Occupancy>,
+}
+
+impl Calculator {
+    /// The calculator for `request` (registers and shared memory; its block size is ignored) at each of
+    /// `sizes`.
+    pub fn new(arch: &'static Arch, request: Request, sizes: &[u32]) -> Self {
+        let rows = sizes.iter().map(|&block_size| theoretical(arch, &Request { block_size, ..request })).collect();
+        Calculator { arch, request: Request { block_size: sizes.first().copied().unwrap_or(0), ..request }, rows }
+    }
+}
+
+impl Listing for Calculator {
+    /// One object for one block size (as nvprof users script against), else an array.
+    fn json(&self) -> Result<String> {
+        match self.rows.as_slice() {
+            [one] => to_json(one),
+            rows => to_json(rows),
+        }
+    }
+
+    fn text(&self) -> Vec<Part> {
+        let o = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+        let mut t = Cells::new(&[
+            "block",
+            "blocks/SM",
+            "warps/SM",
+            "occupancy",
+            "limiter",
+            "by warps",
+            "by registers",
+            "by smem",
+            "by blocks",
+            "note",
+        ]);
+        for r in &self.rows {
+            t.push(vec![
+                r.block_size.to_string(),
+                r.active_blocks_per_sm.to_string(),
+                format!("{} / {}", r.active_warps_per_sm, r.max_warps_per_sm),
+                format!("{:.1}%", r.occupancy_pct),
+                r.limiter.as_str().to_string(),
+                o(r.limits.warps),
+                o(r.limits.registers),
+                o(r.limits.shared_memory),
+                o(r.limits.blocks),
+                r.reason.clone().unwrap_or_default(),
+            ]);
+        }
+        let q = &self.request;
+        vec![
+            Part::Line(format!(
+                "{} ({}), {} registers/thread, {} B static + {} B dynamic shared memory per block",
+                self.arch.sm_name(),
+                self.arch.family,
+                q.regs_per_thread,
+                q.static_smem,
+                q.dynamic_smem
+            )),
+            Part::Table(t),
+        ]
+    }
+
+    fn csv(&self) -> Option<Cells> {
+        let o = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_default();
+        let mut t = Cells::new(&[
+            "arch",
+            "block_size",
+            "regs_per_thread",
+            "static_smem",
+            "dynamic_smem",
+            "active_blocks_per_sm",
+            "active_warps_per_sm",
+            "max_warps_per_sm",
+            "occupancy_pct",
+            "limiter",
+            "limit_warps",
+            "limit_registers",
+            "limit_shared_memory",
+            "limit_blocks",
+            "launchable",
+            "reason",
+        ]);
+        for r in &self.rows {
+            t.push(vec![
+                r.arch.clone(),
+                r.block_size.to_string(),
+                r.regs_per_thread.to_string(),
+                r.static_smem.to_string(),
+                r.dynamic_smem.to_string(),
+                r.active_blocks_per_sm.to_string(),
+                r.active_warps_per_sm.to_string(),
+                r.max_warps_per_sm.to_string(),
+                format!("{:.2}", r.occupancy_pct),
+                r.limiter.as_str().to_string(),
+                o(r.limits.warps),
+                o(r.limits.registers),
+                o(r.limits.shared_memory),
+                o(r.limits.blocks),
+                r.launchable.to_string(),
+                r.reason.clone().unwrap_or_default(),
+            ]);
+        }
+        Some(t)
+    }
+}
