@@ -74,3 +74,16 @@ fn compare_against_a_baseline() {
         assert_eq!((r[5], r[7]), ("0", "same"), "{r:?}");
     }
 }
+
+#[test]
+fn kernels() {
+    // Checked: sum-matrix is sumMatrixOnGPU2D on 16384 x 16384 by default; every kernel of the registry
+    // is listed once, with its sm_90 registers from kernels-ptx/resources.json.
+    for format in ["table", "csv", "json"] {
+        insta::assert_snapshot!(format!("kernels_{format}"), out(&["kernels", "--format", format]));
+    }
+    let json: serde_json::Value = serde_json::from_str(&out(&["kernels", "--format", "json"])).unwrap();
+    let names: Vec<&str> = json.as_array().unwrap().iter().map(|k| k["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), warpscope::kernels::all().count());
+    assert!(names.contains(&"sum-matrix"));
+}

@@ -60,6 +60,25 @@ pub trait Listing {
     }
 }
 
+/// Text that is only text (a description, not rows): its parts as they are; no CSV, and its JSON is the
+/// lines and tables as arrays.
+impl Listing for &[Part] {
+    fn json(&self) -> Result<String> {
+        let value: Vec<serde_json::Value> = self
+            .iter()
+            .map(|p| match p {
+                Part::Line(l) => serde_json::Value::from(l.as_str()),
+                Part::Table(c) => serde_json::json!({ "header": c.header, "rows": c.rows }),
+            })
+            .collect();
+        to_json(&value)
+    }
+
+    fn text(&self) -> Vec<Part> {
+        self.to_vec()
+    }
+}
+
 /// `value` as the JSON a listing writes.
 pub fn to_json(value: &(impl Serialize + ?Sized)) -> Result<String> {
     serde_json::to_string_pretty(value).map_err(|e| Error::Output(e.to_string()))

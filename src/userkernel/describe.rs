@@ -2,10 +2,124 @@
 //! parameters, verification), its arguments as table rows evaluated at one configuration, and the
 //! checks of built modules against their PTX.
 
-use super::compile::{Built, Code, CompileError};
+use std::path::Path;
+use std::time::Instant;
+
+use super::compile::{self, Built, Code, CompileError};
 use super::expand::{ArgValue, Config, Expansion};
+use super::expr::Value;
 use super::file::{ArgKind, Expected, GridRule, KernelFile, Role};
 use crate::error::{Error, Result};
+use crate::report::listing::{Cells, Part};
+use crate::spec::Dim3;
+
+/// Everything `kernels --kernel-file` prints about `file` (read from `path`): its declarations, its
+/// expansion over `blocks` (else the file's own block lists) and `defines`, and what could be checked
+/// without a GPU — the PTX's entry, or the modules compiled by NVRTC for compute capability `cc` when
+/// NVRTC is here.
+pub fn report(
+    file: &KernelFile,
+    path: &Path,
+    blocks: Option<&[Dim3]>,
+    defines: &[(String, Vec<Value>)],
+    cc: (u32, u32),
+) -> Result<Vec<Part>> {
+    let mut out = Vec::new();
+    let line = |out: &mut Vec<Part>, text: String| out.push(Part::Line(text));
+    if blocks.is_none() && file.default_blocks().is_none() {
+        // Nothing to expand: describe the declarations, evaluate nothing that needs a block.
+        declarations(&mut out, file, path, None);
+        line(&mut out, "\nno block shapes in the file: give --block or --bx/--by/--bz to expand and check it".into());
+        return Ok(out);
+    }
+    let ex = file.expand(blocks, defines)?;
+    let first = ex.configs.iter().find(|c| c.invalid.is_none());
+    declarations(&mut out, file, path, first);
+    line(&mut out, format!("\nexpands to {}", ex.summary()));
+    for c in ex.configs.iter().filter(|c| c.invalid.is_some()).take(5) {
+        line(
+            &mut out,
+            format!("  invalid: block {} {}: {}", c.block, c.params_label(), c.invalid.as_deref().unwrap_or("")),
+        );
+    }
+    match file.sources[0].image.kind() {
+        "ptx" => line(
+            &mut out,
+            format!("checked: the entry and its {} arguments against the PTX's .entry parameters", file.args.len()),
+        ),
+        "cubin" => line(
+            &mut out,
+            "checked: the entry against the cubin's kernels; the driver checks the parameters when it loads it".into(),
+        ),
+        "fatbin" => {
+            line(&mut out, "checked: a fatbinary; the driver checks the entry and parameters when it loads it".into())
+        }
+        _ => with_nvrtc(&mut out, file, &ex, cc)?,
+    }
+    Ok(out)
+}
+
+/// The file's declarations and its arguments (evaluated at `first` when given).
+fn declarations(out: &mut Vec<Part>, file: &KernelFile, path: &Path, first: Option<&Config>) {
+    let mut t = Cells::new(&["kernel file", &path.display().to_string()]);
+    for (label, text) in overview(file) {
+        t.push(vec![label.to_string(), text]);
+    }
+    out.push(Part::Table(t));
+    out.push(Part::Line(String::new()));
+    let mut t = Cells::new(&["#", "argument", "type", "kind", "length / value", "contents"]);
+    for row in arg_rows(file, first) {
+        t.push(row.to_vec());
+    }
+    out.push(Part::Table(t));
+    if let Some(c) = first {
+        let params = c.params_label();
+        let sep = if params.is_empty() { "" } else { ", " };
+        out.push(Part::Line(format!("(lengths and values at block {}{sep}{params})", c.block)));
+    }
+}
+
+/// Compiles a `.cu` kernel file's modules when NVRTC is here and checks them against the arguments;
+/// without NVRTC says what was checked instead.
+fn with_nvrtc(out: &mut Vec<Part>, file: &KernelFile, ex: &Expansion, cc: (u32, u32)) -> Result<()> {
+    let nvrtc = match compile::Nvrtc::load() {
+        Ok(n) => n,
+        Err(why) => {
+            out.push(Part::Line(format!(
+                "checked: the entry and its arguments against the source text only; NVRTC is needed to check the compiled entry ({why})"
+            )));
+            out.push(Part::Line(
+                "  to check them: install the CUDA toolkit or `pip install nvidia-cuda-nvrtc`, or set WARPSCOPE_NVRTC to libnvrtc.so"
+                    .into(),
+            ));
+            return Ok(());
+        }
+    };
+    let driver = crate::gpu::probe::driver().map(|v| v.to_string()).unwrap_or_else(|_| "none".into());
+    let target = compile::Target { cc, driver };
+    let cache = compile::Cache::user();
+    let start = Instant::now();
+    let built = compile::build(file, &ex.modules, &target, Some(&nvrtc), &cache);
+    let secs = start.elapsed().as_secs_f64();
+    let failed = check_built(file, ex, &built)?;
+    let cached = built.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count();
+    out.push(Part::Line(format!(
+        "checked: {} ({}) built {} module{} for compute_{}{} ({cached} from the cache) in {secs:.2} s; the entry and its arguments against the PTX",
+        compile::Compiler::version(&nvrtc),
+        nvrtc.path().display(),
+        built.len(),
+        if built.len() == 1 { "" } else { "s" },
+        cc.0,
+        cc.1
+    )));
+    if failed > 0 {
+        let first = built.iter().find_map(|b| b.as_ref().err()).map(|e| e.summary.clone()).unwrap_or_default();
+        out.push(Part::Line(format!(
+            "  {failed} module(s) failed to compile (their configurations become invalid rows); first: {first}"
+        )));
+    }
+    Ok(())
+}
 
 /// `(label, text)` lines describing the file.
 pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {

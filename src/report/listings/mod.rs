@@ -4,11 +4,13 @@
 mod archs;
 mod baseline;
 mod comparison;
+mod kernels;
 mod metrics;
 mod occupancy;
 
 pub use archs::Database;
 pub use baseline::Changes;
 pub use comparison::ComparisonListing;
+pub use kernels::KernelCatalogue;
 pub use metrics::Catalogue;
 pub use occupancy::Calculator;
