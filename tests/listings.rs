@@ -87,3 +87,11 @@ fn kernels() {
     assert_eq!(names.len(), warpscope::kernels::all().count());
     assert!(names.contains(&"sum-matrix"));
 }
+
+#[test]
+fn devices() {
+    // The mock's device (sm_90 limits, 132 SMs at 1980 MHz, marked `mock` as its backend and driver).
+    for format in ["table", "csv", "json"] {
+        insta::assert_snapshot!(format!("devices_{format}"), out(&["devices", "--format", format]));
+    }
+}

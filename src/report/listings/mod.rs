@@ -4,6 +4,7 @@
 mod archs;
 mod baseline;
 mod comparison;
+mod devices;
 mod kernels;
 mod metrics;
 mod occupancy;
@@ -11,6 +12,7 @@ mod occupancy;
 pub use archs::Database;
 pub use baseline::Changes;
 pub use comparison::ComparisonListing;
+pub use devices::Devices;
 pub use kernels::KernelCatalogue;
 pub use metrics::Catalogue;
 pub use occupancy::Calculator;

@@ -1,0 +1,159 @@
+//! `devices`: what each GPU is, the limits configurations are validated against, and (with
+//! `--calibrate`) the figures the time model measured on it.
+
+use crate::error::Result;
+use crate::gpu::DeviceInfo;
+use crate::gpu::calibrate::{self, Calibration};
+use crate::report::listing::{Cells, Listing, Part, to_json};
+
+/// The devices of this host, with their calibrations when they were measured.
+pub struct Devices {
+    /// Every device.
+    pub list: Vec<DeviceInfo>,
+    /// One per device, or none.
+    pub calibrations: Vec<Calibration>,
+}
+
+impl Listing for Devices {
+    /// The devices; with calibrations, `{device, calibration}` pairs.
+    fn json(&self) -> Result<String> {
+        if self.calibrations.is_empty() {
+            return to_json(&self.list);
+        }
+        let pairs: Vec<serde_json::Value> = self
+            .list
+            .iter()
+            .zip(&self.calibrations)
+            .map(|(d, c)| serde_json::json!({ "device": d, "calibration": c }))
+            .collect();
+        to_json(&pairs)
+    }
+
+    fn text(&self) -> Vec<Part> {
+        let mut out = Vec::new();
+        for (i, d) in self.list.iter().enumerate() {
+            out.push(Part::Table(describe(d)));
+            if let Some(c) = self.calibrations.get(i) {
+                out.push(Part::Table(describe_calibration(d, c)));
+            }
+        }
+        out
+    }
+
+    fn csv(&self) -> Option<Cells> {
+        let o = |v: Option<String>| v.unwrap_or_default();
+        let mut t = Cells::new(&[
+            "ordinal",
+            "name",
+            "compute_capability",
+            "backend",
+            "driver",
+            "sms",
+            "sm_clock_mhz",
+            "memory_bytes",
+            "mem_clock_mhz",
+            "mem_bus_width_bits",
+            "peak_bandwidth_gbs",
+            "l2_bytes",
+            "pci_bus_id",
+            "power_limit_w",
+        ]);
+        for d in &self.list {
+            t.push(vec![
+                d.ordinal.to_string(),
+                d.name.clone(),
+                o(d.compute_capability.clone()),
+                d.backend.clone(),
+                o(d.driver.clone()),
+                o(d.sms.map(|v| v.to_string())),
+                o(d.sm_clock_mhz.map(|v| v.to_string())),
+                o(d.memory_bytes.map(|v| v.to_string())),
+                o(d.mem_clock_mhz.map(|v| v.to_string())),
+                o(d.mem_bus_width_bits.map(|v| v.to_string())),
+                o(d.peak_bandwidth_gbs.map(|v| v.to_string())),
+                o(d.l2_bytes.map(|v| v.to_string())),
+                o(d.pci_bus_id.clone()),
+                o(d.power_limit_w.map(|v| v.to_string())),
+            ]);
+        }
+        Some(t)
+    }
+}
+
+/// The calibration's figures, one per row, with what measured each.
+fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
+    let f = &c.figures;
+    let m = &c.measurements;
+    let rows: Vec<(&str, String, &str)> = vec![
+        ("copy bandwidth", format!("{:.0} GB/s", f.copy_gbs), "device-to-device cuMemcpy, bytes read + written"),
+        ("DRAM read bandwidth", format!("{:.0} GB/s", f.read_gbs), "calRead: 4 x L2 read once"),
+        ("DRAM latency", format!("{:.0} ns", f.dram_latency_ns), "calChase: one thread, dependent loads 1 MiB apart"),
+        ("L2 bandwidth", format!("{:.0} GB/s", f.l2_gbs), "calRead: a quarter of L2 read over and over"),
+        (
+            "L2 partial-sector stores",
+            format!("{:.1} per ns", f.partial_store_sectors_per_ns),
+            "calPartialStore: 8 four-byte stores per sector",
+        ),
+        ("L1 bandwidth", format!("{:.0} B/clk/SM", f.l1_bytes_per_clk), "calL1Read: 8 KiB per block re-read"),
+        ("shared memory", format!("{:.0} B/clk/SM", f.smem_bytes_per_clk), "calSmemRead: conflict-free 4-byte loads"),
+        ("block issue", format!("{:.2} blocks/us/SM", f.blocks_per_us_per_sm), "calEmpty: 2000 empty blocks per SM"),
+        ("launch overhead", format!("{:.1} us", f.launch_ms * 1e3), "calEmpty: one block, between CUDA events"),
+        ("calibration took", format!("{:.0} ms", m.wall_ms), "microbenchmarks, their buffers and module load"),
+    ];
+    let title = format!("calibration of {} ({})", d.name, d.ordinal);
+    let mut t = Cells::new(&[&title, &f.source, ""]);
+    for (k, v, how) in rows {
+        t.push(vec![k.to_string(), v, how.to_string()]);
+    }
+    if let Some(p) = calibrate::cache_path(d) {
+        t.push(vec!["cached in".to_string(), p.display().to_string(), String::new()]);
+    }
+    t
+}
+
+fn opt<T: std::fmt::Display>(v: &Option<T>, unit: &str) -> String {
+    v.as_ref().map(|v| format!("{v}{unit}")).unwrap_or_else(|| "n/a".into())
+}
+
+/// The device and its limits as rows of two columns (the first row is the table's header).
+fn describe(d: &DeviceInfo) -> Cells {
+    let kib = |b: u32| format!("{} KiB", b / 1024);
+    let mut rows: Vec<(&str, String)> = vec![
+        ("compute capability", opt(&d.compute_capability, "")),
+        ("backend", d.backend.clone()),
+        ("driver", opt(&d.driver, "")),
+        ("SMs", opt(&d.sms, "")),
+        ("SM clock (max)", opt(&d.sm_clock_mhz, " MHz")),
+        ("memory", opt(&d.memory_bytes.map(|m| format!("{:.1}", m as f64 / (1u64 << 30) as f64)), " GiB")),
+        ("memory clock", opt(&d.mem_clock_mhz, " MHz")),
+        ("memory bus", opt(&d.mem_bus_width_bits, " bit")),
+        (
+            "peak bandwidth",
+            d.peak_bandwidth_gbs.map(|b| format!("{b:.1} GB/s (2 x clock x bus)")).unwrap_or_else(|| "n/a".into()),
+        ),
+        ("L2 cache", opt(&d.l2_bytes.map(|b| b as f64 / (1u64 << 20) as f64), " MiB")),
+        ("PCI bus id", opt(&d.pci_bus_id, "")),
+        ("power limit", opt(&d.power_limit_w, " W")),
+    ];
+    if let Some(l) = &d.limits {
+        rows.extend([
+            ("warp size", l.warp_size.to_string()),
+            ("threads per block", l.max_threads_per_block.to_string()),
+            ("block dims", format!("{} x {} x {}", l.max_block_dim[0], l.max_block_dim[1], l.max_block_dim[2])),
+            ("grid dims", format!("{} x {} x {}", l.max_grid_dim[0], l.max_grid_dim[1], l.max_grid_dim[2])),
+            ("threads per SM", l.max_threads_per_sm.to_string()),
+            ("blocks per SM", l.max_blocks_per_sm.to_string()),
+            ("registers per block", l.regs_per_block.to_string()),
+            ("registers per SM", l.regs_per_sm.to_string()),
+            ("shared memory per block", format!("{} ({} opt-in)", kib(l.smem_per_block), kib(l.smem_per_block_optin))),
+            ("shared memory per SM", kib(l.smem_per_sm)),
+            ("reserved shared per block", format!("{} B", l.reserved_smem_per_block)),
+        ]);
+    }
+    let name = format!("{} ({})", d.name, d.ordinal);
+    let mut t = Cells::new(&["device", &name]);
+    for (k, v) in rows {
+        t.push(vec![k.to_string(), v]);
+    }
+    t
+}
