@@ -95,3 +95,20 @@ fn devices() {
         insta::assert_snapshot!(format!("devices_{format}"), out(&["devices", "--format", format]));
     }
 }
+
+#[test]
+fn model_check() {
+    // The H100's committed sweeps of two kernels (docs/results/model-check-2026-11-23/h100): as MODEL.md
+    // section 8 records them, sumMatrixOnGPU2D 4.8 % median error, Spearman 0.721, regret 9.0 %;
+    // transposeNaive 31.4 %, 0.464, 53.8 %.
+    let files = [
+        "docs/results/model-check-2026-11-23/h100/sum-matrix.json",
+        "docs/results/model-check-2026-11-23/h100/transpose-naive.json",
+    ];
+    for format in ["table", "csv", "json", "markdown"] {
+        let mut args = vec!["model-check"];
+        args.extend(files);
+        args.extend(["--format", format]);
+        insta::assert_snapshot!(format!("model_check_{format}"), out(&args));
+    }
+}

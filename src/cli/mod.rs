@@ -323,6 +323,8 @@ pub enum ListFormat {
     Csv,
     /// JSON.
     Json,
+    /// Markdown tables.
+    Markdown,
 }
 
 /// Prints `listing` in `format` to standard output.
@@ -332,6 +334,7 @@ pub fn print_listing(listing: &dyn warpscope::report::listing::Listing, format: 
         ListFormat::Table => ListingFormat::Table,
         ListFormat::Csv => ListingFormat::Csv,
         ListFormat::Json => ListingFormat::Json,
+        ListFormat::Markdown => ListingFormat::Markdown,
     };
     warpscope::output::print(&render(listing, format)?)
 }

@@ -3,16 +3,15 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
-use tabled::builder::Builder;
-use tabled::settings::Style;
+use clap::Args;
 
 use warpscope::Outcome;
 use warpscope::model::arch;
 use warpscope::model::check::{self, KernelFit, Predictor};
-use warpscope::{Error, Result, report};
+use warpscope::report::listings::ModelFits;
+use warpscope::{Result, report};
 
-use super::usage;
+use super::{ListFormat, print_listing, usage};
 
 /// Arguments of `model-check`.
 #[derive(Args, Debug)]
@@ -30,17 +29,10 @@ pub struct ModelCheckArgs {
     gpu: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
-    format: CheckFormat,
+    format: ListFormat,
     /// Exit 1 when a kernel misses a target.
     #[arg(long)]
     strict: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum CheckFormat {
-    Table,
-    Markdown,
-    Json,
 }
 
 pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
@@ -66,66 +58,7 @@ pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
         }
         fits.extend(found);
     }
-    let met = fits.iter().filter(|f| f.misses().is_empty()).count();
-    match a.format {
-        CheckFormat::Json => {
-            let rows: Vec<serde_json::Value> = fits
-                .iter()
-                .map(|f| {
-                    let mut v = serde_json::to_value(f).unwrap_or_default();
-                    v["misses"] = serde_json::json!(f.misses());
-                    v
-                })
-                .collect();
-            let out = serde_json::json!({ "kernels": rows, "meeting_targets": met });
-            outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| Error::Output(e.to_string()))?)?;
-        }
-        CheckFormat::Table | CheckFormat::Markdown => {
-            let mut b = Builder::default();
-            b.push_record([
-                "kernel",
-                "problem",
-                "configs",
-                "median |error|",
-                "Spearman",
-                "spread",
-                "regret",
-                "predicted best",
-                "measured best",
-                "verdict",
-            ]);
-            for f in &fits {
-                let misses = f.misses();
-                b.push_record([
-                    f.kernel.clone(),
-                    f.problem.clone(),
-                    f.configs.to_string(),
-                    format!("{:.1}%", f.median_abs_error_pct),
-                    f.spearman.map_or("n/a".into(), |r| format!("{r:.3}")),
-                    format!("{:.1}%", f.spread_pct),
-                    format!("{:.1}%", f.regret_pct),
-                    f.predicted_best.paren(),
-                    f.measured_best.paren(),
-                    if misses.is_empty() { "ok".into() } else { misses.join("; ") },
-                ]);
-            }
-            let mut t = b.build();
-            if a.format == CheckFormat::Markdown {
-                t.with(Style::markdown());
-            } else {
-                t.with(Style::psql());
-            }
-            outln!("{t}")?;
-            outln!(
-                "{met} of {} kernels meet the targets (median |error| <= {}%, Spearman >= {} where the measured times \
-                 spread more than {}%, regret of the model's pick <= {}%)",
-                fits.len(),
-                check::TARGET_MEDIAN_ERROR_PCT,
-                check::TARGET_SPEARMAN,
-                check::SPREAD_PCT,
-                check::TARGET_REGRET_PCT
-            )?;
-        }
-    }
-    Ok(if a.strict && met < fits.len() { Outcome::CheckFailed } else { Outcome::Ok })
+    let fits = ModelFits(fits);
+    print_listing(&fits, a.format)?;
+    Ok(if a.strict && fits.meeting_targets() < fits.0.len() { Outcome::CheckFailed } else { Outcome::Ok })
 }

@@ -16,6 +16,8 @@ pub enum ListingFormat {
     Csv,
     /// The rows as pretty-printed JSON.
     Json,
+    /// Text tables as GitHub-flavoured Markdown, with their notes.
+    Markdown,
 }
 
 /// A table of text cells: a header and rows.
@@ -98,7 +100,7 @@ pub fn render(listing: &dyn Listing, format: ListingFormat) -> Result<String> {
             let bytes = w.into_inner().map_err(|e| out(&e))?;
             String::from_utf8(bytes).map_err(|e| out(&e))
         }
-        ListingFormat::Table => Ok(listing
+        ListingFormat::Table | ListingFormat::Markdown => Ok(listing
             .text()
             .into_iter()
             .map(|part| match part {
@@ -109,7 +111,13 @@ pub fn render(listing: &dyn Listing, format: ListingFormat) -> Result<String> {
                     for row in cells.rows {
                         b.push_record(row);
                     }
-                    format!("{}\n", b.build().with(Style::psql()))
+                    let mut t = b.build();
+                    if format == ListingFormat::Markdown {
+                        t.with(Style::markdown());
+                    } else {
+                        t.with(Style::psql());
+                    }
+                    format!("{t}\n")
                 }
             })
             .collect()),

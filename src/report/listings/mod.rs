@@ -7,6 +7,7 @@ mod comparison;
 mod devices;
 mod kernels;
 mod metrics;
+mod model_check;
 mod occupancy;
 
 pub use archs::Database;
@@ -15,4 +16,5 @@ pub use comparison::ComparisonListing;
 pub use devices::Devices;
 pub use kernels::KernelCatalogue;
 pub use metrics::Catalogue;
+pub use model_check::ModelFits;
 pub use occupancy::Calculator;
