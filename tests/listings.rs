@@ -112,3 +112,12 @@ fn model_check() {
         insta::assert_snapshot!(format!("model_check_{format}"), out(&args));
     }
 }
+
+#[test]
+fn blur_estimates() {
+    // Checked: estimate = 14,200 MP/s x 2 / (I/O per pixel); the copy (2 I/O per pixel) is 14,200.
+    for format in ["table", "csv", "json"] {
+        let text = out(&["blur", "--estimate", "--copy-mps", "14200", "--format", format]);
+        insta::assert_snapshot!(format!("blur_estimate_{format}"), text);
+    }
+}

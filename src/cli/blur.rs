@@ -4,21 +4,20 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use clap::{Args, ValueEnum};
-use tabled::builder::Builder;
-use tabled::settings::Style;
+use clap::Args;
 
 use warpscope::Outcome;
-use warpscope::kernels::{Gaussian, Tolerance, blur_error, gaussian_f64};
+use warpscope::kernels::Gaussian;
+use warpscope::report::listings::BlurTable;
 use warpscope::report::plot::{self, Labels, Panel, Series};
 use warpscope::studies::blur_pipelines::{self as blur, Algo, BlurRow};
 use warpscope::studies::image_io;
 use warpscope::sweep::{Event, Options};
-use warpscope::{Error, Result, gpu};
+use warpscope::{Result, gpu};
 
 use warpscope::output::{self, Named};
 
-use super::{Context, DeviceArg, ranges, usage};
+use super::{Context, DeviceArg, ListFormat, print_listing, ranges, usage};
 
 /// Arguments of `blur`.
 #[derive(Args, Debug)]
@@ -54,7 +53,7 @@ pub struct BlurArgs {
     iters: u32,
     /// Output format of the tables.
     #[arg(long, value_enum, default_value = "table")]
-    format: BlurFormat,
+    format: ListFormat,
     /// With --bench: draw each algorithm's measured and estimated MP/s, and the % of its estimate, to
     /// FILE (.svg or .png).
     #[arg(long, value_name = "FILE", requires = "bench")]
@@ -66,12 +65,6 @@ pub struct BlurArgs {
     gpu: DeviceArg,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum BlurFormat {
-    Table,
-    Json,
-}
-
 pub fn run(ctx: &Context, a: &BlurArgs) -> Result<Outcome> {
     let g = Gaussian::new(a.sigma)?;
     if a.output.is_some() && a.image.is_none() {
@@ -80,7 +73,7 @@ pub fn run(ctx: &Context, a: &BlurArgs) -> Result<Outcome> {
     match (a.estimate, a.bench, &a.image) {
         (true, false, None) => {
             let copy = a.copy_mps.ok_or_else(|| usage("--estimate needs --copy-mps MPS (the seed measured 14200)"))?;
-            print_rows(&blur::estimates(copy, &g), a.format)?;
+            print_listing(&BlurTable(&blur::estimates(copy, &g)), a.format)?;
             Ok(Outcome::Ok)
         }
         (false, true, None) => bench(ctx, a, g),
@@ -105,7 +98,7 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<Outcome> {
     });
     bar.finish_and_clear();
     let (rows, report) = measured.map_err(|e| e.or_smaller("choose a smaller image (--width/--height)"))?;
-    print_rows(&rows, a.format)?;
+    print_listing(&BlurTable(&rows), a.format)?;
     if let Some(path) = &a.plot {
         // The rows are the copy, then every algorithm in ALGOS order: their command-line names fit an axis.
         let names: Vec<String> =
@@ -147,23 +140,10 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
     let mut backend = gpu::open(ctx.backend, a.gpu.device)?;
     blur::check_image_memory(backend.as_ref(), w, h).map_err(|e| e.or_smaller("blur a smaller image"))?;
     let img = image_io::read(path)?;
-    let mut blurred = Vec::new();
-    let (mut worst, mut worst_rel, mut mismatches) = (0f64, 0f64, 0usize);
-    // Verified like every GPU run: against the algorithm's CPU twin; judged against the float64 Gaussian.
-    let tol = Tolerance { abs: 1e-5, rel: 1e-4 };
-    for plane in &img.planes {
-        let out = blur::apply(backend.as_mut(), algo, plane, img.w, img.h, g)?;
-        let twin = blur::cpu(algo, plane, img.w, img.h, g)?;
-        mismatches += out.iter().zip(&twin).filter(|(o, t)| !tol.accepts(**o, **t)).count();
-        let (max, rel) = blur_error(&out, &gaussian_f64(plane, img.w, img.h, &g));
-        worst = worst.max(max);
-        worst_rel = worst_rel.max(rel);
-        blurred.push(out);
-    }
-    let bound = algo.bound();
-    let within = worst <= bound.0 && worst_rel <= bound.1;
+    let b = blur::blur_image(backend.as_mut(), algo, &img.planes, img.w, img.h, g)?;
     // The verdict line shows even with -q when the bound is exceeded.
-    if !a.quiet || !within {
+    if !a.quiet || !b.within_bound {
+        let bound = algo.bound();
         errln!(
             "{}: {}x{} {}, {} on {}, sigma {}: {} of {} pixel values match the CPU implementation; against the float64 Gaussian: max |error| {:.2e} ({:.3} of 255), relative L2 {:.2e} (bound {:.0e} / {:.0e}: {})",
             path.display(),
@@ -173,70 +153,29 @@ fn image(ctx: &Context, a: &BlurArgs, g: Gaussian, path: &std::path::Path) -> Re
             algo.label(&g),
             backend.info().name,
             g.sigma,
-            blurred.iter().map(Vec::len).sum::<usize>() - mismatches,
-            blurred.iter().map(Vec::len).sum::<usize>(),
-            worst,
-            worst * 255.0,
-            worst_rel,
+            b.values() - b.mismatches,
+            b.values(),
+            b.max_abs_error,
+            b.max_abs_error * 255.0,
+            b.rel_l2_error,
             bound.0,
             bound.1,
-            if within { "within" } else { "EXCEEDED" }
+            if b.within_bound { "within" } else { "EXCEEDED" }
         );
     }
     if let Some(out) = &a.output {
-        image_io::write(out, &image_io::Planes { w: img.w, h: img.h, planes: blurred })?;
+        image_io::write(out, &image_io::Planes { w: img.w, h: img.h, planes: b.planes })?;
         if !a.quiet && !output::is_stdout(out) {
             errln!("wrote {}", out.display());
         }
     }
-    if mismatches > 0 {
-        errln!("FAILED: {mismatches} values differ from the CPU implementation");
+    if b.mismatches > 0 {
+        errln!("FAILED: {} values differ from the CPU implementation", b.mismatches);
         return Ok(Outcome::CheckFailed);
     }
-    if !within {
+    if !b.within_bound {
         errln!("FAILED: the blur is outside the bound stated for {}", algo.name());
         return Ok(Outcome::CheckFailed);
     }
     Ok(Outcome::Ok)
-}
-
-fn print_rows(rows: &[BlurRow], format: BlurFormat) -> Result<()> {
-    match format {
-        BlurFormat::Json => {
-            outln!("{}", serde_json::to_string_pretty(rows).map_err(|e| Error::Output(e.to_string()))?)?
-        }
-        BlurFormat::Table => {
-            let opt = |v: Option<f64>, p: usize| v.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
-            let mut t = Builder::default();
-            t.push_record([
-                "algorithm",
-                "I/O per pixel",
-                "flops per pixel",
-                "C/M",
-                "estimate MP/s",
-                "measured MP/s",
-                "% of estimate",
-                "max |err|",
-                "rel L2 err",
-            ]);
-            for r in rows {
-                t.push_record([
-                    r.algorithm.clone(),
-                    format!("{}", r.io_per_pixel),
-                    format!("{}", r.flops_per_pixel),
-                    format!("{:.1}", r.cm_ratio),
-                    format!("{:.1}", r.estimate_mps),
-                    opt(r.measured_mps, 0),
-                    opt(r.pct_of_estimate, 1),
-                    r.max_abs_error.map(|v| format!("{v:.1e}")).unwrap_or_else(|| "-".into()),
-                    r.rel_l2_error.map(|v| format!("{v:.1e}")).unwrap_or_else(|| "-".into()),
-                ]);
-            }
-            outln!("{}", t.build().with(Style::psql()))?;
-            outln!(
-                "estimate = copy MP/s x 2 / (I/O per pixel) (source 000); errors against a float64 Gaussian on a random image in [-1, 1)"
-            )?;
-        }
-    }
-    Ok(())
 }

@@ -8,7 +8,7 @@ use crate::capacity;
 use crate::error::Result;
 use crate::gpu::{Backend, Launch};
 use crate::kernels::{
-    Blur, BlurStage, Copy, CopyKind, Gaussian, Kernel, Transpose, TransposeVariant, blur_error, gaussian_f64,
+    Blur, BlurStage, Copy, CopyKind, Gaussian, Kernel, Tolerance, Transpose, TransposeVariant, blur_error, gaussian_f64,
 };
 use crate::record::{Report, Status};
 use crate::spec::Dim3;
@@ -247,6 +247,54 @@ pub fn cpu(algo: Algo, img: &[f32], w: u32, h: u32, g: Gaussian) -> Result<Vec<f
         data = k.reference(&[data]).swap_remove(0);
     }
     Ok(data)
+}
+
+/// An image blurred on the GPU, verified like every GPU run (each value against the algorithm's CPU
+/// twin) and judged against the float64 Gaussian.
+pub struct Blurred {
+    /// The blurred planes, as the input's.
+    pub planes: Vec<Vec<f32>>,
+    /// Values that differ from the CPU twin beyond the tolerance.
+    pub mismatches: usize,
+    /// Largest absolute error against the float64 Gaussian, over the planes.
+    pub max_abs_error: f64,
+    /// Largest relative L2 error against the float64 Gaussian, over the planes.
+    pub rel_l2_error: f64,
+    /// Whether both errors are within the bound stated for the algorithm.
+    pub within_bound: bool,
+}
+
+impl Blurred {
+    /// Pixel values in all planes.
+    pub fn values(&self) -> usize {
+        self.planes.iter().map(Vec::len).sum()
+    }
+}
+
+/// Blurs every plane of `img` (`w` x `h`) with `algo` on the backend and verifies it.
+pub fn blur_image(
+    backend: &mut dyn Backend,
+    algo: Algo,
+    planes: &[Vec<f32>],
+    w: u32,
+    h: u32,
+    g: Gaussian,
+) -> Result<Blurred> {
+    let tol = Tolerance { abs: 1e-5, rel: 1e-4 };
+    let mut b =
+        Blurred { planes: Vec::new(), mismatches: 0, max_abs_error: 0.0, rel_l2_error: 0.0, within_bound: false };
+    for plane in planes {
+        let out = apply(backend, algo, plane, w, h, g)?;
+        let twin = cpu(algo, plane, w, h, g)?;
+        b.mismatches += out.iter().zip(&twin).filter(|(o, t)| !tol.accepts(**o, **t)).count();
+        let (max, rel) = blur_error(&out, &gaussian_f64(plane, w, h, &g));
+        b.max_abs_error = b.max_abs_error.max(max);
+        b.rel_l2_error = b.rel_l2_error.max(rel);
+        b.planes.push(out);
+    }
+    let bound = algo.bound();
+    b.within_bound = b.max_abs_error <= bound.0 && b.rel_l2_error <= bound.1;
+    Ok(b)
 }
 
 /// How many configurations [`bench`] measures (the copy and every algorithm's stages), for a

@@ -3,6 +3,7 @@
 
 mod archs;
 mod baseline;
+mod blur;
 mod comparison;
 mod devices;
 mod kernels;
@@ -12,6 +13,7 @@ mod occupancy;
 
 pub use archs::Database;
 pub use baseline::Changes;
+pub use blur::BlurTable;
 pub use comparison::ComparisonListing;
 pub use devices::Devices;
 pub use kernels::KernelCatalogue;
