@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::gpu::Origin;
 use crate::import::{BLOCK_SIZE, GRID_SIZE};
 use crate::metrics;
 use crate::record::{Record, Report, Source, Status, dims};
@@ -223,11 +224,8 @@ fn groups(report: &Report) -> Vec<Group<'_>> {
 }
 
 /// The name a file goes by in messages.
-fn label(report: &Report) -> &str {
-    match report.device.backend.as_str() {
-        "cuda" | "mock" | "model" | "jsonl" | "warpscope-csv" => "warpscope",
-        other => other,
-    }
+fn label(report: &Report) -> &'static str {
+    if report.device.backend.is_warpscope() { "warpscope" } else { report.device.backend.as_str() }
 }
 
 /// Compares two files. `ours` is the first; its values and shapes lead each row.
@@ -375,9 +373,9 @@ pub fn compare(ours: &Report, theirs: &Report, pick: Pick) -> Comparison {
 /// file is ncu's, the other warpscope's measurements, and every kernel is slower under ncu by more
 /// than timing noise, say so.
 fn clock_hint(ours: &Report, theirs: &Report, rows: &[Row]) -> Option<String> {
-    let ncu_first = match (ours.device.backend.as_str(), theirs.device.backend.as_str()) {
-        ("ncu", "cuda") => true,
-        ("cuda", "ncu") => false,
+    let ncu_first = match (ours.device.backend, theirs.device.backend) {
+        (Origin::Ncu, Origin::Cuda) => true,
+        (Origin::Cuda, Origin::Ncu) => false,
         _ => return None,
     };
     // Relative difference of ncu's time against the other's, percent.
@@ -403,7 +401,7 @@ mod tests {
     use crate::gpu::DeviceInfo;
     use crate::record::{Metric, TimeStats};
 
-    fn report(backend: &str, times: &[(u32, f64)], as_metric: bool) -> Report {
+    fn report(backend: Origin, times: &[(u32, f64)], as_metric: bool) -> Report {
         let mut rep = Report::new(DeviceInfo::described(String::new(), backend));
         for &(bx, ms) in times {
             let mut r = Record::new("k", "", Dim3::new(64, 1, 1), Dim3::new(bx, 1, 1), Status::Ok);
@@ -426,7 +424,7 @@ mod tests {
     fn kernels_of_one_short_name_pair_by_signature() {
         // nvprof summaries of two thrust kernels both shortened to `launch_by_value`, no shapes.
         let file = |order: [(&str, f64); 2]| {
-            let mut rep = Report::new(DeviceInfo::described(String::new(), "nvprof"));
+            let mut rep = Report::new(DeviceInfo::described(String::new(), Origin::Nvprof));
             for (sig, ms) in order {
                 let mut r = Record::unshaped("launch_by_value", "", Status::Ok);
                 r.signature = Some(sig.into());
@@ -451,8 +449,8 @@ mod tests {
 
     #[test]
     fn ncu_at_base_clocks_gets_the_clock_control_hint() {
-        let ws = report("cuda", &[(32, 1.0), (64, 2.0), (128, 4.0)], false);
-        let slow = report("ncu", &[(32, 1.25), (64, 2.4), (128, 5.0)], true);
+        let ws = report(Origin::Cuda, &[(32, 1.0), (64, 2.0), (128, 4.0)], false);
+        let slow = report(Origin::Ncu, &[(32, 1.25), (64, 2.4), (128, 5.0)], true);
         let cmp = compare(&ws, &slow, Pick::Measured);
         assert_eq!(cmp.rows.len(), 3);
         let hint = cmp.hint.expect("systematically slower under ncu");
@@ -460,19 +458,19 @@ mod tests {
         // Either order, the same advice.
         assert!(compare(&slow, &ws, Pick::Measured).hint.is_some());
         // Within the noise, or not every kernel slower: no advice.
-        let close = report("ncu", &[(32, 1.02), (64, 2.0), (128, 4.1)], true);
+        let close = report(Origin::Ncu, &[(32, 1.02), (64, 2.0), (128, 4.1)], true);
         assert_eq!(compare(&ws, &close, Pick::Measured).hint, None);
-        let mixed = report("ncu", &[(32, 1.5), (64, 1.5), (128, 6.0)], true);
+        let mixed = report(Origin::Ncu, &[(32, 1.5), (64, 1.5), (128, 6.0)], true);
         assert_eq!(compare(&ws, &mixed, Pick::Measured).hint, None);
         // Two nvprof files: ncu's clocks are not the question.
-        let nv = report("nvprof", &[(32, 1.25), (64, 2.4), (128, 5.0)], true);
+        let nv = report(Origin::Nvprof, &[(32, 1.25), (64, 2.4), (128, 5.0)], true);
         assert_eq!(compare(&ws, &nv, Pick::Measured).hint, None);
     }
 
     #[test]
     fn unpaired_groups_say_why() {
-        let a = report("cuda", &[(32, 1.0), (64, 2.0)], false);
-        let mut b = report("ncu", &[(32, 1.0)], true);
+        let a = report(Origin::Cuda, &[(32, 1.0), (64, 2.0)], false);
+        let mut b = report(Origin::Ncu, &[(32, 1.0)], true);
         let mut other = Record::new("other", "", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), Status::Ok);
         other.metrics.push(Metric { name: "duration".into(), value: 1.0, unit: "ms".into(), source: Source::Imported });
         b.records.push(other);
@@ -487,7 +485,7 @@ mod tests {
             cmp.unmatched
         );
         // A pair with nothing in common is not silently dropped.
-        let mut c = report("ncu", &[(32, 1.0)], true);
+        let mut c = report(Origin::Ncu, &[(32, 1.0)], true);
         c.records[0].metrics[0].name = "SM Frequency".into();
         let cmp = compare(&a, &c, Pick::Measured);
         assert!(cmp.rows.is_empty());

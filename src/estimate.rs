@@ -20,7 +20,12 @@ pub fn device(target: &Target) -> DeviceInfo {
         sms: Some(target.sms),
         sm_clock_mhz: Some(target.clock_mhz),
         peak_bandwidth_gbs: Some(target.figures.copy_gbs),
-        ..DeviceInfo::offline(format!("{} (model)", target.name), format!("{}.{}", a.cc.0, a.cc.1), "model", a)
+        ..DeviceInfo::offline(
+            format!("{} (model)", target.name),
+            format!("{}.{}", a.cc.0, a.cc.1),
+            crate::gpu::Origin::Model,
+            a,
+        )
     }
 }
 
@@ -125,7 +130,7 @@ mod tests {
             assert!(r.metrics.iter().all(|m| m.source == Source::Estimated));
             assert!(r.metric(m::PREDICTED_TIME).unwrap().value > 0.0);
         }
-        assert_eq!(fermi.device.backend, "model");
+        assert_eq!(fermi.device.backend, crate::gpu::Origin::Model);
     }
 
     #[test]

@@ -56,7 +56,7 @@ mod tests {
         let mut d = DeviceInfo::unknown();
         if !device.is_empty() {
             d.name = device.into();
-            d.backend = "cuda".into();
+            d.backend = crate::gpu::Origin::Cuda;
         }
         let mut r = Report::new(d);
         r.records.push(Record::invalid(kernel, problem, Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), String::new()));

@@ -129,10 +129,7 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<O
 
 /// The name a file's values go by in the table header.
 fn tool(report: &Report) -> String {
-    match report.device.backend.as_str() {
-        "cuda" | "mock" | "model" | "jsonl" | "warpscope-csv" => "warpscope".into(),
-        other => other.into(),
-    }
+    if report.device.backend.is_warpscope() { "warpscope".into() } else { report.device.backend.to_string() }
 }
 
 /// Refuses, before any work, figure and page files that could not be written, or that are one of the

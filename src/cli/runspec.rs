@@ -192,7 +192,7 @@ fn device_line(reports: &[Option<Report>]) -> String {
     reports
         .iter()
         .flatten()
-        .find(|r| r.device.backend != "model")
+        .find(|r| r.device.backend != warpscope::gpu::Origin::Model)
         .map(|r| format!("{} ({})", r.device.name, r.device.driver.as_deref().unwrap_or("driver unknown")))
         .unwrap_or_else(|| "no GPU step".into())
 }

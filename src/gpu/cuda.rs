@@ -279,7 +279,7 @@ fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersi
         ordinal,
         name,
         compute_capability: Some(format!("{major}.{minor}")),
-        backend: "cuda".into(),
+        backend: super::Origin::Cuda,
         sms: Some(a(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?),
         sm_clock_mhz: sm_clock,
         mem_clock_mhz: mem_clock,

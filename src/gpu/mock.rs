@@ -67,7 +67,7 @@ impl MockBackend {
             l2_bytes: Some(50 << 20),
             peak_bandwidth_gbs: Some(3352.3),
             driver: Some("mock".into()),
-            ..DeviceInfo::offline("warpscope mock GPU (sm_90 limits)".into(), "9.0".into(), "mock", a)
+            ..DeviceInfo::offline("warpscope mock GPU (sm_90 limits)".into(), "9.0".into(), super::Origin::Mock, a)
         };
         Ok(MockBackend {
             info,

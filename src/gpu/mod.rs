@@ -70,6 +70,52 @@ impl DeviceLimits {
     }
 }
 
+/// Where a report's device description, and so its values, came from (the `backend` field of the JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// Measured on a GPU through the CUDA backend.
+    Cuda,
+    /// The mock backend (tests, CI): no value is real.
+    Mock,
+    /// warpscope's model, no GPU (`estimate`).
+    Model,
+    /// Imported from Nsight Compute output.
+    Ncu,
+    /// Imported from nvprof output.
+    Nvprof,
+    /// warpscope records read from JSON Lines, which do not describe the device.
+    Jsonl,
+    /// warpscope records read from its CSV.
+    WarpscopeCsv,
+}
+
+impl Origin {
+    /// The name every output uses (as in the JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Cuda => "cuda",
+            Origin::Mock => "mock",
+            Origin::Model => "model",
+            Origin::Ncu => "ncu",
+            Origin::Nvprof => "nvprof",
+            Origin::Jsonl => "jsonl",
+            Origin::WarpscopeCsv => "warpscope-csv",
+        }
+    }
+
+    /// Whether warpscope itself produced the values (not another tool).
+    pub fn is_warpscope(self) -> bool {
+        !matches!(self, Origin::Ncu | Origin::Nvprof)
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What a report says about the device (the `device` object of the JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceInfo {
@@ -80,8 +126,8 @@ pub struct DeviceInfo {
     /// Compute capability, `9.0`; `null` when the source does not say (nvprof output).
     #[serde(default)]
     pub compute_capability: Option<String>,
-    /// `cuda`, `mock`, `model`, or the tool an import came from (`ncu`, `nvprof`, `jsonl`).
-    pub backend: String,
+    /// Where the description and the values came from.
+    pub backend: Origin,
     /// Streaming multiprocessors; `null` when unknown.
     #[serde(default)]
     pub sms: Option<u32>,
@@ -116,7 +162,7 @@ impl DeviceInfo {
     /// A device known only by name, compute capability and the backend that describes it (no clocks,
     /// memory or driver: the model, the mock); `limits` from `arch`. Callers fill in what they know
     /// with struct-update syntax.
-    pub fn offline(name: String, compute_capability: String, backend: &str, arch: &crate::model::arch::Arch) -> Self {
+    pub fn offline(name: String, compute_capability: String, backend: Origin, arch: &crate::model::arch::Arch) -> Self {
         DeviceInfo {
             compute_capability: Some(compute_capability),
             limits: Some(DeviceLimits::from_arch(arch)),
@@ -126,12 +172,12 @@ impl DeviceInfo {
 
     /// A device known only as a source describes it: a name (possibly empty) and the tool; every
     /// other field unknown until the caller fills in what the source states.
-    pub fn described(name: String, backend: &str) -> Self {
+    pub fn described(name: String, backend: Origin) -> Self {
         DeviceInfo {
             ordinal: 0,
             name,
             compute_capability: None,
-            backend: backend.to_string(),
+            backend,
             sms: None,
             sm_clock_mhz: None,
             mem_clock_mhz: None,
@@ -148,7 +194,7 @@ impl DeviceInfo {
 
     /// The device of records read from JSON Lines, which do not say.
     pub fn unknown() -> Self {
-        DeviceInfo::described(String::new(), "jsonl")
+        DeviceInfo::described(String::new(), Origin::Jsonl)
     }
 
     /// Compute capability as numbers ((0, 0) when unknown).

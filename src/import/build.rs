@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::gpu::DeviceInfo;
+use crate::gpu::Origin;
 use crate::record::{Metric, Record, Report, Source, Status};
 use crate::spec::Dim3;
 
@@ -63,7 +64,7 @@ pub fn parse_dim(s: &str) -> Option<Dim3> {
 
 /// Collects a file's launches into a report.
 pub struct Builder {
-    tool: &'static str,
+    tool: Origin,
     devices: Vec<DeviceInfo>,
     records: Vec<Record>,
     invocations: HashMap<String, u32>,
@@ -73,7 +74,7 @@ pub struct Builder {
 
 impl Builder {
     /// For a file written by `tool` (`ncu`, `nvprof`).
-    pub fn new(tool: &'static str) -> Self {
+    pub fn new(tool: Origin) -> Self {
         Builder { tool, devices: Vec::new(), records: Vec::new(), invocations: HashMap::new(), names: HashMap::new() }
     }
 
@@ -175,7 +176,7 @@ mod tests {
 
     #[test]
     fn invocations_count_per_signature_and_summaries_have_none() {
-        let mut b = Builder::new("ncu");
+        let mut b = Builder::new(Origin::Ncu);
         for name in ["k(int)", "k(int)", "void k<2>(int)", "k(int)"] {
             b.push(Launch { name: name.into(), ..Default::default() });
         }
@@ -185,6 +186,6 @@ mod tests {
         assert_eq!(inv, [Some(0), Some(1), Some(0), Some(2), None]);
         assert!(r.records.iter().all(|r| r.kernel == "k"));
         assert_eq!(r.device.compute_capability, None);
-        assert!(Builder::new("ncu").finish("x").is_err());
+        assert!(Builder::new(Origin::Ncu).finish("x").is_err());
     }
 }

@@ -284,7 +284,7 @@ pub fn read<R: BufRead>(input: R, from: Option<Format>) -> Result<(Format, Repor
         Format::NcuText => profiler(ncu_text::read, &mut rest)?,
         Format::WarpscopeJson | Format::WarpscopeJsonl => report::parse(&whole(rest)?)?,
         Format::WarpscopeCsv => {
-            let mut r = Report::new(crate::gpu::DeviceInfo::described(String::new(), "warpscope-csv"));
+            let mut r = Report::new(crate::gpu::DeviceInfo::described(String::new(), crate::gpu::Origin::WarpscopeCsv));
             r.records = report::csv::parse(&whole(rest)?)?;
             r
         }

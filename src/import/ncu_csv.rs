@@ -82,7 +82,7 @@ fn flush(cur: Option<Current>, b: &mut Builder) {
 
 /// Reads the details page (any program output or `==PROF==` lines between rows are skipped).
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
-    let mut b = Builder::new("ncu");
+    let mut b = Builder::new(crate::gpu::Origin::Ncu);
     let mut cols: Option<Cols> = None;
     let mut cur: Option<Current> = None;
     for line in csvline::quoted(lines) {

@@ -37,7 +37,7 @@ pub fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
 
 /// Reads the raw page.
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
-    let mut b = Builder::new("ncu");
+    let mut b = Builder::new(crate::gpu::Origin::Ncu);
     let mut header: Option<Vec<String>> = None;
     let mut units: Vec<ncu_map::Unit> = Vec::new();
     let mut names: Vec<std::rc::Rc<str>> = Vec::new();

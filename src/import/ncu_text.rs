@@ -109,7 +109,7 @@ enum State {
 
 /// Reads ncu's text output.
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
-    let mut b = Builder::new("ncu");
+    let mut b = Builder::new(crate::gpu::Origin::Ncu);
     let mut cur: Option<(Launch, Vec<Value>)> = None;
     let mut errors: Vec<String> = Vec::new();
     let mut state = State::Idle;

@@ -52,7 +52,7 @@ const TRACE_IDS: &[&str] = &["Device", "Context", "Stream", "Kernel", "Correlati
 
 /// Reads nvprof's CSV output.
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
-    let mut b = Builder::new("nvprof");
+    let mut b = Builder::new(crate::gpu::Origin::Nvprof);
     let mut header: Option<(Kind, Vec<String>)> = None;
     let mut units: Vec<String> = Vec::new();
     let mut pid = String::new();

@@ -101,7 +101,7 @@ fn pop_value(t: &mut Vec<&str>) -> Option<String> {
 
 /// Reads nvprof's text output.
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
-    let mut b = Builder::new("nvprof");
+    let mut b = Builder::new(crate::gpu::Origin::Nvprof);
     let mut table = Table::None;
     let mut pid = String::new();
     let mut device: Option<u32> = None;

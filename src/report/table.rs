@@ -9,6 +9,7 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
 
 use crate::error::{Error, Result};
+use crate::gpu::Origin;
 use crate::metrics::{self, COUNT, GBPS, MS, PCT, RATIO};
 use crate::record::{Metric, Report, Source, Status, paren};
 
@@ -180,7 +181,7 @@ pub(super) fn write(report: &Report, flavor: Flavor, w: &mut dyn Write) -> Resul
             // Measured but not compared: the run that gave the expected outputs (a kernel file's
             // same-as-first verification) says so.
             (Status::Ok, Some(why)) if r.time_ms.is_some() => format!("ok ({why}){throttled}"),
-            (Status::Ok, _) if report.device.backend == "model" => format!("estimated{bound}"),
+            (Status::Ok, _) if report.device.backend == Origin::Model => format!("estimated{bound}"),
             (Status::Ok, _) if r.summary_of.is_some() => {
                 format!("summary of {} launches ({})", r.summary_of.unwrap_or(0), report.device.backend)
             }

@@ -280,7 +280,7 @@ fn announce(st: &State, device: u32) {
             ordinal: device,
             sms: Some(p.sms.max(0) as u32),
             memory_bytes: Some(p.memory),
-            ..DeviceInfo::offline(p.name, cc, "cuda", a)
+            ..DeviceInfo::offline(p.name, cc, crate::gpu::Origin::Cuda, a)
         };
         st.emit(&[Message::Device(Box::new(info))]);
     }

@@ -11,6 +11,7 @@ mod deltas;
 pub use calculator::calculator;
 pub use deltas::{baseline, comparison};
 
+use crate::gpu::Origin;
 use crate::metrics::{self, RATIO};
 use crate::record::{Metric, Record, Report, Source, Status};
 use crate::spec::Dim3;
@@ -90,10 +91,10 @@ fn is_occupancy_ratio(m: &Metric) -> bool {
 /// GPU's own `duration`, or the model's prediction.
 pub fn time_source(report: &Report, r: &Record) -> Option<Source> {
     if r.time_ms.is_some() {
-        return Some(match report.device.backend.as_str() {
-            "mock" => Source::Mock,
-            "cuda" => Source::Measured,
-            "model" => Source::Estimated,
+        return Some(match report.device.backend {
+            Origin::Mock => Source::Mock,
+            Origin::Cuda => Source::Measured,
+            Origin::Model => Source::Estimated,
             _ => Source::Imported,
         });
     }

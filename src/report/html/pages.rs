@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use crate::baseline::Change;
 use crate::compare::Comparison;
 use crate::error::Result;
+use crate::gpu::Origin;
 use crate::record::{Record, Report, Source, Status, dims, paren};
 use crate::report::figures::{self, Figure};
 use crate::report::plot::{self, si};
@@ -16,10 +17,10 @@ use super::{Block, Cell, Page, Row, Section, Table, col, utc};
 
 /// Where the records' values come from, in words.
 fn backend_words(report: &Report) -> String {
-    match report.device.backend.as_str() {
-        "cuda" => "measured on the GPU (CUDA events, CUPTI counters)".into(),
-        "mock" => "the mock backend (no GPU: every value marked mock)".into(),
-        "model" => "warpscope's model (no GPU: every value estimated)".into(),
+    match report.device.backend {
+        Origin::Cuda => "measured on the GPU (CUDA events, CUPTI counters)".into(),
+        Origin::Mock => "the mock backend (no GPU: every value marked mock)".into(),
+        Origin::Model => "warpscope's model (no GPU: every value estimated)".into(),
         other => format!("imported from {other}"),
     }
 }

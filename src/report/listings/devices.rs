@@ -63,7 +63,7 @@ impl Listing for Devices {
                 d.ordinal.to_string(),
                 d.name.clone(),
                 o(d.compute_capability.clone()),
-                d.backend.clone(),
+                d.backend.to_string(),
                 o(d.driver.clone()),
                 o(d.sms.map(|v| v.to_string())),
                 o(d.sm_clock_mhz.map(|v| v.to_string())),
@@ -120,7 +120,7 @@ fn describe(d: &DeviceInfo) -> Cells {
     let kib = |b: u32| format!("{} KiB", b / 1024);
     let mut rows: Vec<(&str, String)> = vec![
         ("compute capability", opt(&d.compute_capability, "")),
-        ("backend", d.backend.clone()),
+        ("backend", d.backend.to_string()),
         ("driver", opt(&d.driver, "")),
         ("SMs", opt(&d.sms, "")),
         ("SM clock (max)", opt(&d.sm_clock_mhz, " MHz")),
