@@ -316,14 +316,11 @@ pub fn usage(msg: impl Into<String>) -> Error {
 
 /// Output format of the commands that print a listing (`report::listing`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+// (No doc comments on the variants: clap would list them one per line instead of `[possible values: ...]`.)
 pub enum ListFormat {
-    /// Text tables.
     Table,
-    /// CSV.
     Csv,
-    /// JSON.
     Json,
-    /// Markdown tables.
     Markdown,
 }
 
