@@ -10,6 +10,17 @@ pub enum Error {
     /// Malformed input from the user (a bad block list, an unknown kernel, a file that does not parse).
     #[error("{0}")]
     Usage(String),
+    /// A value the user gave for one of the library's inputs is wrong. The library names the input in
+    /// its own words ([`Input::name`]); each front end says it its own way (the command line: its flag).
+    #[error("{}{}: {message}", input.name(), value.as_deref().map(|v| format!(" {v}")).unwrap_or_default())]
+    Input {
+        /// Which input.
+        input: Input,
+        /// The value as given, where it helps to show it.
+        value: Option<String>,
+        /// What is wrong with it.
+        message: String,
+    },
     /// libcuda could not be opened.
     #[error("no NVIDIA driver found (libcuda.so.1): {0}")]
     NoDriver(String),
@@ -60,6 +71,46 @@ pub enum Error {
     BrokenPipe,
 }
 
+/// The inputs the library checks, for front ends to name ([`Error::Input`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Timed launches per configuration.
+    Iters,
+    /// Round-robin timing of the configurations.
+    Interleave,
+    /// The GPUs a session spreads its configurations over.
+    Devices,
+    /// This host's slice of a sweep.
+    Shard,
+    /// An earlier run's results to continue from.
+    Resume,
+    /// The block shapes of a sweep (a list or per-dimension lists).
+    Blocks,
+    /// The metrics to measure with counters.
+    Metrics,
+    /// A compile-time parameter of a kernel file and its values.
+    Define,
+    /// Positions of configurations in a sweep (a re-run of its rest).
+    Configs,
+}
+
+impl Input {
+    /// The library's own words for the input.
+    pub fn name(self) -> &'static str {
+        match self {
+            Input::Iters => "iterations",
+            Input::Interleave => "round-robin timing",
+            Input::Devices => "devices",
+            Input::Shard => "shard",
+            Input::Resume => "results to resume",
+            Input::Blocks => "block shapes",
+            Input::Metrics => "metrics",
+            Input::Define => "define",
+            Input::Configs => "configurations",
+        }
+    }
+}
+
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -98,5 +149,23 @@ impl Error {
     /// Shorthand for a usage error.
     pub fn usage(msg: impl Into<String>) -> Self {
         Error::Usage(msg.into())
+    }
+
+    /// A wrong value for `input`: `value` as given (where showing it helps) and what is wrong.
+    pub fn input(input: Input, value: Option<String>, message: impl Into<String>) -> Self {
+        Error::Input { input, value, message: message.into() }
+    }
+
+    /// An [`Error::Input`] said as a front end says it: `name` gives the input's name there (a flag);
+    /// any other error as it is.
+    pub fn named_by(self, name: impl Fn(Input) -> &'static str) -> Self {
+        match self {
+            Error::Input { input, value, message } => Error::Usage(format!(
+                "{}{}: {message}",
+                name(input),
+                value.map(|v| format!(" {v}")).unwrap_or_default()
+            )),
+            e => e,
+        }
     }
 }

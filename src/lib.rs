@@ -39,5 +39,5 @@ pub mod sweep;
 pub mod userkernel;
 pub mod verify;
 
-pub use error::{Error, Result};
+pub use error::{Error, Input, Result};
 pub use outcome::Outcome;

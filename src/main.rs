@@ -15,6 +15,8 @@ fn main() -> ExitCode {
     match cli::run() {
         Ok(outcome) => ExitCode::from(exit_code(outcome)),
         Err(e) => {
+            // The library names its inputs in its own words; here they are the command line's flags.
+            let e = e.named_by(cli::flag);
             if !e.is_quiet() {
                 output::note(&format!("error: {e}"));
                 if let Some(hint) = e.hint() {

@@ -2,7 +2,7 @@
 //! collects), how their values become nvprof's units (GB/s, %, ratio 0-1 for occupancy), and
 //! warpscope's own derived metrics. Also the `--metrics` list parser.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 
 /// Ratio 0-1 (nvprof's unit for occupancy; tables show it as %).
 pub const RATIO: &str = "ratio";
@@ -357,7 +357,7 @@ pub fn parse_requested(spec: &str) -> Result<Vec<Requested>> {
         }
     }
     if out.is_empty() && !spec.split(',').any(|s| lookup(s.trim()).is_some()) {
-        return Err(Error::usage(format!("--metrics '{spec}' names no metric")));
+        return Err(Error::input(Input::Metrics, Some(format!("'{spec}'")), "names no metric"));
     }
     Ok(out)
 }

@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::gpu::DeviceInfo;
 use crate::record::Report;
 
 /// The records of `report` (read from `path`) are of kernel `entry` on `problem`, and there are some.
 pub fn check_sweep(report: &Report, path: &Path, entry: &str, problem: &str) -> Result<()> {
-    let bad = |why: String| Err(Error::usage(format!("--resume {}: {why}", path.display())));
+    let bad = |why: String| Err(Error::input(Input::Resume, Some(path.display().to_string()), why));
     if report.records.is_empty() {
         return bad("no records to resume from (start the sweep without --resume)".into());
     }
@@ -69,7 +69,10 @@ mod tests {
         let r = report("sumMatrixOnGPU2D", "1024x512", "NVIDIA H200");
         assert!(check_sweep(&r, p, "sumMatrixOnGPU2D", "1024x512").is_ok());
         let e = check_sweep(&r, p, "sumMatrixOnGPU2D", "512x512").unwrap_err().to_string();
-        assert!(e.contains("--resume r.json: its records are of another sweep (sumMatrixOnGPU2D 1024x512"), "{e}");
+        assert!(
+            e.contains("results to resume r.json: its records are of another sweep (sumMatrixOnGPU2D 1024x512"),
+            "{e}"
+        );
         assert!(check_sweep(&r, p, "rgbToGray", "1024x512").is_err());
         let e = check_sweep(&Report::new(DeviceInfo::unknown()), p, "k", "p").unwrap_err().to_string();
         assert!(e.contains("no records to resume from"), "{e}");

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 
 /// A CUDA `dim3`: block or grid extents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -156,12 +156,16 @@ pub fn blocks_from(block: Option<&str>, bx: Option<&str>, by: Option<&str>, bz: 
         let (x, y, z) = (axis(bx)?, axis(by)?, axis(bz)?);
         let total = x.len() as u64 * y.len() as u64 * z.len() as u64;
         if total > MAX_LIST {
-            return Err(Error::usage(format!("--bx/--by/--bz expand to {total} configs (more than {MAX_LIST})")));
+            return Err(Error::input(
+                Input::Blocks,
+                None,
+                format!("the lists expand to {total} configs (more than {MAX_LIST})"),
+            ));
         }
         blocks.extend(cartesian(&x, &y, &z));
     }
     if blocks.is_empty() {
-        return Err(Error::usage("no block given: use --block 32x16,... or --bx/--by lists"));
+        return Err(Error::usage("no block given: a list of shapes (32x16,16x16) or lists of x, y and z extents"));
     }
     let mut seen = std::collections::HashSet::new();
     blocks.retain(|b| seen.insert(*b));

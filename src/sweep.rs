@@ -5,7 +5,7 @@
 //! that CUPTI's fixed cost per pass is shared.
 
 use crate::capacity;
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::gpu::DeviceInfo;
 use crate::gpu::{Backend, CompareOn, KernelAttrs, Launch};
 use crate::handout::{Handout, Host};
@@ -175,7 +175,7 @@ pub fn run_indexed(
     let blocks: Vec<Dim3> = indexed.iter().map(|&(_, b)| b).collect();
     let blocks = blocks.as_slice();
     if opts.iters == 0 {
-        return Err(Error::usage("--iters must be at least 1"));
+        return Err(Error::input(Input::Iters, None, "must be at least 1"));
     }
     let mut spent = Spent::default();
     let attrs = spent.time("set-up: kernel module", 0, || backend.load(kernel))?;
@@ -188,7 +188,11 @@ pub fn run_indexed(
     let window = opts.counter_window.max(1);
     let mut counters_on = false;
     if opts.interleave && opts.until_noise.is_some() {
-        return Err(Error::usage("--interleave and --until-noise do not combine: interleaving needs a fixed --iters"));
+        return Err(Error::input(
+            Input::Interleave,
+            None,
+            "needs a fixed number of timed launches, not timing until a noise target",
+        ));
     }
     report.timing = Some(opts.timing());
     let mut problem = None;
@@ -833,6 +837,7 @@ mod tests {
             &mut |_| {},
         )
         .unwrap_err();
-        assert!(e.to_string().contains("--iters"));
+        assert!(matches!(e, Error::Input { input: Input::Iters, .. }), "{e}");
+        assert_eq!(e.named_by(|_| "--iters").to_string(), "--iters: must be at least 1");
     }
 }

@@ -335,3 +335,19 @@ pub fn print_listing(listing: &dyn warpscope::report::listing::Listing, format: 
     };
     warpscope::output::print(&render(listing, format)?)
 }
+
+/// The command line's name for each input the library checks ([`warpscope::Input`]).
+pub fn flag(input: warpscope::Input) -> &'static str {
+    use warpscope::Input;
+    match input {
+        Input::Iters => "--iters",
+        Input::Interleave => "--interleave",
+        Input::Devices => "--devices",
+        Input::Shard => "--shard",
+        Input::Resume => "--resume",
+        Input::Blocks => "--block/--bx/--by/--bz",
+        Input::Metrics => "--metrics",
+        Input::Define => "--define",
+        Input::Configs => "--configs",
+    }
+}

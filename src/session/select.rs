@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::gpu::{self, BackendKind};
 use crate::kernels::Kernel;
 use crate::record::{Record, Report, Status};
@@ -25,7 +25,7 @@ impl Devices {
             Devices::One(d) => return Ok(vec![*d]),
             Devices::Listed(list) => list,
         };
-        let usage = |m: &dyn std::fmt::Display| Error::usage(format!("--devices: {m}"));
+        let usage = |m: &dyn std::fmt::Display| Error::input(Input::Devices, None, m.to_string());
         let count = gpu::device_count(kind)?;
         let devices: Vec<u32> =
             if list == "all" { (0..count).collect() } else { spec::parse_int_list(list).map_err(|e| usage(&e))? };
@@ -56,7 +56,7 @@ impl std::str::FromStr for Shard {
 
     /// `K/N`, 1 <= K <= N.
     fn from_str(text: &str) -> Result<Self> {
-        let bad = || Error::usage(format!("--shard {text}: K/N with 1 <= K <= N, e.g. 2/4"));
+        let bad = || Error::input(Input::Shard, Some(text.to_string()), "K/N with 1 <= K <= N, e.g. 2/4");
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let (k, of): (u32, u32) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
         if k == 0 || of == 0 || k > of {
@@ -77,7 +77,7 @@ impl Shard {
 /// they name their devices, of the same kind of device as `devices`.
 pub fn resumed(path: &Path, kind: BackendKind, kernel: &dyn Kernel, devices: &[u32]) -> Result<Report> {
     if !path.exists() {
-        return Err(Error::usage(format!("--resume {}: no such file", path.display())));
+        return Err(Error::input(Input::Resume, Some(path.display().to_string()), "no such file"));
     }
     let r = crate::report::read(path)?;
     crate::resume::check_sweep(&r, path, kernel.entry(), &kernel.problem())?;

@@ -8,7 +8,7 @@
 use super::data::{ElemType, Init, Num};
 use super::expr::Value;
 use super::file::{ArgKind, Expected, GRID_NAMES, GridRule, Image, KernelFile, LExpr, Role};
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::spec::{self, Dim3};
 
 /// One module to build: a source file compiled with one set of `#define`s (or loaded as it is).
@@ -150,11 +150,15 @@ impl Expansion {
 /// `true`/`false`, or words (a type name).
 pub fn parse_define(s: &str) -> Result<(String, Vec<Value>)> {
     let Some((name, list)) = s.split_once('=') else {
-        return Err(Error::usage(format!("--define '{s}': expected NAME=VALUE[,VALUE...] (e.g. tile_x=1,2,4)")));
+        return Err(Error::input(
+            Input::Define,
+            Some(format!("'{s}'")),
+            "expected NAME=VALUE[,VALUE...] (e.g. tile_x=1,2,4)",
+        ));
     };
     let name = name.trim();
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(Error::usage(format!("--define '{s}': '{name}' is not a name")));
+        return Err(Error::input(Input::Define, Some(format!("'{s}'")), format!("'{name}' is not a name")));
     }
     let mut values = Vec::new();
     for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
@@ -164,11 +168,15 @@ pub fn parse_define(s: &str) -> Result<(String, Vec<Value>)> {
             values.push(Value::parse_word(item));
         }
         if values.len() as u64 > spec::MAX_LIST {
-            return Err(Error::usage(format!("--define {name}: more than {} values", spec::MAX_LIST)));
+            return Err(Error::input(
+                Input::Define,
+                Some(name.to_string()),
+                format!("more than {} values", spec::MAX_LIST),
+            ));
         }
     }
     if values.is_empty() {
-        return Err(Error::usage(format!("--define '{s}': no value")));
+        return Err(Error::input(Input::Define, Some(format!("'{s}'")), "no value"));
     }
     Ok((name.to_string(), values))
 }

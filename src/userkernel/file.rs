@@ -800,7 +800,7 @@ impl KernelFile {
     fn check_new_name(&self, name: &str, at: Offset) -> Result<()> {
         self.check_identifier(name, at)?;
         if self.block_names.iter().any(|b| b == name) {
-            return Err(self.error(at, format!("'{name}' names the block shape (from --block/--bx/--by/--bz)")));
+            return Err(self.error(at, format!("'{name}' names the block shape (from the sweep's block list)")));
         }
         if GRID_NAMES.contains(&name) {
             return Err(self.error(at, format!("'{name}' is defined by warpscope from the grid")));

@@ -12,7 +12,7 @@ use super::expand::{ArgValue, Config, Expansion};
 use super::expr::Value;
 use super::file::{Expected, KernelFile, Role};
 use super::{check, data};
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::gpu::{self, Backend, BackendKind, Launch, UserArg, UserGpu};
 use crate::metrics::{self as m, GBPS, RATIO};
 use crate::record::{Metric, Record, Report, Status, TimeStats};
@@ -571,7 +571,11 @@ impl FileSession<'_> {
             }
         }
         if let Some(i) = self.only.and_then(|o| o.iter().find(|&&i| i >= ex.configs.len())) {
-            return Err(Error::usage(format!("--configs {i}: the sweep has {} configurations", ex.configs.len())));
+            return Err(Error::input(
+                Input::Configs,
+                Some(i.to_string()),
+                format!("the sweep has {} configurations", ex.configs.len()),
+            ));
         }
         let sweep = UserSweep {
             file: self.file,
