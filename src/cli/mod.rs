@@ -297,18 +297,6 @@ fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Op
     output::check_distinct(&inputs, &outputs)
 }
 
-/// A command line as a shell would take it back.
-fn shell_line(argv: &[String]) -> String {
-    let quote = |a: &String| {
-        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c)) {
-            a.clone()
-        } else {
-            format!("'{}'", a.replace('\'', r"'\''"))
-        }
-    };
-    std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
-}
-
 /// A usage error.
 pub fn usage(msg: impl Into<String>) -> Error {
     Error::usage(msg)

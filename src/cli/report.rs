@@ -79,7 +79,7 @@ impl FigureArgs {
 /// This process's command line, as a shell would take it back.
 pub fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    super::shell_line(&args)
+    warpscope::runspec::shell_line(&args)
 }
 
 /// Arguments of `report`.

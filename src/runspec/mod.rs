@@ -1,6 +1,7 @@
 //! Experiment files (`warpscope run-spec FILE.toml`): a named list of steps, each one warpscope command
 //! with its options, turned into command lines whose outputs land in one results folder. Parsing and
-//! checking live here; running them is the command line's business.
+//! checking live here, and writing the results folder's summary and page ([`results`]); running them
+//! is the command line's business.
 //!
 //! ```toml
 //! name = "seed-001"
@@ -35,6 +36,32 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+
+pub mod results;
+
+/// How one step went.
+pub struct StepRun<'a> {
+    /// The step.
+    pub step: &'a Step,
+    /// Its command line (without `warpscope`).
+    pub argv: Vec<String>,
+    /// Its exit code (128 + N when signal N ended it).
+    pub code: i32,
+    /// Its wall time, seconds.
+    pub secs: f64,
+}
+
+/// A command line as a shell would take it back: `warpscope` and `argv`, quoted where needed.
+pub fn shell_line(argv: &[String]) -> String {
+    let quote = |a: &String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c)) {
+            a.clone()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once("warpscope".to_string()).chain(argv.iter().map(quote)).collect::<Vec<_>>().join(" ")
+}
 
 use serde::Deserialize;
 
