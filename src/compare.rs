@@ -223,8 +223,9 @@ fn groups(report: &Report) -> Vec<Group<'_>> {
     out
 }
 
-/// The name a file goes by in messages.
-fn label(report: &Report) -> &'static str {
+/// The name a file goes by in messages and table headers: `warpscope` for warpscope's own results,
+/// else the tool's.
+pub fn label(report: &Report) -> &'static str {
     if report.device.backend.is_warpscope() { "warpscope" } else { report.device.backend.as_str() }
 }
 

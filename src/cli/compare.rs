@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 use warpscope::baseline::{self, Verdict};
 use warpscope::compare::{self, Pick};
 use warpscope::import::{self, Format};
-use warpscope::record::Report;
 use warpscope::report::listings::{Changes, ComparisonListing};
 use warpscope::report::{figures, html};
 use warpscope::{Outcome, Result, output, report};
@@ -127,10 +126,6 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<O
     })
 }
 
-/// The name a file's values go by in the table header.
-fn tool(report: &Report) -> String {
-    if report.device.backend.is_warpscope() { "warpscope".into() } else { report.device.backend.to_string() }
-}
 
 /// Refuses, before any work, figure and page files that could not be written, or that are one of the
 /// inputs or one another.
@@ -179,7 +174,7 @@ pub fn compare(a: &CompareArgs) -> Result<Outcome> {
             a.results.display()
         )));
     }
-    let (mut ta, mut tb) = (tool(&ours), tool(&theirs));
+    let (mut ta, mut tb) = (compare::label(&ours).to_string(), compare::label(&theirs).to_string());
     if ta == tb {
         (ta, tb) = (format!("{ta} (1)"), format!("{tb} (2)"));
     }
