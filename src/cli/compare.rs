@@ -126,7 +126,6 @@ fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<O
     })
 }
 
-
 /// Refuses, before any work, figure and page files that could not be written, or that are one of the
 /// inputs or one another.
 fn check_files(a: &CompareArgs) -> Result<()> {

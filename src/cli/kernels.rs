@@ -49,7 +49,7 @@ pub fn run(a: &KernelsArgs) -> Result<Outcome> {
         print_listing(&KernelCatalogue::default(), a.format)?;
         return Ok(Outcome::Ok);
     };
-    let sizes = a.sizes.iter().map(|s| pair(s, "--size")).collect::<Result<Vec<_>>>()?;
+    let sizes = a.sizes.iter().map(|s| super::name_value(s, "--size")).collect::<Result<Vec<_>>>()?;
     let defines = a.defines.iter().map(|d| parse_define(d)).collect::<Result<Vec<_>>>()?;
     let cc = parse_arch(&a.arch)?;
     let file = KernelFile::load(path, &sizes)?;
@@ -60,12 +60,6 @@ pub fn run(a: &KernelsArgs) -> Result<Outcome> {
     let parts = describe::report(&file, path, blocks.as_deref(), &defines, cc)?;
     warpscope::output::print(&render(&parts.as_slice(), ListingFormat::Table)?)?;
     Ok(Outcome::Ok)
-}
-
-fn pair(s: &str, flag: &str) -> Result<(String, String)> {
-    s.split_once('=')
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .ok_or_else(|| Error::usage(format!("{flag} '{s}': expected NAME=VALUE")))
 }
 
 /// Compute capability from `75`, `9.0` or `sm_90`.

@@ -192,12 +192,7 @@ fn kernel_file(ctx: &Context, a: &SweepArgs, path: &std::path::Path, single: boo
     if let Some((flag, _)) = not_yet.iter().find(|(_, on)| *on) {
         return Err(usage(format!("{flag} is not supported with --kernel-file yet")));
     }
-    let pair = |s: &String| {
-        s.split_once('=')
-            .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-            .ok_or_else(|| usage(format!("--size '{s}': expected NAME=VALUE")))
-    };
-    let sizes = a.shapes.sizes.iter().map(pair).collect::<Result<Vec<_>>>()?;
+    let sizes = a.shapes.sizes.iter().map(|s| super::name_value(s, "--size")).collect::<Result<Vec<_>>>()?;
     let defines = a.shapes.defines.iter().map(|d| parse_define(d)).collect::<Result<Vec<_>>>()?;
     let file = KernelFile::load(path, &sizes)?;
     let s = &a.shapes;
