@@ -94,6 +94,12 @@ fn devices() {
     for format in ["table", "csv", "json"] {
         insta::assert_snapshot!(format!("devices_{format}"), out(&["devices", "--format", format]));
     }
+    // Every device of the host is listed (the mock with two).
+    let mut c = mock(&["devices", "--format", "csv"]);
+    c.env("WARPSCOPE_MOCK_DEVICES", "2");
+    let text = stdout(&mut c);
+    let ordinals: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(ordinals, ["0", "1"]);
 }
 
 #[test]

@@ -354,6 +354,6 @@ pub fn open(kind: BackendKind, ordinal: u32) -> Result<Box<dyn Backend>> {
 pub fn list(kind: BackendKind) -> Result<Vec<DeviceInfo>> {
     match kind {
         BackendKind::Cuda => cuda::list_devices(),
-        BackendKind::Mock => Ok(vec![MockBackend::new(0)?.info().clone()]),
+        BackendKind::Mock => (0..mock::device_count()).map(|d| Ok(MockBackend::new(d)?.info().clone())).collect(),
     }
 }
