@@ -15,3 +15,4 @@ pub mod process;
 pub mod protocol;
 pub mod render;
 pub mod runner;
+pub mod session;
