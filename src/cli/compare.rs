@@ -1,20 +1,19 @@
 //! `warpscope compare` and `warpscope import`: any two result files side by side, and any profiler's
 //! output read into warpscope's records.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 
-use warpscope::baseline::{self, Verdict};
-use warpscope::compare::{self, Pick};
+use warpscope::compare::Pick;
+use warpscope::compare::run::Request;
 use warpscope::import::{self, Format};
-use warpscope::report::listings::{Changes, ComparisonListing};
-use warpscope::report::{figures, html};
-use warpscope::{Outcome, Result, output, report};
+use warpscope::report::listing::ListingFormat;
+use warpscope::{Outcome, Result, output};
 
 use super::report::command_line;
-use super::{FormatArg, ListFormat, OutputArgs, print_listing, usage};
+use super::{FormatArg, ListFormat, OutputArgs, usage};
 
 /// `--from`: one of the formats' names, listed in the help as clap's possible values.
 fn format_arg() -> impl TypedValueParser<Value = Format> {
@@ -86,46 +85,6 @@ pub struct ImportArgs {
     out: OutputArgs,
 }
 
-/// `compare --baseline OLD NEW`.
-fn against_baseline(a: &CompareArgs, old: &Path, limit: Option<f64>) -> Result<Outcome> {
-    let (old_report, new_report) = (report::read(old)?, report::read(&a.results)?);
-    let (changes, unmatched) = baseline::diff(&old_report, &new_report);
-    for u in &unmatched {
-        errln!("unmatched: {u} (not timed in {})", old.display());
-    }
-    if changes.is_empty() {
-        return Err(usage(format!(
-            "nothing to compare: no timed configuration of {} is timed in {}",
-            a.results.display(),
-            old.display()
-        )));
-    }
-    print_listing(&Changes(&changes), a.format)?;
-    let count = |v: Verdict| changes.iter().filter(|c| c.verdict == v).count();
-    errln!(
-        "{} faster, {} slower, {} within the noise",
-        count(Verdict::Faster),
-        count(Verdict::Slower),
-        count(Verdict::Same)
-    );
-    if let Some(path) = &a.plot {
-        figures::baseline(&changes, limit).draw(path)?;
-        errln!("wrote {}", path.display());
-    }
-    if let Some(path) = &a.html {
-        html::write(&html::baseline_page(&old_report, &new_report, &changes, limit, &command_line())?, path)?;
-        errln!("wrote {}", path.display());
-    }
-    let regressed =
-        limit.map_or(0, |l| changes.iter().filter(|c| c.verdict == Verdict::Slower && c.change_pct > l).count());
-    Ok(if regressed > 0 {
-        errln!("{regressed} configuration(s) slower by more than {}%", limit.unwrap_or_default());
-        Outcome::CheckFailed
-    } else {
-        Outcome::Ok
-    })
-}
-
 /// Refuses, before any work, figure and page files that could not be written, or that are one of the
 /// inputs or one another.
 fn check_files(a: &CompareArgs) -> Result<()> {
@@ -148,57 +107,32 @@ fn check_files(a: &CompareArgs) -> Result<()> {
 
 pub fn compare(a: &CompareArgs) -> Result<Outcome> {
     check_files(a)?;
-    let other = match (&a.baseline, &a.other) {
-        (Some(old), _) => return against_baseline(a, old, a.fail_above),
-        (None, Some(other)) => other,
-        (None, None) => return Err(usage("compare needs the other tool's file, or --baseline OLD")),
+    if a.baseline.is_none() && a.other.is_none() {
+        return Err(usage("compare needs the other tool's file, or --baseline OLD"));
+    }
+    let format = match a.format {
+        ListFormat::Table => ListingFormat::Table,
+        ListFormat::Csv => ListingFormat::Csv,
+        ListFormat::Json => ListingFormat::Json,
+        ListFormat::Markdown => ListingFormat::Markdown,
     };
-    let (_, ours) = import::read_file(&a.results, None)?;
-    let (_, theirs) = import::read_file(other, a.from)?;
-    let pick = match a.source {
-        PickArg::Measured => Pick::Measured,
-        PickArg::Estimated => Pick::Estimated,
-    };
-    let cmp = compare::compare(&ours, &theirs, pick);
-    for u in &cmp.unmatched {
-        errln!("unmatched: {u}");
+    Request {
+        results: &a.results,
+        other: a.other.as_deref(),
+        baseline: a.baseline.as_deref(),
+        from: a.from,
+        pick: match a.source {
+            PickArg::Measured => Pick::Measured,
+            PickArg::Estimated => Pick::Estimated,
+        },
+        fail_above: a.fail_above,
+        full_names: a.full_names,
+        format,
+        plot: a.plot.as_deref(),
+        html: a.html.as_deref(),
+        command_line: &command_line(),
     }
-    if let Some(h) = &cmp.hint {
-        errln!("hint: {h}");
-    }
-    if cmp.rows.is_empty() {
-        return Err(usage(format!(
-            "nothing to compare: no configuration of {} pairs with one of {} with a common metric",
-            other.display(),
-            a.results.display()
-        )));
-    }
-    let (mut ta, mut tb) = (compare::label(&ours).to_string(), compare::label(&theirs).to_string());
-    if ta == tb {
-        (ta, tb) = (format!("{ta} (1)"), format!("{tb} (2)"));
-    }
-    print_listing(&ComparisonListing { cmp: &cmp, labels: [&ta, &tb], full_names: a.full_names }, a.format)?;
-    if let Some(path) = &a.plot {
-        figures::comparison(&cmp, a.fail_above, [&ta, &tb]).draw(path)?;
-        errln!("wrote {}", path.display());
-    }
-    if let Some(path) = &a.html {
-        html::write(&html::comparison_page(&ours, &theirs, &cmp, a.fail_above, [&ta, &tb], &command_line())?, path)?;
-        errln!("wrote {}", path.display());
-    }
-    Ok(match a.fail_above {
-        Some(limit) => {
-            let bad = cmp.above(limit);
-            if bad.is_empty() {
-                errln!("all {} deltas within {limit}", cmp.rows.len());
-                Outcome::Ok
-            } else {
-                errln!("{} of {} deltas above {limit}", bad.len(), cmp.rows.len());
-                Outcome::CheckFailed
-            }
-        }
-        None => Outcome::Ok,
-    })
+    .run()
 }
 
 pub fn import(a: &ImportArgs) -> Result<Outcome> {

@@ -4,6 +4,8 @@
 //! with the next unpaired group of that name in file order, both shapes shown. Every metric both sides
 //! have becomes a row with the difference of their medians; what stays unpaired says why.
 
+pub mod run;
+
 use serde::Serialize;
 
 use crate::gpu::Origin;
