@@ -6,13 +6,13 @@ use clap::Args;
 
 use warpscope::Outcome;
 use warpscope::model::arch;
-use warpscope::model::occupancy::{self, Request};
+use warpscope::model::occupancy::Request;
 use warpscope::report::figures;
-use warpscope::report::listings::Calculator;
+use warpscope::report::listings::{AgainstDriver, Calculator};
 use warpscope::{Result, spec};
 
 use super::{Context, ListFormat, print_listing, ranges, usage};
-use warpscope::gpu::{BackendKind, CudaBackend};
+use warpscope::gpu::{BackendKind, CudaBackend, driver_check};
 
 /// Arguments of `occupancy`.
 #[derive(Args, Debug)]
@@ -53,7 +53,7 @@ pub struct OccupancyArgs {
 
 pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     if a.against_driver {
-        return against_driver(ctx, a.device.unwrap_or(0));
+        return against_driver(ctx, a.device.unwrap_or(0), a.format);
     }
     if a.device.is_some() {
         return Err(usage("--device applies to --against-driver: the calculator itself needs no GPU"));
@@ -74,68 +74,11 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn against_driver(ctx: &Context, device: u32) -> Result<Outcome> {
+fn against_driver(ctx: &Context, device: u32, format: ListFormat) -> Result<Outcome> {
     if ctx.backend != BackendKind::Cuda {
         return Err(usage("--against-driver needs the real GPU backend"));
     }
-    let mut gpu = CudaBackend::open(device)?;
-    let info = warpscope::gpu::Backend::info(&gpu).clone();
-    let arch = arch::nearest(info.cc());
-    let mut sizes: Vec<u32> = (1..=32).map(|w| w * 32).collect();
-    sizes.extend([1, 17, 33, 100, 129, 200, 257, 300, 500, 513, 700, 777, 1000, 1023]);
-    let kib = 1024;
-    let dynamic = [
-        0,
-        1,
-        100,
-        1000,
-        2 * kib,
-        4 * kib,
-        8 * kib,
-        12 * kib,
-        16 * kib,
-        24 * kib,
-        32 * kib,
-        48 * kib,
-        64 * kib,
-        100 * kib,
-        160 * kib,
-        200 * kib,
-        226 * kib,
-    ];
-    let cases = gpu.driver_occupancy("occupancy_probe", &sizes, &dynamic)?;
-    let bad = occupancy::disagreements(arch, &cases);
-    let mut regs: Vec<u32> = cases.iter().map(|c| c.regs_per_thread).collect();
-    regs.sort();
-    regs.dedup();
-    outln!(
-        "{} ({}) against {}: {} cases ({} kernels with {:?} registers, {} block sizes, {} dynamic shared-memory sizes): {} agree, {} differ",
-        info.name,
-        info.driver.as_deref().unwrap_or("driver"),
-        arch.sm_name(),
-        cases.len(),
-        ptx_entries(),
-        regs,
-        sizes.len(),
-        dynamic.len(),
-        cases.len() - bad.len(),
-        bad.len()
-    )?;
-    for (c, ours) in bad.iter().take(20) {
-        outln!(
-            "  {}: block {} regs {} static {} dynamic {}: driver {} blocks/SM, warpscope {}",
-            c.entry,
-            c.block_size,
-            c.regs_per_thread,
-            c.static_smem,
-            c.dynamic_smem,
-            c.driver_blocks,
-            ours
-        )?;
-    }
-    Ok(if bad.is_empty() { Outcome::Ok } else { Outcome::CheckFailed })
-}
-
-fn ptx_entries() -> usize {
-    warpscope::ptx::entries("occupancy_probe").len()
+    let check = driver_check::against_driver(&mut CudaBackend::open(device)?)?;
+    print_listing(&AgainstDriver(&check), format)?;
+    Ok(if check.disagreements().is_empty() { Outcome::Ok } else { Outcome::CheckFailed })
 }

@@ -3,6 +3,7 @@
 
 pub mod calibrate;
 mod cuda;
+pub mod driver_check;
 mod mock;
 mod nvml;
 pub mod probe;

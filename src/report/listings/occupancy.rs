@@ -1,6 +1,7 @@
 //! `occupancy`: the theoretical occupancy of each block size, with what limits it.
 
 use crate::error::Result;
+use crate::gpu::driver_check::DriverCheck;
 use crate::model::arch::Arch;
 use crate::model::occupancy::{Occupancy, Request, theoretical};
 use crate::report::listing::{Cells, Listing, Part, to_json};
@@ -113,6 +114,74 @@ impl Listing for Calculator {
                 o(r.limits.blocks),
                 r.launchable.to_string(),
                 r.reason.clone().unwrap_or_default(),
+            ]);
+        }
+        Some(t)
+    }
+}
+
+/// `occupancy --against-driver`: the calculator against the driver's on this GPU.
+pub struct AgainstDriver<'a>(pub &'a DriverCheck);
+
+impl Listing for AgainstDriver<'_> {
+    /// The check with the number of disagreements.
+    fn json(&self) -> Result<String> {
+        #[derive(serde::Serialize)]
+        struct Json<'a> {
+            #[serde(flatten)]
+            check: &'a DriverCheck,
+            arch: String,
+            disagreements: usize,
+        }
+        let c = self.0;
+        to_json(&Json { check: c, arch: c.arch.sm_name(), disagreements: c.disagreements().len() })
+    }
+
+    fn text(&self) -> Vec<Part> {
+        let c = self.0;
+        let bad = c.disagreements();
+        let mut out = vec![Part::Line(format!(
+            "{} ({}) against {}: {} cases ({} kernels with {:?} registers, {} block sizes, {} dynamic shared-memory sizes): {} agree, {} differ",
+            c.device,
+            c.driver.as_deref().unwrap_or("driver"),
+            c.arch.sm_name(),
+            c.cases.len(),
+            c.kernels,
+            c.registers(),
+            c.block_sizes,
+            c.dynamic_sizes,
+            c.cases.len() - bad.len(),
+            bad.len()
+        ))];
+        for (d, ours) in bad.iter().take(20) {
+            out.push(Part::Line(format!(
+                "  {}: block {} regs {} static {} dynamic {}: driver {} blocks/SM, warpscope {}",
+                d.entry, d.block_size, d.regs_per_thread, d.static_smem, d.dynamic_smem, d.driver_blocks, ours
+            )));
+        }
+        out
+    }
+
+    fn csv(&self) -> Option<Cells> {
+        let c = self.0;
+        let mut t = Cells::new(&[
+            "entry",
+            "block_size",
+            "regs_per_thread",
+            "static_smem",
+            "dynamic_smem",
+            "driver_blocks",
+            "warpscope_blocks",
+        ]);
+        for d in &c.cases {
+            t.push(vec![
+                d.entry.clone(),
+                d.block_size.to_string(),
+                d.regs_per_thread.to_string(),
+                d.static_smem.to_string(),
+                d.dynamic_smem.to_string(),
+                d.driver_blocks.to_string(),
+                c.ours(d).to_string(),
             ]);
         }
         Some(t)
