@@ -8,9 +8,9 @@ use clap::Args;
 
 use warpscope::Outcome;
 use warpscope::kernels::Gaussian;
+use warpscope::report::figures;
 use warpscope::report::listings::BlurTable;
-use warpscope::report::plot::{self, Labels, Panel, Series};
-use warpscope::studies::blur_pipelines::{self as blur, Algo, BlurRow};
+use warpscope::studies::blur_pipelines::{self as blur, Algo};
 use warpscope::studies::image_io;
 use warpscope::sweep::{Event, Options};
 use warpscope::{Result, gpu};
@@ -100,29 +100,8 @@ fn bench(ctx: &Context, a: &BlurArgs, g: Gaussian) -> Result<Outcome> {
     let (rows, report) = measured.map_err(|e| e.or_smaller("choose a smaller image (--width/--height)"))?;
     print_listing(&BlurTable(&rows), a.format)?;
     if let Some(path) = &a.plot {
-        // The rows are the copy, then every algorithm in ALGOS order: their command-line names fit an axis.
-        let names: Vec<String> =
-            std::iter::once("copy".to_string()).chain(blur::ALGOS.iter().map(|a| a.name().to_string())).collect();
-        let series = |label: &str, f: fn(&BlurRow) -> Option<f64>| Series {
-            label: label.into(),
-            points: rows.iter().enumerate().filter_map(|(i, r)| Some((i as f64, f(r)?))).collect(),
-        };
         let title = format!("Gaussian blur {}x{}, sigma {}, on {}", a.width, a.height, g.sigma, report.device.name);
-        plot::panels(
-            path,
-            vec![
-                Panel {
-                    labels: Labels::new(format!("{title}: rate"), "algorithm", "MP/s"),
-                    series: vec![series("measured", |r| r.measured_mps), series("estimate", |r| Some(r.estimate_mps))],
-                    x_names: Some(names.clone()),
-                },
-                Panel {
-                    labels: Labels::new(format!("{title}: % of the seed's estimate"), "algorithm", "%"),
-                    series: vec![series("% of estimate", |r| r.pct_of_estimate)],
-                    x_names: Some(names),
-                },
-            ],
-        )?;
+        figures::blur_bench(&rows, &title, path)?;
         if !a.quiet {
             errln!("wrote {}", path.display());
         }

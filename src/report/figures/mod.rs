@@ -5,9 +5,11 @@
 //! occupancy calculator's three views (block size, registers, shared memory). Drawing is
 //! [`super::plot`]'s business.
 
+mod blur;
 mod calculator;
 mod deltas;
 
+pub use blur::blur_bench;
 pub use calculator::calculator;
 pub use deltas::{baseline, comparison};
 
