@@ -274,4 +274,5 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<Outcome> {
         timeout: a.timeout,
     }
     .run()
+    .map_err(|e| e.or_smaller("choose a smaller problem (--nx/--ny/--frames)"))
 }

@@ -129,7 +129,7 @@ impl Session {
         let Some(report) = self.on_devices(&devices, &todo, &mut printer)? else {
             return self.give_up(&printer, &progress);
         };
-        let mut report = report.map_err(|e| e.or_smaller("choose a smaller problem (--nx/--ny/--frames)"))?;
+        let mut report = report?;
         let ran = report.records.len();
         report.records.splice(0..0, resumed);
         if printer.stream.is_none() {
