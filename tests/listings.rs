@@ -127,3 +127,17 @@ fn blur_estimates() {
         insta::assert_snapshot!(format!("blur_estimate_{format}"), text);
     }
 }
+
+#[test]
+fn case_study_tables() {
+    // `peak` and `transpose --bench` print warpscope records through the report writer: small problems
+    // on the mock, whose times come from the model (every value marked mock). Checked: the copy kernels
+    // come first, each transpose has its pct_of_copy against the fastest copy of its size, and every
+    // configuration is verified.
+    for format in ["table", "csv"] {
+        let peak = out(&["peak", "--nx", "512", "--ny", "512", "--iters", "3", "--format", format, "-q"]);
+        insta::assert_snapshot!(format!("peak_{format}"), peak);
+        let t = out(&["transpose", "--bench", "--sizes", "256,512", "--iters", "3", "--format", format, "-q"]);
+        insta::assert_snapshot!(format!("transpose_bench_{format}"), t);
+    }
+}
