@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 use warpscope::compare::Pick;
 use warpscope::compare::run::Request;
 use warpscope::import::{self, Format};
-use warpscope::report::listing::ListingFormat;
 use warpscope::{Outcome, Result, output};
 
 use super::report::command_line;
@@ -110,12 +109,6 @@ pub fn compare(a: &CompareArgs) -> Result<Outcome> {
     if a.baseline.is_none() && a.other.is_none() {
         return Err(usage("compare needs the other tool's file, or --baseline OLD"));
     }
-    let format = match a.format {
-        ListFormat::Table => ListingFormat::Table,
-        ListFormat::Csv => ListingFormat::Csv,
-        ListFormat::Json => ListingFormat::Json,
-        ListFormat::Markdown => ListingFormat::Markdown,
-    };
     Request {
         results: &a.results,
         other: a.other.as_deref(),
@@ -127,7 +120,7 @@ pub fn compare(a: &CompareArgs) -> Result<Outcome> {
         },
         fail_above: a.fail_above,
         full_names: a.full_names,
-        format,
+        format: a.format.into(),
         plot: a.plot.as_deref(),
         html: a.html.as_deref(),
         command_line: &command_line(),

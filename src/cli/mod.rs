@@ -319,16 +319,20 @@ pub enum ListFormat {
     Markdown,
 }
 
+impl From<ListFormat> for warpscope::report::listing::ListingFormat {
+    fn from(f: ListFormat) -> Self {
+        match f {
+            ListFormat::Table => Self::Table,
+            ListFormat::Csv => Self::Csv,
+            ListFormat::Json => Self::Json,
+            ListFormat::Markdown => Self::Markdown,
+        }
+    }
+}
+
 /// Prints `listing` in `format` to standard output.
 pub fn print_listing(listing: &dyn warpscope::report::listing::Listing, format: ListFormat) -> Result<()> {
-    use warpscope::report::listing::{ListingFormat, render};
-    let format = match format {
-        ListFormat::Table => ListingFormat::Table,
-        ListFormat::Csv => ListingFormat::Csv,
-        ListFormat::Json => ListingFormat::Json,
-        ListFormat::Markdown => ListingFormat::Markdown,
-    };
-    warpscope::output::print(&render(listing, format)?)
+    warpscope::output::print(&warpscope::report::listing::render(listing, format.into())?)
 }
 
 /// The command line's name for each input the library checks ([`warpscope::Input`]).

@@ -40,13 +40,7 @@ impl DriverCheck {
 
     /// warpscope's blocks per SM for `case`.
     pub fn ours(&self, case: &DriverCase) -> u32 {
-        let req = occupancy::Request {
-            block_size: case.block_size,
-            regs_per_thread: case.regs_per_thread,
-            static_smem: case.static_smem,
-            dynamic_smem: case.dynamic_smem,
-        };
-        occupancy::theoretical(self.arch, &req).active_blocks_per_sm
+        occupancy::blocks_for(self.arch, case)
     }
 
     /// The distinct register counts of the probe kernels.

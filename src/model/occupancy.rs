@@ -230,18 +230,23 @@ pub struct DriverCase {
     pub driver_blocks: u32,
 }
 
+/// [`theoretical`]'s blocks per SM on `arch` for the request of a driver case.
+pub fn blocks_for(arch: &Arch, c: &DriverCase) -> u32 {
+    let req = Request {
+        block_size: c.block_size,
+        regs_per_thread: c.regs_per_thread,
+        static_smem: c.static_smem,
+        dynamic_smem: c.dynamic_smem,
+    };
+    theoretical(arch, &req).active_blocks_per_sm
+}
+
 /// Cases where [`theoretical`] on `arch` disagrees with the driver, with warpscope's answer.
 pub fn disagreements<'a>(arch: &Arch, cases: &'a [DriverCase]) -> Vec<(&'a DriverCase, u32)> {
     cases
         .iter()
         .filter_map(|c| {
-            let req = Request {
-                block_size: c.block_size,
-                regs_per_thread: c.regs_per_thread,
-                static_smem: c.static_smem,
-                dynamic_smem: c.dynamic_smem,
-            };
-            let ours = theoretical(arch, &req).active_blocks_per_sm;
+            let ours = blocks_for(arch, c);
             (ours != c.driver_blocks).then_some((c, ours))
         })
         .collect()
