@@ -102,6 +102,21 @@ impl Handout {
         h
     }
 
+    /// Starts making the host's set-up on a thread of its own, so that it overlaps what comes before the
+    /// first device asks for it (opening the devices: a third of a second, about as long as the inputs
+    /// and reference of the seed's problem take). A device that asks meanwhile waits for it; once every
+    /// device has checked its inputs it is not made again.
+    pub fn prepare(self: &Arc<Self>, make: impl FnOnce() -> Host + Send + 'static) -> std::thread::JoinHandle<()> {
+        let me = self.clone();
+        std::thread::spawn(move || {
+            let mut state = lock(&me.host);
+            if state.host.is_none() && state.checked == 0 {
+                me.host_made.fetch_add(1, Ordering::Relaxed);
+                state.host = Some(Arc::new(make()));
+            }
+        })
+    }
+
     /// Called by a device once its inputs were checked: when every device has, the host's copy is let
     /// go (gigabytes for a large problem), freed on another thread since returning the pages takes time.
     pub fn checked(&self, mine: Arc<Host>) {
@@ -252,6 +267,33 @@ mod tests {
             assert!(t.elapsed().as_secs() < 5, "the host's copy is still held after every device checked");
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
+    }
+
+    #[test]
+    fn a_prepared_host_set_up_is_the_one_every_device_gets_and_is_not_made_again() {
+        let made = Arc::new(AtomicUsize::new(0));
+        let make = |made: Arc<AtomicUsize>| {
+            move || {
+                made.fetch_add(1, Ordering::Relaxed);
+                Host { inputs: vec![vec![3.0; 2]], reference: Arc::new(vec![vec![6.0; 2]]), secs: 0.01 }
+            }
+        };
+        let h = Arc::new(Handout::new(list(2), 2));
+        h.prepare(make(made.clone())).join().unwrap();
+        let a = h.host(|| panic!("the prepared set-up is used"));
+        let b = h.host(|| panic!("the prepared set-up is used"));
+        assert!(Arc::ptr_eq(&a, &b) && a.inputs[0] == [3.0; 2]);
+        h.checked(a);
+        h.checked(b);
+        // Once every device has checked, a late preparation makes nothing.
+        h.prepare(make(made.clone())).join().unwrap();
+        assert_eq!((made.load(Ordering::Relaxed), h.host_made()), (1, 1));
+        // A device that asks first makes it itself; the preparation then finds it made.
+        let h = Arc::new(Handout::new(list(2), 1));
+        let mine = h.host(make(made.clone()));
+        h.prepare(make(made.clone())).join().unwrap();
+        assert!(Arc::ptr_eq(&mine, &h.host(|| panic!("made once"))));
+        assert_eq!((made.load(Ordering::Relaxed), h.host_made()), (2, 1));
     }
 
     #[test]

@@ -419,8 +419,9 @@ impl Problem {
     /// generates the same inputs; then a sample of them is checked, the reference handed to the
     /// backend (to the device, where outputs are compared) and the copy baseline measured.
     ///
-    /// With several devices the host's inputs and reference are made once, by the first device thread
-    /// to need them, and shared (the others upload meanwhile and then wait for them).
+    /// The host's inputs and reference are made once for every device, shared, and usually ready before
+    /// this starts: a session begins them while its devices open ([`Handout::prepare`]); else the first
+    /// device thread to need them makes them (the others upload meanwhile and then wait for them).
     fn set_up(
         backend: &mut dyn Backend,
         kernel: &dyn Kernel,
@@ -432,16 +433,10 @@ impl Problem {
         check_memory(backend, kernel)?;
         let start = Instant::now();
         let (host, uploaded) = std::thread::scope(|s| {
-            let cpu = s.spawn(|| {
-                handout.host(|| {
-                    let t = Instant::now();
-                    let inputs = kernels::random_inputs(kernel, opts.seed);
-                    let reference = std::sync::Arc::new(kernel.reference(&inputs));
-                    Host { inputs, reference, secs: t.elapsed().as_secs_f64() }
-                })
-            });
+            // Usually made already, while the device opened (`Handout::prepare`).
+            let cpu = s.spawn(|| handout.host(|| host_set_up(kernel, opts.seed)));
             let uploaded = backend.upload(kernel, opts.seed);
-            // The profiler's set-up (a quarter of a second) while the host still draws the inputs.
+            // The profiler's set-up (a quarter of a second) while the host may still draw the inputs.
             let counters = (uploaded.is_ok() && !opts.metrics.is_empty()).then(|| {
                 let counters = m::counters_of(&opts.metrics);
                 let t = Instant::now();
@@ -461,10 +456,15 @@ impl Problem {
         let compare_on = spent.time("set-up: inputs checked, reference handed over", 0, || {
             backend.check_inputs(kernel, &host.inputs, &host.reference)
         });
-        // The host's copy is let go once every device has checked (or failed to).
+        let memcpy = compare_on.and_then(|compare_on| {
+            let memcpy = spent.time("set-up: memcpy baseline", 0, || memcpy_baseline(backend, opts))?;
+            Ok((compare_on, memcpy))
+        });
+        // The host's copy is let go once every device has checked (or failed to), after the copy
+        // baseline: returning gigabytes of pages holds the process's memory map, which stalled the
+        // baseline's allocations by up to 0.18 s on an H200 machine.
         handout.checked(host);
-        let compare_on = compare_on?;
-        let memcpy = spent.time("set-up: memcpy baseline", 0, || memcpy_baseline(backend, opts))?;
+        let (compare_on, memcpy) = memcpy?;
         // The model's figures for this device: its calibration (cached per device), measured at the
         // start of the first sweep that asks for predictions.
         let figures = if opts.model {
@@ -485,6 +485,15 @@ impl Problem {
         spent.report_set_up(on_event);
         Ok(Problem { compare_on, memcpy, figures, counters })
     }
+}
+
+/// The host's half of a problem's set-up: the inputs drawn from `seed` (as the device draws them) and
+/// the CPU reference computed from them.
+pub fn host_set_up(kernel: &dyn Kernel, seed: u64) -> Host {
+    let t = Instant::now();
+    let inputs = kernels::random_inputs(kernel, seed);
+    let reference = std::sync::Arc::new(kernel.reference(&inputs));
+    Host { inputs, reference, secs: t.elapsed().as_secs_f64() }
 }
 
 fn invalid_record(kernel: &dyn Kernel, p: &Planned, reason: String) -> Record {

@@ -102,11 +102,17 @@ pub fn calibration(backend: &mut dyn Backend, refresh: bool) -> Result<Calibrati
 
 /// Writes the cache file through a temporary name, so that a concurrent reader never sees half of it.
 fn write(path: &std::path::Path, c: &Calibration) -> std::io::Result<()> {
+    write_cache(path, serde_json::to_string_pretty(c).map_err(std::io::Error::other)?.as_bytes())
+}
+
+/// Writes a cache file (creating its folder) through a temporary name, so that a concurrent reader
+/// never sees half of it.
+pub fn write_cache(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
     std::fs::create_dir_all(dir)?;
     let tmp =
         dir.join(format!(".{}.{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("c"), std::process::id()));
-    std::fs::write(&tmp, serde_json::to_string_pretty(c).map_err(std::io::Error::other)?)?;
+    std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
 }
 

@@ -839,7 +839,11 @@ impl Backend for CudaBackend {
     fn enable_counters(&mut self, counters: &[String], window: usize) -> std::result::Result<usize, Unavailable> {
         self.counters = None;
         self.ctx.bind_to_thread().map_err(|e| Unavailable::Failed(describe(&e)))?;
-        let c = crate::profile::Counters::new(self.ctx.cu_ctx(), self.info.ordinal as usize, counters, window)?;
+        let cache = crate::profile::Counters::cache_name(&super::calibrate::key(&self.info))
+            .ok()
+            .and_then(|name| super::calibrate::cache_dir().map(|d| d.join("cupti").join(name)));
+        let ordinal = self.info.ordinal as usize;
+        let c = crate::profile::Counters::new(self.ctx.cu_ctx(), ordinal, counters, window, cache.as_deref())?;
         let passes = c.passes();
         self.counters = Some(c);
         Ok(passes)

@@ -53,15 +53,37 @@ impl std::fmt::Display for Unavailable {
 /// image for the whole sweep, reused by every measurement.
 pub struct Counters {
     session: cupti::Session,
+    /// Where the counter-availability image was kept: removed if a measurement fails, so that the next
+    /// run asks the device again.
+    cache: Option<std::path::PathBuf>,
 }
 
 impl Counters {
     /// Loads CUPTI (once per process) and prepares `counters` (ncu names with rollups, e.g.
     /// `sm__warps_active.avg.pct_of_peak_sustained_active`) on `ctx`, current on this thread, for
     /// measurements of up to `window` launches.
-    pub fn new(ctx: CUcontext, ordinal: usize, counters: &[String], window: usize) -> Result<Self, Unavailable> {
+    /// With `availability_cache`, the device's counter-availability image is kept in that file
+    /// (see [`cupti::Session::cached`]); its name must change with the device, its driver and CUPTI's
+    /// version ([`Counters::cache_name`]).
+    pub fn new(
+        ctx: CUcontext,
+        ordinal: usize,
+        counters: &[String],
+        window: usize,
+        availability_cache: Option<&std::path::Path>,
+    ) -> Result<Self, Unavailable> {
         let lib = cupti::lib()?;
-        Ok(Counters { session: cupti::Session::with_ranges(lib, ctx, ordinal, counters, window)? })
+        let session = match availability_cache {
+            Some(path) => cupti::Session::cached(lib, ctx, ordinal, counters, window, path)?,
+            None => cupti::Session::with_ranges(lib, ctx, ordinal, counters, window)?,
+        };
+        Ok(Counters { session, cache: availability_cache.map(ToOwned::to_owned) })
+    }
+
+    /// The file name, in a device's cache folder, of its counter-availability image: `device` names the
+    /// device and its driver, and the loaded CUPTI's version is added.
+    pub fn cache_name(device: &str) -> Result<String, Unavailable> {
+        Ok(format!("{device}-cupti{}.availability", cupti::lib()?.version()?))
     }
 
     /// Replay passes per measurement.
@@ -76,6 +98,10 @@ impl Counters {
         kernels: usize,
         launch: impl FnMut() -> Result<(), String>,
     ) -> Result<Vec<Vec<f64>>, Unavailable> {
-        self.session.measure(kernels, launch)
+        let measured = self.session.measure(kernels, launch);
+        if let (Err(_), Some(cache)) = (&measured, &self.cache) {
+            let _ = std::fs::remove_file(cache);
+        }
+        measured
     }
 }

@@ -161,6 +161,9 @@ impl Session {
         let (tx, rx) = mpsc::channel::<(u32, String, Message)>();
         let size = self.blocks.len() as u32;
         let handout = Arc::new(Handout::new(todo.to_vec(), devices.len()));
+        // The host draws the inputs and computes the reference while the devices open.
+        let (kernel, seed) = (self.kernel.clone(), self.options.seed);
+        let _ = handout.prepare(move || sweep::host_set_up(kernel.as_ref(), seed));
         let handles: Vec<_> = devices
             .iter()
             .map(|&d| {
