@@ -75,11 +75,13 @@ impl Monitor {
                     if done.load(Ordering::Acquire) {
                         return c;
                     }
-                    std::thread::sleep(PERIOD);
+                    // Woken early when the work ends, so that the timing does not wait out a period.
+                    std::thread::park_timeout(PERIOD);
                 }
             });
             let out = f();
             done.store(true, Ordering::Release);
+            sampler.thread().unpark();
             let c = sampler.join().ok();
             (out, c.filter(|c| c.samples > 0))
         })
