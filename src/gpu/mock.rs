@@ -40,6 +40,8 @@ pub struct MockBackend {
     conditions: Option<crate::record::Conditions>,
     /// How its values are marked: `mock`, except in unit tests of what a real GPU's run looks like.
     source: Source,
+    /// Counter measurements still to fail (unit tests of a window whose ranges come back short).
+    failing_measurements: u32,
 }
 
 /// Mock devices: 1, or `WARPSCOPE_MOCK_DEVICES` (to test multi-GPU sweeps).
@@ -80,6 +82,7 @@ impl MockBackend {
             timed: 0,
             conditions: None,
             source: Source::Mock,
+            failing_measurements: 0,
         })
     }
 
@@ -88,6 +91,13 @@ impl MockBackend {
     #[cfg(test)]
     pub(crate) fn posing_as_real(mut self) -> Self {
         self.source = Source::Measured;
+        self
+    }
+
+    /// The next `n` counter measurements fail as CUPTI's did when ranges went missing (unit tests).
+    #[cfg(test)]
+    pub(crate) fn failing_measurements(mut self, n: u32) -> Self {
+        self.failing_measurements = n;
         self
     }
 
@@ -329,6 +339,10 @@ impl Backend for MockBackend {
         kernel: &dyn Kernel,
         launches: &[Launch],
     ) -> std::result::Result<Vec<Vec<f64>>, Unavailable> {
+        if self.failing_measurements > 0 {
+            self.failing_measurements -= 1;
+            return Err(Unavailable::Failed(format!("3 profiled range(s) for {} kernel launch(es)", launches.len())));
+        }
         launches.iter().map(|launch| self.counter_values(kernel, launch)).collect()
     }
 
