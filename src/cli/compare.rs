@@ -124,6 +124,7 @@ pub fn compare(a: &CompareArgs) -> Result<Outcome> {
         plot: a.plot.as_deref(),
         html: a.html.as_deref(),
         command_line: &command_line(),
+        names: super::flag,
     }
     .run()
 }

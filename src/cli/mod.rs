@@ -332,7 +332,7 @@ impl From<ListFormat> for warpscope::report::listing::ListingFormat {
 
 /// Prints `listing` in `format` to standard output.
 pub fn print_listing(listing: &dyn warpscope::report::listing::Listing, format: ListFormat) -> Result<()> {
-    warpscope::output::print(&warpscope::report::listing::render(listing, format.into())?)
+    warpscope::report::listing::print(listing, format.into())
 }
 
 /// The command line's name for each input the library checks ([`warpscope::Input`]).
@@ -348,5 +348,17 @@ pub fn flag(input: warpscope::Input) -> &'static str {
         Input::Metrics => "--metrics",
         Input::Define => "--define",
         Input::Configs => "--configs",
+        Input::Timeout => "--timeout",
+        Input::FailAbove => "--fail-above",
+        Input::Size => "--size",
+        Input::Arch => "--arch",
+        Input::Gpu => "--gpu",
+        Input::Only => "--only",
+        Input::KernelFile => "--kernel-file",
+        Input::UntilNoise => "--until-noise",
+        Input::MinIters => "--min-iters",
+        Input::MaxIters => "--max-iters",
+        Input::Cold => "--cold",
+        Input::Plot => "--plot",
     }
 }

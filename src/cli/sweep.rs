@@ -272,6 +272,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<Outcome> {
         to: a.out.to(),
         visuals: a.fig.visuals(),
         timeout: a.timeout,
+        names: super::flag,
     }
     .run()
     .map_err(|e| e.or_smaller("choose a smaller problem (--nx/--ny/--frames)"))
