@@ -297,13 +297,6 @@ fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Op
     output::check_distinct(&inputs, &outputs)
 }
 
-/// `NAME=VALUE` (of `flag`), trimmed.
-pub fn name_value(s: &str, flag: &str) -> Result<(String, String)> {
-    s.split_once('=')
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .ok_or_else(|| usage(format!("{flag} '{s}': expected NAME=VALUE")))
-}
-
 /// A usage error.
 pub fn usage(msg: impl Into<String>) -> Error {
     Error::usage(msg)

@@ -4,8 +4,10 @@
 //! [`Outcome`], which `main` alone turns into an exit code.
 
 mod printer;
+mod request;
 mod select;
 
+pub use request::{Measure, Request, What};
 pub use select::{Devices, Shard, done_before, resumed};
 
 use std::path::PathBuf;
