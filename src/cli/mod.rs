@@ -297,6 +297,20 @@ fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Op
     output::check_distinct(&inputs, &outputs)
 }
 
+/// How a study (`peak`, `transpose --bench`) measures and where its report (`to`) and figure go, once
+/// those are checked distinct.
+fn study<'a>(
+    ctx: &Context,
+    gpu: &DeviceArg,
+    (warmup, iters): (u32, u32),
+    out: &OutputArgs,
+    to: &'a Destination,
+    plot: Option<&'a Path>,
+) -> Result<warpscope::studies::Study<'a>> {
+    check_outputs(&[], out, &[("--plot", plot)])?;
+    Ok(warpscope::studies::Study { device: (ctx.backend, gpu.device), warmup, iters, to, plot })
+}
+
 /// A usage error.
 pub fn usage(msg: impl Into<String>) -> Error {
     Error::usage(msg)
