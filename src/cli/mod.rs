@@ -1,11 +1,6 @@
 //! Command-line parsing (clap) and dispatch. Each subcommand turns its arguments into library values in
 //! its own file and calls the library; no clap type reaches measurement code.
 
-/// `println!` through [`warpscope::output::println`]: a failed write is the command's error, never a panic.
-macro_rules! outln {
-    ($($t:tt)*) => { warpscope::output::println(&format!($($t)*)) };
-}
-
 /// `eprintln!` through [`warpscope::output::note`]: a closed standard error loses the line, nothing else.
 macro_rules! errln {
     ($($t:tt)*) => { warpscope::output::note(&format!($($t)*)) };
