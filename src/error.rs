@@ -92,7 +92,35 @@ pub enum Input {
     Define,
     /// Positions of configurations in a sweep (a re-run of its rest).
     Configs,
+    /// Seconds a configuration may take before a session gives up on it.
+    Timeout,
+    /// The largest delta a comparison lets pass.
+    FailAbove,
+    /// A problem size of a kernel file.
+    Size,
+    /// A compute capability to build or model for.
+    Arch,
+    /// A named card to model.
+    Gpu,
+    /// The steps of an experiment to run.
+    Only,
+    /// A user's kernel file.
+    KernelFile,
+    /// Timing until the spread is small enough.
+    UntilNoise,
+    /// The first batch of timed launches when timing until the spread is small enough.
+    MinIters,
+    /// The most timed launches when timing until the spread is small enough.
+    MaxIters,
+    /// Flushing L2 before every timed launch.
+    Cold,
+    /// A figure's file.
+    Plot,
 }
+
+/// How a front end names the library's inputs where the library composes a message around them (the
+/// command line: its flags); [`Input::name`] is the library's own.
+pub type Names = fn(Input) -> &'static str;
 
 impl Input {
     /// The library's own words for the input.
@@ -107,6 +135,18 @@ impl Input {
             Input::Metrics => "metrics",
             Input::Define => "define",
             Input::Configs => "configurations",
+            Input::Timeout => "timeout",
+            Input::FailAbove => "threshold",
+            Input::Size => "size",
+            Input::Arch => "compute capability",
+            Input::Gpu => "card",
+            Input::Only => "steps to run",
+            Input::KernelFile => "kernel file",
+            Input::UntilNoise => "timing to a spread",
+            Input::MinIters => "first batch",
+            Input::MaxIters => "most iterations",
+            Input::Cold => "cold caches",
+            Input::Plot => "figure",
         }
     }
 }

@@ -3,15 +3,136 @@
 
 use rayon::prelude::*;
 
+use crate::Outcome;
+use crate::error::{Error, Input, Names, Result};
 use crate::gpu::{DeviceInfo, KernelAttrs};
-use crate::kernels::Kernel;
+use crate::kernels::{Kernel, Problem};
 use crate::metrics::{self as m, GBPS};
-use crate::model::occupancy::{self, Request};
+use crate::model::arch::{self, Arch, Card};
+use crate::model::occupancy;
 use crate::model::time::Target;
 use crate::model::{self, resources};
+use crate::output::note;
 use crate::plan;
 use crate::record::{Metric, Record, Report, Source, Status};
-use crate::spec::Dim3;
+use crate::report::{Destination, Visuals};
+use crate::spec::{BlockLists, Dim3};
+
+/// `warpscope estimate` once its arguments are taken: a kernel, its problem and block shapes, and the
+/// machine to model, as given.
+pub struct Request<'a> {
+    /// The built-in kernel's name (`None`: none was named, as when a kernel file is given).
+    pub kernel: Option<&'a str>,
+    /// Its problem size.
+    pub problem: Problem,
+    /// The block shapes.
+    pub blocks: &'a BlockLists,
+    /// A card to model by name.
+    pub gpu: Option<&'a str>,
+    /// A compute capability to model (with its first listed card's sizes).
+    pub arch: Option<&'a str>,
+    /// Where the report goes.
+    pub to: &'a Destination,
+    /// The figure and page drawn from it.
+    pub visuals: &'a Visuals,
+    /// The front end's names of the inputs, for the messages that name them.
+    pub names: Names,
+}
+
+impl Request<'_> {
+    /// Estimates, says what was modelled, writes the report and draws it.
+    pub fn run(&self) -> Result<Outcome> {
+        let name = self.names;
+        self.to.check()?;
+        self.visuals.check()?;
+        let Some(kernel) = self.kernel else {
+            return Err(Error::usage(format!(
+                "this command does not take {}: name a built-in kernel",
+                name(Input::KernelFile)
+            )));
+        };
+        let blocks = self.blocks.shapes()?;
+        let kernel = crate::kernels::lookup(kernel, self.problem)?;
+        let target = target(self.gpu, self.arch, name)?;
+        let (_, regs_from) = attrs(kernel.as_ref(), &target);
+        if !self.to.quiet {
+            note(&format!(
+                "{} {}: {} config{} modelled on {} ({}, {} SMs, {} MHz, {:.0} GB/s achievable), registers from ptxas {regs_from}",
+                kernel.name(),
+                kernel.problem(),
+                blocks.len(),
+                if blocks.len() == 1 { "" } else { "s" },
+                target.name,
+                target.arch.sm_name(),
+                target.sms,
+                target.clock_mhz,
+                target.figures.copy_gbs
+            ));
+        }
+        let report = in_steps(kernel.as_ref(), &blocks, &target, self.to.progress(blocks.len()));
+        self.to.emit(&report)?;
+        self.visuals.emit(&report)?;
+        Ok(Outcome::Ok)
+    }
+}
+
+/// The machine to model: a named card (and its arch, which `arch` when given must be), or an arch with
+/// its first listed card's sizes.
+pub fn target(gpu: Option<&str>, arch: Option<&str>, name: Names) -> Result<Target> {
+    let (card, a): (&Card, &'static Arch) = match (gpu, arch) {
+        (Some(g), _) => {
+            let card = arch::find_card(g).map_err(Error::usage)?;
+            let a = arch::arch(card.cc).ok_or_else(|| Error::usage(format!("{} has no arch row", card.name)))?;
+            if let Some(want) = arch {
+                let w = arch::parse_arch(want).map_err(Error::usage)?;
+                if w.cc != a.cc {
+                    return Err(Error::usage(format!(
+                        "{} {} is {}, not {}",
+                        name(Input::Gpu),
+                        card.name,
+                        a.sm_name(),
+                        w.sm_name()
+                    )));
+                }
+            }
+            (card, a)
+        }
+        (None, Some(s)) => {
+            let a = arch::parse_arch(s).map_err(Error::usage)?;
+            let card = arch::default_card(a.cc)
+                .ok_or_else(|| Error::usage(format!("no card modelled for {}", a.sm_name())))?;
+            (card, a)
+        }
+        (None, None) => {
+            return Err(Error::usage(format!(
+                "say what to model: {} sm_90 or {} H200 (see `warpscope archs`)",
+                name(Input::Arch),
+                name(Input::Gpu)
+            )));
+        }
+    };
+    Ok(Target::from_card(card, a))
+}
+
+/// The estimates in steps of about 1 % of the shapes, so that a long estimate shows a progress bar on a
+/// terminal and stops at the next step on Ctrl-C (or SIGTERM, SIGHUP) with what finished.
+fn in_steps(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target, bar: indicatif::ProgressBar) -> Report {
+    let step = blocks.len().div_ceil(100).max(1);
+    let mut report = run(kernel, &blocks[..0], target);
+    for (k, chunk) in blocks.chunks(step).enumerate() {
+        if crate::signals::stop_requested() {
+            break;
+        }
+        let first = (k * step) as u32;
+        report.records.extend(run(kernel, chunk, target).records.into_iter().map(|mut r| {
+            r.index = r.index.map(|i| i + first);
+            r
+        }));
+        bar.inc(chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    report
+}
 
 /// The modelled device, for the report's `device` object.
 pub fn device(target: &Target) -> DeviceInfo {
@@ -69,7 +190,7 @@ pub fn run(kernel: &dyn Kernel, blocks: &[Dim3], target: &Target) -> Report {
 pub fn occupancy_of(target: &Target, attrs: &KernelAttrs, launch: &crate::gpu::Launch) -> occupancy::Occupancy {
     occupancy::theoretical(
         target.arch,
-        &Request {
+        &occupancy::Request {
             block_size: launch.block.volume().min(u32::MAX as u64) as u32,
             regs_per_thread: attrs.registers,
             static_smem: attrs.static_smem,

@@ -172,6 +172,35 @@ pub fn blocks_from(block: Option<&str>, bx: Option<&str>, by: Option<&str>, bz: 
     Ok(blocks)
 }
 
+/// Block shapes as a front end takes them: a list (`32x16,16x16`) and per-dimension lists (`64,128`,
+/// `32..1024:32`) whose cartesian product follows it.
+#[derive(Clone, Debug, Default)]
+pub struct BlockLists {
+    /// An explicit list of shapes.
+    pub block: Option<String>,
+    /// block.x values.
+    pub bx: Option<String>,
+    /// block.y values.
+    pub by: Option<String>,
+    /// block.z values.
+    pub bz: Option<String>,
+}
+
+impl BlockLists {
+    /// The shapes ([`blocks_from`]): at least one.
+    pub fn shapes(&self) -> Result<Vec<Dim3>> {
+        blocks_from(self.block.as_deref(), self.bx.as_deref(), self.by.as_deref(), self.bz.as_deref())
+    }
+
+    /// The shapes when any list is given; `None` when none is (a kernel file's own lists then apply).
+    pub fn given(&self) -> Result<Option<Vec<Dim3>>> {
+        match (&self.block, &self.bx, &self.by, &self.bz) {
+            (None, None, None, None) => Ok(None),
+            _ => self.shapes().map(Some),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,13 @@ pub struct Options {
     pub counter_window: usize,
 }
 
+/// A seed for the random inputs that differs from run to run (the clock's nanoseconds), for commands
+/// not given one.
+pub fn fresh_seed() -> u64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+}
+
 /// Configurations whose counters one measurement collects, at most: each replay pass launches every
 /// configuration of the window once, so CUPTI's fixed cost per pass is shared by all of them.
 pub const COUNTER_WINDOW: usize = 32;

@@ -12,7 +12,7 @@ use warpscope::import::{self, Format};
 use warpscope::{Outcome, Result, output};
 
 use super::report::command_line;
-use super::{FormatArg, ListFormat, OutputArgs, usage};
+use super::{ListFormat, OutputArgs, usage};
 
 /// `--from`: one of the formats' names, listed in the help as clap's possible values.
 fn format_arg() -> impl TypedValueParser<Value = Format> {
@@ -124,27 +124,12 @@ pub fn compare(a: &CompareArgs) -> Result<Outcome> {
         plot: a.plot.as_deref(),
         html: a.html.as_deref(),
         command_line: &command_line(),
+        names: super::flag,
     }
     .run()
 }
 
 pub fn import(a: &ImportArgs) -> Result<Outcome> {
     super::check_outputs(&[("FILE", &a.file)], &a.out, &[])?;
-    a.out.to().check()?;
-    let (format, mut report) = import::read_file(&a.file, a.from)?;
-    if !a.out.quiet {
-        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-        let summaries = report.records.iter().filter(|r| r.summary_of.is_some()).count();
-        let of = if summaries > 0 { format!(" ({})", count(summaries, "summary row")) } else { String::new() };
-        errln!("{}: {format}, {}{of}", a.file.display(), count(report.records.len(), "record"));
-    }
-    if a.full_names && matches!(a.out.format, FormatArg::Table | FormatArg::Markdown) {
-        for r in &mut report.records {
-            if let Some(s) = r.signature.take() {
-                r.kernel = s;
-            }
-        }
-    }
-    a.out.to().emit(&report)?;
-    Ok(Outcome::Ok)
+    import::import(&a.file, a.from, a.full_names, &a.out.to())
 }

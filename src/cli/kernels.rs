@@ -5,11 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use warpscope::Outcome;
-use warpscope::report::listing::{ListingFormat, render};
 use warpscope::report::listings::KernelCatalogue;
-use warpscope::userkernel::{KernelFile, describe, parse_define};
-use warpscope::{Error, Result, spec};
+use warpscope::spec::BlockLists;
+use warpscope::userkernel::describe;
+use warpscope::{Outcome, Result};
 
 use super::{ListFormat, print_listing};
 
@@ -49,26 +48,7 @@ pub fn run(a: &KernelsArgs) -> Result<Outcome> {
         print_listing(&KernelCatalogue::default(), a.format)?;
         return Ok(Outcome::Ok);
     };
-    let sizes = a.sizes.iter().map(|s| super::name_value(s, "--size")).collect::<Result<Vec<_>>>()?;
-    let defines = a.defines.iter().map(|d| parse_define(d)).collect::<Result<Vec<_>>>()?;
-    let cc = parse_arch(&a.arch)?;
-    let file = KernelFile::load(path, &sizes)?;
-    let blocks = match (&a.block, &a.bx, &a.by, &a.bz) {
-        (None, None, None, None) => None,
-        _ => Some(spec::blocks_from(a.block.as_deref(), a.bx.as_deref(), a.by.as_deref(), a.bz.as_deref())?),
-    };
-    let parts = describe::report(&file, path, blocks.as_deref(), &defines, cc)?;
-    warpscope::output::print(&render(&parts.as_slice(), ListingFormat::Table)?)?;
+    let blocks = BlockLists { block: a.block.clone(), bx: a.bx.clone(), by: a.by.clone(), bz: a.bz.clone() };
+    describe::Request { path, sizes: &a.sizes, defines: &a.defines, blocks: &blocks, arch: &a.arch }.run()?;
     Ok(Outcome::Ok)
-}
-
-/// Compute capability from `75`, `9.0` or `sm_90`.
-fn parse_arch(s: &str) -> Result<(u32, u32)> {
-    let t = s.trim().trim_start_matches("sm_").trim_start_matches("compute_");
-    let parsed = match t.split_once('.') {
-        Some((a, b)) => a.parse().ok().zip(b.parse().ok()),
-        None if t.len() >= 2 => t[..t.len() - 1].parse().ok().zip(t[t.len() - 1..].parse().ok()),
-        None => None,
-    };
-    parsed.ok_or_else(|| Error::usage(format!("--arch '{s}': expected a compute capability such as 75, 90 or 9.0")))
 }

@@ -1,11 +1,6 @@
 //! Command-line parsing (clap) and dispatch. Each subcommand turns its arguments into library values in
 //! its own file and calls the library; no clap type reaches measurement code.
 
-/// `println!` through [`warpscope::output::println`]: a failed write is the command's error, never a panic.
-macro_rules! outln {
-    ($($t:tt)*) => { warpscope::output::println(&format!($($t)*)) };
-}
-
 /// `eprintln!` through [`warpscope::output::note`]: a closed standard error loses the line, nothing else.
 macro_rules! errln {
     ($($t:tt)*) => { warpscope::output::note(&format!($($t)*)) };
@@ -297,11 +292,18 @@ fn check_outputs(inputs: &[(&str, &Path)], out: &OutputArgs, others: &[(&str, Op
     output::check_distinct(&inputs, &outputs)
 }
 
-/// `NAME=VALUE` (of `flag`), trimmed.
-pub fn name_value(s: &str, flag: &str) -> Result<(String, String)> {
-    s.split_once('=')
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .ok_or_else(|| usage(format!("{flag} '{s}': expected NAME=VALUE")))
+/// How a study (`peak`, `transpose --bench`) measures and where its report (`to`) and figure go, once
+/// those are checked distinct.
+fn study<'a>(
+    ctx: &Context,
+    gpu: &DeviceArg,
+    (warmup, iters): (u32, u32),
+    out: &OutputArgs,
+    to: &'a Destination,
+    plot: Option<&'a Path>,
+) -> Result<warpscope::studies::Study<'a>> {
+    check_outputs(&[], out, &[("--plot", plot)])?;
+    Ok(warpscope::studies::Study { device: (ctx.backend, gpu.device), warmup, iters, to, plot })
 }
 
 /// A usage error.
@@ -332,7 +334,7 @@ impl From<ListFormat> for warpscope::report::listing::ListingFormat {
 
 /// Prints `listing` in `format` to standard output.
 pub fn print_listing(listing: &dyn warpscope::report::listing::Listing, format: ListFormat) -> Result<()> {
-    warpscope::output::print(&warpscope::report::listing::render(listing, format.into())?)
+    warpscope::report::listing::print(listing, format.into())
 }
 
 /// The command line's name for each input the library checks ([`warpscope::Input`]).
@@ -348,5 +350,17 @@ pub fn flag(input: warpscope::Input) -> &'static str {
         Input::Metrics => "--metrics",
         Input::Define => "--define",
         Input::Configs => "--configs",
+        Input::Timeout => "--timeout",
+        Input::FailAbove => "--fail-above",
+        Input::Size => "--size",
+        Input::Arch => "--arch",
+        Input::Gpu => "--gpu",
+        Input::Only => "--only",
+        Input::KernelFile => "--kernel-file",
+        Input::UntilNoise => "--until-noise",
+        Input::MinIters => "--min-iters",
+        Input::MaxIters => "--max-iters",
+        Input::Cold => "--cold",
+        Input::Plot => "--plot",
     }
 }

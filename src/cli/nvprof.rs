@@ -11,8 +11,7 @@ use warpscope::Result;
 use warpscope::nvprof::filter::FilterSpec;
 use warpscope::nvprof::options::{self, Options, Show};
 use warpscope::nvprof::protocol::ReplayMode;
-use warpscope::nvprof::{render, session};
-use warpscope::output;
+use warpscope::nvprof::session;
 
 use super::{Context, ranges};
 
@@ -139,21 +138,7 @@ impl NvprofArgs {
 
 pub fn run(ctx: &Context, a: &NvprofArgs) -> Result<warpscope::Outcome> {
     if a.query_metrics || a.query_events {
-        let devices = query_devices(ctx);
-        let text = if a.query_metrics { render::query_metrics(&devices) } else { render::query_events(&devices) };
-        output::print(&text)?;
-        if a.query_metrics && a.query_events {
-            output::print(&render::query_events(&devices))?;
-        }
-        return Ok(warpscope::Outcome::Ok);
+        return session::query(ctx.backend, a.query_metrics, a.query_events);
     }
     session::profile(&a.options()?, a.html.as_deref(), &super::report::command_line())
-}
-
-/// Devices to list for the queries; without a driver, one line saying the list holds for any GPU.
-fn query_devices(ctx: &Context) -> Vec<(u32, String)> {
-    match warpscope::gpu::list(ctx.backend) {
-        Ok(list) if !list.is_empty() => list.into_iter().map(|d| (d.ordinal, d.name)).collect(),
-        Ok(_) | Err(_) => vec![(0, "any GPU of compute capability 7.5 or newer; no GPU found here".into())],
-    }
 }

@@ -4,15 +4,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use warpscope::Outcome;
-use warpscope::model::arch;
+use warpscope::gpu::BackendKind;
 use warpscope::model::occupancy::Request;
-use warpscope::report::figures;
-use warpscope::report::listings::{AgainstDriver, Calculator};
-use warpscope::{Result, spec};
+use warpscope::report::listings;
+use warpscope::{Outcome, Result};
 
-use super::{Context, ListFormat, print_listing, ranges, usage};
-use warpscope::gpu::{BackendKind, CudaBackend, driver_check};
+use super::{Context, ListFormat, ranges, usage};
 
 /// Arguments of `occupancy`.
 #[derive(Args, Debug)]
@@ -53,7 +50,10 @@ pub struct OccupancyArgs {
 
 pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     if a.against_driver {
-        return against_driver(ctx, a.device.unwrap_or(0), a.format);
+        if ctx.backend != BackendKind::Cuda {
+            return Err(usage("--against-driver needs the real GPU backend"));
+        }
+        return listings::check_driver(a.device.unwrap_or(0), a.format.into());
     }
     if a.device.is_some() {
         return Err(usage("--device applies to --against-driver: the calculator itself needs no GPU"));
@@ -61,24 +61,6 @@ pub fn run(ctx: &Context, a: &OccupancyArgs) -> Result<Outcome> {
     let (Some(arch), Some(sizes)) = (&a.arch, &a.block_size) else {
         return Err(usage("occupancy needs --arch and --block-size (or --against-driver)"));
     };
-    warpscope::report::check_plot(a.plot.as_deref())?;
-    let arch = arch::parse_arch(arch).map_err(usage)?;
-    let sizes = spec::parse_int_list(sizes)?;
     let request = Request { block_size: 0, regs_per_thread: a.regs, static_smem: a.smem, dynamic_smem: a.dynamic_smem };
-    let calculator = Calculator::new(arch, request, &sizes);
-    print_listing(&calculator, a.format)?;
-    if let Some(path) = a.plot.as_ref().filter(|_| !sizes.is_empty()) {
-        figures::calculator(arch, &calculator.request).draw(path)?;
-        errln!("wrote {}", path.display());
-    }
-    Ok(Outcome::Ok)
-}
-
-fn against_driver(ctx: &Context, device: u32, format: ListFormat) -> Result<Outcome> {
-    if ctx.backend != BackendKind::Cuda {
-        return Err(usage("--against-driver needs the real GPU backend"));
-    }
-    let check = driver_check::against_driver(&mut CudaBackend::open(device)?)?;
-    print_listing(&AgainstDriver(&check), format)?;
-    Ok(if check.disagreements().is_empty() { Outcome::Ok } else { Outcome::CheckFailed })
+    listings::calculate(arch, sizes, request, a.format.into(), a.plot.as_deref())
 }

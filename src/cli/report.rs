@@ -7,10 +7,7 @@ use clap::{Args, ValueEnum};
 
 use warpscope::report::Visuals;
 use warpscope::report::figures::{self, Order};
-use warpscope::report::html::{self, Block, Part};
-use warpscope::{Error, Outcome, Result, output};
-
-use super::usage;
+use warpscope::{Outcome, Result, output};
 
 /// How the figures arrange the configurations.
 #[derive(Args, Debug, Clone)]
@@ -98,20 +95,6 @@ pub struct ReportArgs {
     options: FigureOptions,
 }
 
-/// The results files of a folder: its warpscope reports and JSON Lines, by name.
-fn folder(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "jsonl")))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(usage(format!("{}: no .json or .jsonl results in this folder", dir.display())));
-    }
-    Ok(files)
-}
-
 pub fn run(a: &ReportArgs) -> Result<Outcome> {
     let inputs = [output::Named { what: "RESULTS", path: &a.results }];
     let fig = Visuals {
@@ -121,29 +104,5 @@ pub fn run(a: &ReportArgs) -> Result<Outcome> {
         command_line: command_line(),
     };
     output::check_distinct(&inputs, &fig.outputs())?;
-    fig.check()?;
-    if !a.results.is_dir() {
-        fig.emit(&warpscope::import::read_file(&a.results, None)?.1)?;
-        return Ok(Outcome::Ok);
-    }
-    if a.plot.is_some() {
-        return Err(usage("--plot draws the figure of one results file: give a file, not a folder"));
-    }
-    let mut parts = Vec::new();
-    for f in folder(&a.results)? {
-        let name = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        match warpscope::import::read_file(&f, None).map(|(_, r)| r) {
-            Ok(r) => {
-                parts.push(Part { heading: name, intro: vec![Block::Text(f.display().to_string())], report: Some(r) })
-            }
-            Err(e) => errln!("warning: {} left out: {e}", f.display()),
-        }
-    }
-    let subtitle = format!("{} — written {}", command_line(), html::utc(std::time::SystemTime::now()));
-    let title = format!("warpscope: {}", a.results.display());
-    html::write(&html::parts_page(&title, &subtitle, parts, &a.options.options())?, &a.output)?;
-    if !output::is_stdout(&a.output) {
-        errln!("wrote {}", a.output.display());
-    }
-    Ok(Outcome::Ok)
+    warpscope::report::results_page(&a.results, &fig, super::flag)
 }

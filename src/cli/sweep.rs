@@ -1,18 +1,14 @@
 //! `warpscope sweep` and `warpscope run`: block lists in, verified and timed records out.
 
-use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use clap::Args;
 
-use warpscope::kernels::{self, Problem};
-use warpscope::session::{Devices, Session};
-use warpscope::sweep::{self, Options};
-use warpscope::userkernel::sweep::FileSession;
-use warpscope::userkernel::{KernelFile, parse_define};
-use warpscope::{Outcome, Result, spec};
+use warpscope::kernels::Problem;
+use warpscope::session::{Measure, Request, What};
+use warpscope::spec::BlockLists;
+use warpscope::sweep::Noise;
+use warpscope::{Outcome, Result};
 
-use super::{Context, DeviceArg, OutputArgs, ranges, usage};
+use super::{Context, DeviceArg, OutputArgs, ranges};
 
 /// What to run: a kernel, its problem size and the block shapes (shared by `sweep`, `run`, `estimate`).
 #[derive(Args, Debug)]
@@ -58,18 +54,19 @@ pub struct Shapes {
 }
 
 impl Shapes {
-    /// The kernel bound to its problem, and the block list.
-    pub fn resolve(&self) -> Result<(Box<dyn kernels::Kernel>, Vec<spec::Dim3>)> {
-        let Some(name) = &self.kernel else {
-            return Err(usage("this command does not take --kernel-file: name a built-in kernel"));
-        };
-        let blocks =
-            spec::blocks_from(self.block.as_deref(), self.bx.as_deref(), self.by.as_deref(), self.bz.as_deref())?;
-        let kernel = kernels::lookup(
-            name,
-            Problem { nx: self.nx, ny: self.ny, frames: self.frames, n: self.n, sigma: self.sigma },
-        )?;
-        Ok((kernel, blocks))
+    /// The block lists, as given.
+    pub fn blocks(&self) -> BlockLists {
+        BlockLists { block: self.block.clone(), bx: self.bx.clone(), by: self.by.clone(), bz: self.bz.clone() }
+    }
+
+    /// The built-in kernel's name (`None` when a kernel file is given instead).
+    pub fn kernel(&self) -> Option<&str> {
+        self.kernel.as_deref()
+    }
+
+    /// The problem size of a built-in kernel, as given.
+    pub fn problem(&self) -> Problem {
+        Problem { nx: self.nx, ny: self.ny, frames: self.frames, n: self.n, sigma: self.sigma }
     }
 }
 
@@ -150,129 +147,46 @@ pub struct SweepArgs {
     out: OutputArgs,
 }
 
-/// The measuring options, checked.
-fn options(a: &SweepArgs) -> Result<Options> {
-    let seed = a
-        .seed
-        .unwrap_or_else(|| SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1));
-    let metrics = a.metrics.as_deref().map(warpscope::metrics::parse_requested).transpose()?.unwrap_or_default();
-    // Each value's own range is checked by the parser (ranges.rs); what is left is how they combine.
-    let until_noise = match a.until_noise {
-        None => None,
-        Some(_) if a.max_iters < a.min_iters => {
-            return Err(usage(format!("--max-iters {} is under --min-iters {}", a.max_iters, a.min_iters)));
-        }
-        Some(pct) => Some(sweep::Noise { pct, min_iters: a.min_iters, max_iters: a.max_iters, max_secs: a.max_time }),
+/// `sweep` (and `run`: `single`, exactly one configuration).
+pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<Outcome> {
+    let s = &a.shapes;
+    let what = match (&s.kernel_file, &s.kernel) {
+        (Some(path), _) => What::File {
+            path: path.clone(),
+            sizes: s.sizes.clone(),
+            defines: s.defines.clone(),
+            configs: a.configs.clone(),
+        },
+        (None, name) => What::Builtin { name: name.clone().unwrap_or_default(), problem: s.problem() },
     };
-    Ok(Options {
+    let until_noise =
+        a.until_noise.map(|pct| Noise { pct, min_iters: a.min_iters, max_iters: a.max_iters, max_secs: a.max_time });
+    let measure = Measure {
         warmup: a.warmup,
         iters: a.iters,
-        seed,
+        seed: a.seed,
         model: a.model,
-        metrics,
+        metrics: a.metrics.clone(),
         cold: a.cold,
         until_noise,
         interleave: a.interleave,
-        // --timeout judges each configuration alone: its counters are measured before the next one runs.
-        counter_window: if a.timeout.is_some() { 1 } else { sweep::COUNTER_WINDOW },
-    })
-}
-
-/// `sweep --kernel-file` (and `run`): a user's kernel on one device.
-fn kernel_file(ctx: &Context, a: &SweepArgs, path: &std::path::Path, single: bool) -> Result<Outcome> {
-    let not_yet = [
-        ("--devices", a.devices.is_some()),
-        ("--shard", a.shard.is_some()),
-        ("--resume", a.resume.is_some()),
-        ("--timeout", a.timeout.is_some()),
-        ("--interleave", a.interleave),
-        ("--until-noise", a.until_noise.is_some()),
-        ("--cold", a.cold),
-    ];
-    if let Some((flag, _)) = not_yet.iter().find(|(_, on)| *on) {
-        return Err(usage(format!("{flag} is not supported with --kernel-file yet")));
-    }
-    let sizes = a.shapes.sizes.iter().map(|s| super::name_value(s, "--size")).collect::<Result<Vec<_>>>()?;
-    let defines = a.shapes.defines.iter().map(|d| parse_define(d)).collect::<Result<Vec<_>>>()?;
-    let file = KernelFile::load(path, &sizes)?;
-    let s = &a.shapes;
-    let blocks = match (&s.block, &s.bx, &s.by, &s.bz) {
-        (None, None, None, None) => None,
-        _ => Some(spec::blocks_from(s.block.as_deref(), s.bx.as_deref(), s.by.as_deref(), s.bz.as_deref())?),
     };
-    let only: Option<Vec<usize>> = a
-        .configs
-        .as_deref()
-        .map(|l| {
-            l.split(',')
-                .map(|i| i.trim().parse::<usize>().map_err(|_| usage(format!("--configs '{l}'"))))
-                .collect::<Result<Vec<usize>>>()
-        })
-        .transpose()?;
-    let options = options(a)?;
-    // The same sweep, in a new process: every option that shapes the configurations or their numbers.
-    let mut rerun: Vec<String> = vec!["sweep".into(), "--kernel-file".into(), path.display().to_string()];
-    for size in &file.sizes {
-        rerun.extend(["--size".into(), format!("{}={}", size.name, size.value)]);
-    }
-    if let Some(b) = &blocks {
-        rerun.extend(["--block".into(), b.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")]);
-    }
-    for d in &a.shapes.defines {
-        rerun.extend(["--define".into(), d.clone()]);
-    }
-    rerun.extend([
-        "--device".into(),
-        a.gpu.device.to_string(),
-        "--warmup".into(),
-        options.warmup.to_string(),
-        "--iters".into(),
-        options.iters.to_string(),
-        "--seed".into(),
-        options.seed.to_string(),
-        "--format".into(),
-        "jsonl".into(),
-        "-q".into(),
-    ]);
-    if let Some(m) = &a.metrics {
-        rerun.extend(["--metrics".into(), m.clone()]);
-    }
-    FileSession {
-        file: &file,
-        blocks: blocks.as_deref(),
-        defines: &defines,
-        device: (ctx.backend, a.gpu.device),
-        options: &options,
-        to: &a.out.to(),
-        visuals: &a.fig.visuals(),
-        single,
-        only: only.as_deref(),
-        rerun: Some(rerun),
-    }
-    .run()
-}
-
-/// `sweep` (and `run`: `single`, exactly one block).
-pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<Outcome> {
-    if let Some(path) = &a.shapes.kernel_file {
-        return kernel_file(ctx, a, path, single);
-    }
-    let (kernel, blocks) = a.shapes.resolve()?;
-    if single && blocks.len() != 1 {
-        return Err(usage(format!("run takes exactly one block (got {}): use sweep for lists", blocks.len())));
-    }
-    Session {
+    let request = Request {
         backend: ctx.backend,
-        kernel: Arc::from(kernel),
-        blocks,
-        options: options(a)?,
-        devices: a.devices.clone().map_or(Devices::One(a.gpu.device), Devices::Listed),
-        shard: a.shard.as_deref().map(str::parse).transpose()?,
+        what,
+        blocks: s.blocks(),
+        measure,
+        device: a.gpu.device,
+        devices: a.devices.clone(),
+        shard: a.shard.clone(),
         resume: a.resume.clone(),
+        timeout: a.timeout,
         to: a.out.to(),
         visuals: a.fig.visuals(),
-        timeout: a.timeout,
-    }
-    .run()
-    .map_err(|e| e.or_smaller("choose a smaller problem (--nx/--ny/--frames)"))
+        single,
+        names: super::flag,
+    };
+    // Only a built-in kernel's problem is made smaller by these options.
+    let builtin = s.kernel_file.is_none();
+    request.run().map_err(|e| if builtin { e.or_smaller("choose a smaller problem (--nx/--ny/--frames)") } else { e })
 }

@@ -6,10 +6,10 @@ use std::path::Path;
 use super::{Pick, compare, label};
 use crate::Outcome;
 use crate::baseline::{self, Verdict};
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Names, Result};
 use crate::import::{self, Format};
-use crate::output::{self, note};
-use crate::report::listing::{Listing, ListingFormat, render};
+use crate::output::note;
+use crate::report::listing::{ListingFormat, print};
 use crate::report::listings::{Changes, ComparisonListing};
 use crate::report::{self, figures, html};
 
@@ -38,10 +38,8 @@ pub struct Request<'a> {
     pub html: Option<&'a Path>,
     /// The command line, for the page's footer.
     pub command_line: &'a str,
-}
-
-fn print(listing: &dyn Listing, format: ListingFormat) -> Result<()> {
-    output::print(&render(listing, format)?)
+    /// The front end's names of the inputs, for the page that names the threshold.
+    pub names: Names,
 }
 
 impl Request<'_> {
@@ -124,7 +122,14 @@ impl Request<'_> {
         }
         if let Some(path) = self.html {
             html::write(
-                &html::comparison_page(&ours, &theirs, &cmp, self.fail_above, [&ta, &tb], self.command_line)?,
+                &html::comparison_page(
+                    &ours,
+                    &theirs,
+                    &cmp,
+                    (self.fail_above, (self.names)(Input::FailAbove)),
+                    [&ta, &tb],
+                    self.command_line,
+                )?,
                 path,
             )?;
             note(&format!("wrote {}", path.display()));

@@ -306,6 +306,29 @@ pub fn parse(text: &str) -> Result<(Format, Report)> {
     read(text.as_bytes(), None)
 }
 
+/// `warpscope import` once its arguments are checked: `file` read (as `from`, else as detected), what it
+/// held said unless quiet, and its records written to `to`; `full_names` puts kernels' full signatures
+/// in a table or markdown.
+pub fn import(file: &Path, from: Option<Format>, full_names: bool, to: &report::Destination) -> Result<crate::Outcome> {
+    to.check()?;
+    let (format, mut report) = read_file(file, from)?;
+    if !to.quiet {
+        let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let summaries = report.records.iter().filter(|r| r.summary_of.is_some()).count();
+        let of = if summaries > 0 { format!(" ({})", count(summaries, "summary row")) } else { String::new() };
+        crate::output::note(&format!("{}: {format}, {}{of}", file.display(), count(report.records.len(), "record")));
+    }
+    if full_names && matches!(to.format, report::Format::Table | report::Format::Markdown) {
+        for r in &mut report.records {
+            if let Some(s) = r.signature.take() {
+                r.kernel = s;
+            }
+        }
+    }
+    to.emit(&report)?;
+    Ok(crate::Outcome::Ok)
+}
+
 /// Reads a file (see [`read`]); errors name it.
 pub fn read_file(path: &Path, from: Option<Format>) -> Result<(Format, Report)> {
     let f = std::fs::File::open(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;

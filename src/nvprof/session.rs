@@ -14,6 +14,21 @@ use crate::output;
 use crate::record::Report;
 use crate::report::html;
 
+/// `--query-metrics` and `--query-events`: the metrics (then the events) nvprof would take, for this
+/// machine's devices; without a driver, one line saying the list holds for any GPU.
+pub fn query(backend: crate::gpu::BackendKind, metrics: bool, events: bool) -> Result<crate::Outcome> {
+    let devices = match crate::gpu::list(backend) {
+        Ok(list) if !list.is_empty() => list.into_iter().map(|d| (d.ordinal, d.name)).collect(),
+        Ok(_) | Err(_) => vec![(0, "any GPU of compute capability 7.5 or newer; no GPU found here".into())],
+    };
+    let text = if metrics { render::query_metrics(&devices) } else { render::query_events(&devices) };
+    output::print(&text)?;
+    if metrics && events {
+        output::print(&render::query_events(&devices))?;
+    }
+    Ok(crate::Outcome::Ok)
+}
+
 /// Profiles `opts.program` as nvprof would, writes nvprof's output (standard error or the log files), the
 /// exported reports and the `html` page (its footer naming `command_line`), and returns the program's exit
 /// code as the outcome.

@@ -124,6 +124,11 @@ pub fn render(listing: &dyn Listing, format: ListingFormat) -> Result<String> {
     }
 }
 
+/// Prints `listing` in `format` to standard output.
+pub fn print(listing: &dyn Listing, format: ListingFormat) -> Result<()> {
+    crate::output::print(&render(listing, format)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

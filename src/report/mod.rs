@@ -9,6 +9,7 @@ mod json;
 pub mod jsonl;
 pub mod listing;
 pub mod listings;
+mod page;
 pub mod plot;
 mod table;
 mod visuals;
@@ -22,6 +23,7 @@ use crate::record::{Report, SCHEMA_VERSION};
 
 pub use crate::output::check_writable;
 pub use destination::{Destination, progress_bar};
+pub use page::results_page;
 pub use table::{format_value, seed_header};
 pub use visuals::{Visuals, check_plot};
 

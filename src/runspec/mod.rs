@@ -1,7 +1,7 @@
 //! Experiment files (`warpscope run-spec FILE.toml`): a named list of steps, each one warpscope command
 //! with its options, turned into command lines whose outputs land in one results folder. Parsing and
-//! checking live here, and writing the results folder's summary and page ([`results`]); running them
-//! is the command line's business.
+//! checking live here, writing the results folder's summary and page ([`results`]), and running the
+//! steps ([`run`]), each as its own process of the front end's.
 //!
 //! ```toml
 //! name = "seed-001"
@@ -38,6 +38,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub mod results;
+pub mod run;
 
 /// How one step went.
 pub struct StepRun<'a> {

@@ -4,8 +4,10 @@
 //! [`Outcome`], which `main` alone turns into an exit code.
 
 mod printer;
+mod request;
 mod select;
 
+pub use request::{Measure, Request, What};
 pub use select::{Devices, Shard, done_before, resumed};
 
 use std::path::PathBuf;
@@ -13,7 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Names, Result};
 use crate::gpu::{self, BackendKind, DeviceInfo};
 use crate::handout::Handout;
 use crate::kernels::Kernel;
@@ -48,6 +50,8 @@ pub struct Session {
     pub visuals: crate::report::Visuals,
     /// Seconds a configuration may take before the session gives up on it.
     pub timeout: Option<f64>,
+    /// The front end's names of the inputs, for the notes that name them.
+    pub names: Names,
 }
 
 /// How often the session looks at the watchdog while the devices work.
@@ -268,8 +272,9 @@ impl Session {
             Err(_) => (0, "lost: they could not be written".to_string()),
         };
         let (s, are) = if n == 1 { ("", "is") } else { ("s", "are") };
+        let timeout = (self.names)(Input::Timeout);
         note(&format!(
-            "error: a configuration ran past --timeout {secs} s; the {n} finished configuration{s} {are} {kept}"
+            "error: a configuration ran past {timeout} {secs} s; the {n} finished configuration{s} {are} {kept}"
         ));
         Ok(Outcome::TimedOut)
     }

@@ -4,10 +4,14 @@
 
 use serde::Serialize;
 
+use super::Study;
+use crate::Outcome;
 use crate::error::Result;
 use crate::gpu::Backend;
 use crate::kernels::{Copy, CopyKind, Kernel, MAD_COUNTS, Mad};
+use crate::output::note;
 use crate::record::{Metric, Report, Status};
+use crate::report::figures;
 use crate::spec::Dim3;
 use crate::sweep::{self, Event, Options};
 
@@ -87,6 +91,50 @@ pub fn run(
     let report = report.expect("at least one kernel");
     let summary = summarize(&report);
     Ok((report, summary))
+}
+
+/// `warpscope peak` once its arguments are checked: measured, the conclusions said, the report written
+/// and the MAD curve drawn.
+pub struct Request<'a> {
+    /// Image width (elements).
+    pub nx: u32,
+    /// Image height (elements).
+    pub ny: u32,
+    /// Threads per (1D) block.
+    pub block: u32,
+    /// How to measure, and where the report and the MAD curve go.
+    pub study: Study<'a>,
+}
+
+impl Request<'_> {
+    /// Runs `peak`; `CheckFailed` when a kernel failed verification.
+    pub fn run(&self) -> Result<Outcome> {
+        let (out, study) = (self.study.to, &self.study);
+        study.check()?;
+        let (report, summary) = study.measure(
+            || count(self.nx, self.ny),
+            |r| r.seed_line(),
+            |backend, opts, on_event| run(backend, self.nx, self.ny, self.block, opts, on_event),
+        )?;
+        out.emit(&report)?;
+        if !out.quiet {
+            note(&format!("device-to-device memcpy: {:.1} GB/s", summary.memcpy_gbs));
+            if let Some((name, pct)) = &summary.best_copy {
+                note(&format!("fastest copy kernel: {name}, {pct:.1}% of memcpy"));
+            }
+            note(&match summary.compute_bound_from {
+                Some(n) => format!(
+                    "MAD curve: memory bound up to the MAD count before {n}; compute bound from {n} MADs (18+ % under MAD-0's rate from there)"
+                ),
+                None => format!("MAD curve: memory bound for every N up to {}", MAD_COUNTS.last().unwrap_or(&0)),
+            });
+        }
+        if let Some(path) = study.plot {
+            figures::peak(&report, path)?;
+            note(&format!("wrote {}", path.display()));
+        }
+        Ok(Outcome::checked(report.any_failed()))
+    }
 }
 
 fn value(r: &crate::record::Record, name: &str) -> Option<f64> {

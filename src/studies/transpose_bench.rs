@@ -2,12 +2,16 @@
 //! growing heights), each against the fastest copy kernel measured on the same size in the same run (a
 //! transpose moves the same bytes as a copy).
 
+use super::Study;
+use crate::Outcome;
 use crate::error::Result;
 use crate::gpu::Backend;
 use crate::kernels::{Copy, CopyKind, Kernel, TRANSPOSES, Transpose};
 use crate::metrics::{EFF_BANDWIDTH, PCT};
+use crate::output::note;
 use crate::record::{Metric, Report, Status};
-use crate::spec::Dim3;
+use crate::report::figures;
+use crate::spec::{self, Dim3};
 use crate::sweep::{self, Event, Options};
 
 /// Effective bandwidth as % of the fastest copy of the same size.
@@ -94,6 +98,59 @@ pub fn run(
         best.extend(size_best);
     }
     Ok((report, best))
+}
+
+/// `warpscope transpose --bench` once its arguments are checked: measured, the best variant per size and
+/// the naive transpose's trend said, the report written and drawn.
+pub struct Request<'a> {
+    /// Sizes, as a list (`1024,2048` or ranges): square sides, or heights when a width is fixed.
+    pub sizes: &'a str,
+    /// A fixed width.
+    pub width: Option<u32>,
+    /// How to measure, and where the report and the figure go.
+    pub study: Study<'a>,
+}
+
+impl Request<'_> {
+    /// Runs the benchmark; `CheckFailed` when a kernel failed verification.
+    pub fn run(&self) -> Result<Outcome> {
+        let (out, study) = (self.study.to, &self.study);
+        study.check()?;
+        let sizes = spec::parse_int_list(self.sizes)?;
+        let (report, best) = study.measure(
+            || count(self.width, &sizes),
+            |r| format!("{} {}", r.seed_line(), r.problem),
+            |backend, opts, on_event| run(backend, self.width, &sizes, opts, on_event),
+        )?;
+        out.emit(&report)?;
+        if !out.quiet {
+            for b in &best {
+                note(&format!(
+                    "{}x{}: fastest transpose {}, {:.1}% of the fastest copy",
+                    b.width, b.height, b.kernel, b.pct_of_copy
+                ));
+            }
+            let naive = naive_series(&report);
+            if naive.len() > 1 {
+                let list: Vec<String> = naive.iter().map(|(p, g)| format!("{g:.0} ({p})")).collect();
+                let falls = naive.windows(2).all(|w| w[1].1 < w[0].1);
+                note(&format!(
+                    "naive transpose, GB/s: {}: {}",
+                    list.join(", "),
+                    if falls {
+                        "slower at every step, as in the seed"
+                    } else {
+                        "not monotonically slower (the seed's GPU was)"
+                    }
+                ));
+            }
+        }
+        if let Some(path) = study.plot {
+            figures::transpose_bench(&report, self.width, &sizes, path)?;
+            note(&format!("wrote {}", path.display()));
+        }
+        Ok(Outcome::checked(report.any_failed()))
+    }
 }
 
 /// The naive transpose's effective bandwidth at each size, in run order: the seed's finding (it slows as

@@ -6,12 +6,53 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::compile::{self, Built, Code, CompileError};
-use super::expand::{ArgValue, Config, Expansion};
+use super::expand::{ArgValue, Config, Expansion, parse_define, parse_size};
 use super::expr::Value;
 use super::file::{ArgKind, Expected, GridRule, KernelFile, Role};
-use crate::error::{Error, Result};
-use crate::report::listing::{Cells, Part};
-use crate::spec::Dim3;
+use crate::error::{Error, Input, Result};
+use crate::report::listing::{Cells, ListingFormat, Part, render};
+use crate::spec::{BlockLists, Dim3};
+
+/// `warpscope kernels --kernel-file` once its arguments are checked: what the file declares, expanded
+/// and checked, printed.
+pub struct Request<'a> {
+    /// The kernel file.
+    pub path: &'a Path,
+    /// Its problem sizes, `NAME=VALUE`.
+    pub sizes: &'a [String],
+    /// Values of its compile-time parameters, `NAME=VALUES`.
+    pub defines: &'a [String],
+    /// Block shapes (none given: the file's own lists).
+    pub blocks: &'a BlockLists,
+    /// The compute capability a .cu file is compiled for (`75`, `9.0`, `sm_90`).
+    pub arch: &'a str,
+}
+
+impl Request<'_> {
+    /// Prints the description.
+    pub fn run(&self) -> Result<()> {
+        let sizes = self.sizes.iter().map(|s| parse_size(s)).collect::<Result<Vec<_>>>()?;
+        let defines = self.defines.iter().map(|d| parse_define(d)).collect::<Result<Vec<_>>>()?;
+        let cc = parse_cc(self.arch)?;
+        let file = KernelFile::load(self.path, &sizes)?;
+        let blocks = self.blocks.given()?;
+        let parts = report(&file, self.path, blocks.as_deref(), &defines, cc)?;
+        crate::output::print(&render(&parts.as_slice(), ListingFormat::Table)?)
+    }
+}
+
+/// Compute capability from `75`, `9.0` or `sm_90`.
+fn parse_cc(s: &str) -> Result<(u32, u32)> {
+    let t = s.trim().trim_start_matches("sm_").trim_start_matches("compute_");
+    let parsed = match t.split_once('.') {
+        Some((a, b)) => a.parse().ok().zip(b.parse().ok()),
+        None if t.len() >= 2 => t[..t.len() - 1].parse().ok().zip(t[t.len() - 1..].parse().ok()),
+        None => None,
+    };
+    parsed.ok_or_else(|| {
+        Error::input(Input::Arch, Some(format!("'{s}'")), "expected a compute capability such as 75, 90 or 9.0")
+    })
+}
 
 /// Everything `kernels --kernel-file` prints about `file` (read from `path`): its declarations, its
 /// expansion over `blocks` (else the file's own block lists) and `defines`, and what could be checked

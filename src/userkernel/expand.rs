@@ -146,6 +146,13 @@ impl Expansion {
     }
 }
 
+/// Parses a problem size of a kernel file, `NAME=VALUE` (both trimmed).
+pub fn parse_size(s: &str) -> Result<(String, String)> {
+    s.split_once('=')
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| Error::input(Input::Size, Some(format!("'{s}'")), "expected NAME=VALUE"))
+}
+
 /// Parses `--define name=v1,v2,...`: integers, ranges as in block lists (`1..8`, `32..256:32`), floats,
 /// `true`/`false`, or words (a type name).
 pub fn parse_define(s: &str) -> Result<(String, Vec<Value>)> {

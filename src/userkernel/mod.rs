@@ -27,7 +27,7 @@ mod raw;
 pub mod source;
 pub mod sweep;
 
-pub use expand::{ArgValue, Buffer, Config, Expansion, ModuleSpec, parse_define};
+pub use expand::{ArgValue, Buffer, Config, Expansion, ModuleSpec, parse_define, parse_size};
 pub use file::{
     ArgKind, ArgSpec, BLOCK_NAMES, DEFAULT_ATOL, DEFAULT_RTOL, Expected, GRID_NAMES, GridRule, Image, KernelFile,
     LExpr, Named, Offset, Param, ReferenceSpec, Role, SourceFile, VerifySpec, line_col,

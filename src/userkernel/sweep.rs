@@ -490,6 +490,46 @@ fn args_of(c: &Config) -> Vec<UserArg<'_>> {
         .collect()
 }
 
+/// The command line that runs the sweep of `file` (given as `path`) in a new process ([`UserSweep::rerun`]):
+/// every option that shapes its configurations or their numbers, as `sweep --kernel-file` takes them.
+pub fn rerun_line(
+    path: &std::path::Path,
+    file: &KernelFile,
+    blocks: Option<&[crate::spec::Dim3]>,
+    defines: &[String],
+    device: u32,
+    options: &Options,
+    metrics: Option<&str>,
+) -> Vec<String> {
+    let mut rerun: Vec<String> = vec!["sweep".into(), "--kernel-file".into(), path.display().to_string()];
+    for size in &file.sizes {
+        rerun.extend(["--size".into(), format!("{}={}", size.name, size.value)]);
+    }
+    if let Some(b) = blocks {
+        rerun.extend(["--block".into(), b.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")]);
+    }
+    for d in defines {
+        rerun.extend(["--define".into(), d.clone()]);
+    }
+    rerun.extend([
+        "--device".into(),
+        device.to_string(),
+        "--warmup".into(),
+        options.warmup.to_string(),
+        "--iters".into(),
+        options.iters.to_string(),
+        "--seed".into(),
+        options.seed.to_string(),
+        "--format".into(),
+        "jsonl".into(),
+        "-q".into(),
+    ]);
+    if let Some(m) = metrics {
+        rerun.extend(["--metrics".into(), m.to_string()]);
+    }
+    rerun
+}
+
 /// `sweep`/`run --kernel-file`: a kernel file over `blocks` (or its own lists) and `defines`, on device
 /// `ordinal`: built for that device (NVRTC, cached), swept, written and drawn.
 pub struct FileSession<'a> {

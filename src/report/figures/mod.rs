@@ -8,10 +8,12 @@
 mod blur;
 mod calculator;
 mod deltas;
+mod studies;
 
 pub use blur::blur_bench;
 pub use calculator::calculator;
 pub use deltas::{baseline, comparison};
+pub use studies::{peak, transpose_bench};
 
 use crate::gpu::Origin;
 use crate::metrics::{self, RATIO};

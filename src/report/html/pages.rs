@@ -346,12 +346,13 @@ pub fn parts_page(title: &str, subtitle: &str, parts: Vec<Part>, opts: &figures:
     Ok(Page { title: title.into(), subtitle: subtitle.into(), sections })
 }
 
-/// The page of a comparison with another tool's file (or another warpscope run).
+/// The page of a comparison with another tool's file (or another warpscope run); `threshold_name` is
+/// how the command names the threshold.
 pub fn comparison_page(
     ours: &Report,
     theirs: &Report,
     cmp: &Comparison,
-    threshold: Option<f64>,
+    (threshold, threshold_name): (Option<f64>, &str),
     names: [&str; 2],
     what: &str,
 ) -> Result<Page> {
@@ -409,7 +410,7 @@ pub fn comparison_page(
         .collect();
     let mut intro = vec![Block::Text(format!(
         "delta = {one} - {other}; percentages and occupancy in percentage points, other metrics relative to {other}'s value.{}",
-        threshold.map(|t| format!(" Threshold (--fail-above): {t}.")).unwrap_or_default()
+        threshold.map(|t| format!(" Threshold ({threshold_name}): {t}.")).unwrap_or_default()
     ))];
     if !cmp.unmatched.is_empty() {
         intro.push(Block::Problems(

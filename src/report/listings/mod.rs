@@ -19,4 +19,4 @@ pub use devices::Devices;
 pub use kernels::KernelCatalogue;
 pub use metrics::Catalogue;
 pub use model_check::ModelFits;
-pub use occupancy::{AgainstDriver, Calculator};
+pub use occupancy::{AgainstDriver, Calculator, calculate, check_driver};

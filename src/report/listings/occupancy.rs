@@ -1,10 +1,43 @@
 //! `occupancy`: the theoretical occupancy of each block size, with what limits it.
 
-use crate::error::Result;
+use std::path::Path;
+
+use crate::Outcome;
+use crate::error::{Error, Result};
 use crate::gpu::driver_check::DriverCheck;
 use crate::model::arch::Arch;
 use crate::model::occupancy::{Occupancy, Request, theoretical};
-use crate::report::listing::{Cells, Listing, Part, to_json};
+use crate::report::listing::{Cells, Listing, ListingFormat, Part, print, to_json};
+
+/// `warpscope occupancy` once its arguments are checked: the calculator for `arch` (`sm_80`, `9.0`) at
+/// each block size of `sizes` (a list or ranges), printed in `format`, and its three views drawn to
+/// `plot`.
+pub fn calculate(
+    arch: &str,
+    sizes: &str,
+    request: Request,
+    format: ListingFormat,
+    plot: Option<&Path>,
+) -> Result<Outcome> {
+    crate::report::check_plot(plot)?;
+    let arch = crate::model::arch::parse_arch(arch).map_err(Error::usage)?;
+    let sizes = crate::spec::parse_int_list(sizes)?;
+    let calculator = Calculator::new(arch, request, &sizes);
+    print(&calculator, format)?;
+    if let Some(path) = plot.filter(|_| !sizes.is_empty()) {
+        crate::report::figures::calculator(arch, &calculator.request).draw(path)?;
+        crate::output::note(&format!("wrote {}", path.display()));
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `warpscope occupancy --against-driver`: the calculator against the driver of CUDA device `device`,
+/// printed in `format`; `CheckFailed` on any disagreement.
+pub fn check_driver(device: u32, format: ListingFormat) -> Result<Outcome> {
+    let check = crate::gpu::driver_check::against_driver(&mut crate::gpu::CudaBackend::open(device)?)?;
+    print(&AgainstDriver(&check), format)?;
+    Ok(if check.disagreements().is_empty() { Outcome::Ok } else { Outcome::CheckFailed })
+}
 
 /// The calculator's answer for one architecture, one resource request and several block sizes.
 pub struct Calculator {
