@@ -235,6 +235,17 @@ impl CudaBackend {
     }
 }
 
+/// What the compiled function needs (registers, shared and local memory) and allows (threads per block).
+fn kernel_attrs(func: &CudaFunction) -> Result<KernelAttrs> {
+    let fa = |a| func.get_attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuFuncGetAttribute"));
+    Ok(KernelAttrs {
+        registers: fa(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+        static_smem: fa(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        local_bytes: fa(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+        max_threads_per_block: fa(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+    })
+}
+
 /// Reads back the first and last elements of a generated input and compares them with the host copy,
 /// so a generator mismatch is named at once instead of failing every configuration's verification.
 fn check_sample(stream: &Arc<CudaStream>, slice: &CudaSlice<f32>, host: &[f32], name: &str) -> Result<()> {
@@ -457,13 +468,7 @@ impl Backend for CudaBackend {
     fn load(&mut self, kernel: &dyn Kernel) -> Result<KernelAttrs> {
         let module = self.module(kernel.module())?;
         let func = module.load_function(kernel.entry()).map_err(cu("cuModuleGetFunction"))?;
-        let fa = |a| func.get_attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuFuncGetAttribute"));
-        let attrs = KernelAttrs {
-            registers: fa(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-            static_smem: fa(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            local_bytes: fa(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
-            max_threads_per_block: fa(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-        };
+        let attrs = kernel_attrs(&func)?;
         self.current = Some(Current {
             func,
             entry: kernel.entry().to_string(),

@@ -123,13 +123,7 @@ impl UserGpu for CudaBackend {
             }
         };
         let func = module.load_function(entry).map_err(cu(&format!("cuModuleGetFunction({entry})")))?;
-        let fa = |a| func.get_attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuFuncGetAttribute"));
-        let attrs = KernelAttrs {
-            registers: fa(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-            static_smem: fa(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            local_bytes: fa(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
-            max_threads_per_block: fa(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-        };
+        let attrs = super::kernel_attrs(&func)?;
         if dynamic_smem > 48 * 1024 {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_smem as i32).map_err(
                 |e| Error::LaunchRejected(format!("{dynamic_smem} bytes of dynamic shared memory: {}", describe(&e))),
