@@ -419,8 +419,8 @@ impl Record {
         self.grid.zip(self.block)
     }
 
-    /// The seed's one-line output: `sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms`.
-    pub fn seed_line(&self) -> String {
+    /// The course's one-line output per run (the launch line): `sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms`.
+    pub fn launch_line(&self) -> String {
         let head = format!("{} <<<{}, {}>>>", self.kernel, paren(self.grid), paren(self.block));
         match (&self.status, &self.time_ms) {
             (Status::Ok, Some(t)) => format!("{head} elapsed {:.3} ms", t.median),
@@ -606,7 +606,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_line_matches_the_seed() {
+    fn launch_line_is_the_courses_output() {
         let mut r = Record::invalid(
             "sumMatrixOnGPU2D",
             "16384x16384",
@@ -617,6 +617,6 @@ mod tests {
         r.status = Status::Ok;
         r.reason = None;
         r.time_ms = TimeStats::from_samples(&[1.094]);
-        assert_eq!(r.seed_line(), "sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms");
+        assert_eq!(r.launch_line(), "sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms");
     }
 }

@@ -38,7 +38,7 @@ pub fn selftest(ctx: &Context, a: &SelftestArgs) -> Result<Outcome> {
         let blocks = spec::parse_block_list(info.selftest_blocks)?;
         let report = sweep::run(backend.as_mut(), kernel.as_ref(), &blocks, &opts, &mut |e| {
             if let Event::Record(r) = e {
-                out.line(&format!("{:<10} {}", r.status.as_str(), r.seed_line()));
+                out.line(&format!("{:<10} {}", r.status.as_str(), r.launch_line()));
             }
         })?;
         match &mut all {

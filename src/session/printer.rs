@@ -87,7 +87,7 @@ impl Printer<'_> {
                 }
             }
             Event::Record(r) => {
-                to.line(&r.seed_line());
+                to.line(&r.launch_line());
                 if let Some(c) = r.conditions.as_ref().filter(|c| c.throttled()) {
                     let clock = c.sm_clock_mhz.map(|[lo, hi]| format!(", SM clock {lo}-{hi} MHz")).unwrap_or_default();
                     note(&format!(

@@ -47,7 +47,7 @@ impl Bench<'_> {
             if let Event::Record(r) = e {
                 bar.inc(1);
                 if !quiet {
-                    bar.suspend(|| note(&format!("{} {}", r.seed_line(), r.problem)));
+                    bar.suspend(|| note(&format!("{} {}", r.launch_line(), r.problem)));
                 }
             }
         });

@@ -113,7 +113,7 @@ impl Request<'_> {
         study.check()?;
         let (report, summary) = study.measure(
             || count(self.nx, self.ny),
-            |r| r.seed_line(),
+            |r| r.launch_line(),
             |backend, opts, on_event| run(backend, self.nx, self.ny, self.block, opts, on_event),
         )?;
         out.emit(&report)?;

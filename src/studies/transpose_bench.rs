@@ -119,7 +119,7 @@ impl Request<'_> {
         let sizes = spec::parse_int_list(self.sizes)?;
         let (report, best) = study.measure(
             || count(self.width, &sizes),
-            |r| format!("{} {}", r.seed_line(), r.problem),
+            |r| format!("{} {}", r.launch_line(), r.problem),
             |backend, opts, on_event| run(backend, self.width, &sizes, opts, on_event),
         )?;
         out.emit(&report)?;
