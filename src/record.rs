@@ -419,7 +419,8 @@ impl Record {
         self.grid.zip(self.block)
     }
 
-    /// The course's one-line output per run (the launch line): `sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms`.
+    /// The course's one-line output per run (the launch line):
+    /// `sumMatrixOnGPU2D <<<(512,1024), (32,16)>>> elapsed 1.094 ms`.
     pub fn launch_line(&self) -> String {
         let head = format!("{} <<<{}, {}>>>", self.kernel, paren(self.grid), paren(self.block));
         match (&self.status, &self.time_ms) {
