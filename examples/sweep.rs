@@ -24,7 +24,7 @@ fn main() -> warpscope::Result<()> {
     let opts = Options { iters: 10, seed: 42, model: true, ..Options::default() };
     let report = sweep::run(backend.as_mut(), &kernel, &blocks, &opts, &mut |e| {
         if let Event::Record(r) = e {
-            eprintln!("{}", r.seed_line());
+            eprintln!("{}", r.launch_line());
         }
     })?;
     report::write(&report, Format::Table, &mut std::io::stdout())?;

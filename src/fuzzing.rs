@@ -24,7 +24,7 @@ pub fn block_lists(data: &[u8]) {
 
 /// Experiment files, and the command lines of those that parse.
 pub fn experiment_file(data: &[u8]) {
-    if let Ok(spec) = runspec::Spec::parse(&text(data)) {
+    if let Ok(spec) = runspec::ExperimentFile::parse(&text(data)) {
         for step in &spec.steps {
             let _ = step.argv(std::path::Path::new("out"));
         }

@@ -1,5 +1,5 @@
 //! The measurement pipeline: plan and validate every configuration, set the problem up once (fresh
-//! random inputs, CPU reference, upload, memcpy baseline), then per configuration poison, launch,
+//! random inputs, CPU reference, upload, copy yardstick), then per configuration poison, launch,
 //! verify, time and derive metrics, handing each record out as it finishes. Hardware counters are
 //! collected for windows of configurations at once (every replay pass launches the whole window), so
 //! that CUPTI's fixed cost per pass is shared.
@@ -117,7 +117,7 @@ pub enum Event<'a> {
     Baseline(&'a Metric),
     /// One configuration finished.
     Record(&'a Record),
-    /// Where time went: a set-up step (inputs, reference, upload, memcpy baseline), or a per-configuration
+    /// Where time went: a set-up step (inputs, reference, upload, copy yardstick), or a per-configuration
     /// step summed over the sweep (shown with `--verbose`).
     Phase(Phase),
     /// Hardware counters are set up: one measurement takes this many replay passes.
@@ -184,7 +184,7 @@ pub fn run_indexed(
     if opts.iters == 0 {
         return Err(Error::input(Input::Iters, None, "must be at least 1"));
     }
-    let mut spent = Spent::default();
+    let mut spent = StepTimes::default();
     let attrs = spent.time("set-up: kernel module", 0, || backend.load(kernel))?;
     let mut report = Report::new(backend.info().clone());
     let planned = plan::plan(kernel, blocks, report.device.checked_limits()?, &attrs);
@@ -218,7 +218,7 @@ pub fn run_indexed(
             Some(reason) => invalid_record(kernel, p, reason.clone()),
             None => {
                 if problem.is_none() {
-                    let prob = Problem::set_up(backend, kernel, handout, opts, &mut spent, on_event)?;
+                    let prob = SetUp::of(backend, kernel, handout, opts, &mut spent, on_event)?;
                     match &prob.counters {
                         Some(Ok(passes)) => {
                             counters_on = true;
@@ -268,7 +268,7 @@ pub fn run_indexed(
         for ((i, launch), (times, conditions)) in pending.iter().zip(samples) {
             let record = &mut report.records[*i];
             record.conditions = conditions;
-            complete(backend, kernel, prob, launch, record, &times, opts, &mut spent)?;
+            fill_time_and_metrics(backend, kernel, prob, launch, record, &times, opts, &mut spent)?;
             on_event(Event::Record(record));
         }
     }
@@ -312,7 +312,7 @@ impl Waiting {
         kernel: &dyn Kernel,
         opts: &Options,
         records: &mut [Record],
-        spent: &mut Spent,
+        spent: &mut StepTimes,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> bool {
         let launches: Vec<Launch> = self.launches.iter().map(|&(_, l)| l).collect();
@@ -367,9 +367,9 @@ fn merged(mut derived: Vec<Metric>, mut counted: Vec<Metric>) -> Vec<Metric> {
 /// Seconds spent per step: set-up steps reported as they end, per-configuration steps summed over the
 /// configurations and reported at the end (shown with `--verbose`).
 #[derive(Default)]
-struct Spent(Vec<Phase>);
+struct StepTimes(Vec<Phase>);
 
-impl Spent {
+impl StepTimes {
     /// Runs `f`, adding its duration to `name` for `configs` configurations (0: a set-up step).
     fn time<T>(&mut self, name: &'static str, configs: usize, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
@@ -399,7 +399,7 @@ impl Spent {
         }
     }
 
-    /// Every step recorded since the last [`Spent::report_set_up`].
+    /// Every step recorded since the last [`StepTimes::report_set_up`].
     fn per_config(self) -> Vec<Phase> {
         self.0
     }
@@ -417,8 +417,9 @@ fn check_memory(backend: &dyn Backend, kernel: &dyn Kernel) -> Result<()> {
     capacity::check(backend, &what, device, host, "inputs, CPU reference, outputs")
 }
 
-/// What one problem's configurations share: where outputs are compared, and the copy baseline.
-struct Problem {
+/// A problem set up on one device, what its configurations share: where outputs are compared, the copy
+/// yardstick, the calibration and the counters.
+struct SetUp {
     compare_on: CompareOn,
     memcpy: Metric,
     /// The device's calibration (with `--model`), or `None` for the database's figures.
@@ -427,20 +428,20 @@ struct Problem {
     counters: Option<std::result::Result<usize, Unavailable>>,
 }
 
-impl Problem {
+impl SetUp {
     /// The CPU draws the inputs and computes the reference while the GPU allocates its buffers and
     /// generates the same inputs; then a sample of them is checked, the reference handed to the
-    /// backend (to the device, where outputs are compared) and the copy baseline measured.
+    /// backend (to the device, where outputs are compared) and the copy yardstick measured.
     ///
     /// The host's inputs and reference are made once for every device, shared, and usually ready before
     /// this starts: a session begins them while its devices open ([`Handout::prepare`]); else the first
     /// device thread to need them makes them (the others upload meanwhile and then wait for them).
-    fn set_up(
+    fn of(
         backend: &mut dyn Backend,
         kernel: &dyn Kernel,
         handout: &Handout,
         opts: &Options,
-        spent: &mut Spent,
+        spent: &mut StepTimes,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> Result<Self> {
         check_memory(backend, kernel)?;
@@ -470,12 +471,12 @@ impl Problem {
             backend.check_inputs(kernel, &host.inputs, &host.reference)
         });
         let memcpy = compare_on.and_then(|compare_on| {
-            let memcpy = spent.time("set-up: memcpy baseline", 0, || memcpy_baseline(backend, opts))?;
+            let memcpy = spent.time("set-up: memcpy baseline", 0, || copy_yardstick(backend, opts))?;
             Ok((compare_on, memcpy))
         });
         // The host's copy is let go once every device has checked (or failed to), after the copy
-        // baseline: returning gigabytes of pages holds the process's memory map, which stalled the
-        // baseline's allocations by up to 0.18 s on an H200 machine.
+        // yardstick: returning gigabytes of pages holds the process's memory map, which stalled the
+        // yardstick's allocations by up to 0.18 s on an H200 machine.
         handout.checked(host);
         let (compare_on, memcpy) = memcpy?;
         // The model's figures for this device: its calibration (cached per device), measured at the
@@ -496,7 +497,7 @@ impl Problem {
             None
         };
         spent.report_set_up(on_event);
-        Ok(Problem { compare_on, memcpy, figures, counters })
+        Ok(SetUp { compare_on, memcpy, figures, counters })
     }
 }
 
@@ -518,10 +519,10 @@ fn invalid_record(kernel: &dyn Kernel, p: &Planned, reason: String) -> Record {
 fn measure(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
-    prob: &Problem,
+    prob: &SetUp,
     p: &Planned,
     opts: &Options,
-    spent: &mut Spent,
+    spent: &mut StepTimes,
 ) -> Result<Record> {
     let launch = p.launch;
     let (verification, took) = match backend.launch_verified(kernel, &launch) {
@@ -551,7 +552,7 @@ fn measure(
         ..Record::new(kernel.entry(), &kernel.problem(), launch.grid, launch.block, status)
     };
     if !opts.interleave {
-        complete(backend, kernel, prob, &launch, &mut record, &times, opts, spent)?;
+        fill_time_and_metrics(backend, kernel, prob, &launch, &mut record, &times, opts, spent)?;
     }
     Ok(record)
 }
@@ -590,7 +591,7 @@ fn interleaved(
     kernel: &dyn Kernel,
     pending: &[(usize, Launch)],
     opts: &Options,
-    spent: &mut Spent,
+    spent: &mut StepTimes,
 ) -> Result<Vec<(Vec<f64>, Option<Conditions>)>> {
     let rounds = INTERLEAVE_ROUNDS.min(opts.iters);
     let mut samples = vec![(Vec::new(), None); pending.len()];
@@ -614,20 +615,22 @@ fn interleaved(
 
 /// Fills a verified record's time and the metrics derived from it (the counters' stay after them).
 #[allow(clippy::too_many_arguments)]
-fn complete(
+fn fill_time_and_metrics(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
-    prob: &Problem,
+    prob: &SetUp,
     launch: &Launch,
     record: &mut Record,
     samples: &[f64],
     opts: &Options,
-    spent: &mut Spent,
+    spent: &mut StepTimes,
 ) -> Result<()> {
     record.time_ms = TimeStats::from_samples(samples);
     let active_blocks = backend.max_active_blocks(launch.block.volume() as u32, launch.dynamic_smem)?;
     let (metrics, bound) = spent.time("per config: models", 1, || match &record.time_ms {
-        Some(t) => derive(backend, kernel, launch, t.median, active_blocks, &prob.memcpy, prob.figures.as_ref(), opts),
+        Some(t) => {
+            timed_metrics(backend, kernel, launch, t.median, active_blocks, &prob.memcpy, prob.figures.as_ref(), opts)
+        }
         None => (Vec::new(), None),
     });
     record.metrics = merged(metrics, std::mem::take(&mut record.metrics));
@@ -638,7 +641,7 @@ fn complete(
 /// The metrics of one measured configuration: effective bandwidth (measured) and the models'
 /// occupancy and load metrics over the measured time (estimated).
 #[allow(clippy::too_many_arguments)]
-fn derive(
+fn timed_metrics(
     backend: &dyn Backend,
     kernel: &dyn Kernel,
     launch: &Launch,
@@ -677,7 +680,7 @@ fn derive(
 }
 
 /// The device-to-device copy bandwidth, the yardstick records are compared with (`pct_of_memcpy`).
-pub fn memcpy_baseline(backend: &mut dyn Backend, opts: &Options) -> Result<Metric> {
+pub fn copy_yardstick(backend: &mut dyn Backend, opts: &Options) -> Result<Metric> {
     let (bytes, times) = backend.memcpy(opts.warmup.max(1), opts.iters.max(5))?;
     let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("memcpy produced no timing".into()))?;
     Ok(Metric {

@@ -71,7 +71,7 @@ use crate::error::{Error, Result};
 /// An experiment file.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Spec {
+pub struct ExperimentFile {
     /// Name of the experiment (the results folder's default name).
     pub name: String,
     /// What it reproduces.
@@ -157,10 +157,11 @@ fn scalar(v: &toml::Value) -> String {
     }
 }
 
-impl Spec {
+impl ExperimentFile {
     /// Parses and checks an experiment file's text; errors name the step.
-    pub fn parse(text: &str) -> Result<Spec> {
-        let spec: Spec = toml::from_str(text).map_err(|e| Error::usage(format!("not an experiment file: {e}")))?;
+    pub fn parse(text: &str) -> Result<ExperimentFile> {
+        let spec: ExperimentFile =
+            toml::from_str(text).map_err(|e| Error::usage(format!("not an experiment file: {e}")))?;
         if spec.steps.is_empty() {
             return Err(Error::usage("an experiment file needs at least one [[step]]"));
         }
@@ -201,10 +202,10 @@ impl Spec {
     }
 
     /// Reads and parses an experiment file.
-    pub fn read(path: &Path) -> Result<Spec> {
+    pub fn read(path: &Path) -> Result<ExperimentFile> {
         let text =
             std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        Spec::parse(&text)
+        ExperimentFile::parse(&text)
             .map_err(|e| Error::usage(format!("{}: {}", path.display(), e.to_string().trim_start_matches("usage: "))))
     }
 }
@@ -245,7 +246,7 @@ block_size = "32..1024:32"
 
     #[test]
     fn steps_become_command_lines() {
-        let spec = Spec::parse(SPEC).unwrap();
+        let spec = ExperimentFile::parse(SPEC).unwrap();
         assert_eq!(spec.name, "seed-001");
         let dir = Path::new("out");
         assert_eq!(
@@ -274,7 +275,7 @@ block_size = "32..1024:32"
 
     #[test]
     fn kernel_files_take_repeated_sizes_and_defines() {
-        let spec = Spec::parse(
+        let spec = ExperimentFile::parse(
             "name = \"x\"\n[[step]]\nname = \"conv\"\ncommand = \"sweep\"\nkernel_file = \"k.toml\"\nsize = [\"w=64\", \"h=32\"]\ndefine = [\"tile_x=1,2\", \"tile_y=1\"]\nbx = [16, 32]\n",
         )
         .unwrap();
@@ -300,12 +301,12 @@ block_size = "32..1024:32"
         );
         let both =
             "name = \"x\"\n[[step]]\nname = \"s\"\ncommand = \"sweep\"\nkernel = \"copy\"\nkernel_file = \"k.toml\"\n";
-        assert!(Spec::parse(both).unwrap_err().to_string().contains("give kernel or kernel_file, not both"));
+        assert!(ExperimentFile::parse(both).unwrap_err().to_string().contains("give kernel or kernel_file, not both"));
     }
 
     #[test]
     fn mistakes_name_their_step() {
-        let bad = |text: &str| Spec::parse(text).unwrap_err().to_string();
+        let bad = |text: &str| ExperimentFile::parse(text).unwrap_err().to_string();
         let step = |body: &str| format!("name = \"x\"\n[[step]]\nname = \"s\"\n{body}\n");
         assert!(bad(&step("command = \"sweeep\"\nkernel = \"k\"")).contains("step 's': unknown command 'sweeep'"));
         assert!(bad(&step("command = \"sweep\"")).contains("step 's': sweep needs a kernel (or a kernel_file)"));

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::{Spec, StepRun, shell_line};
+use super::{ExperimentFile, StepRun, shell_line};
 use crate::error::Result;
 use crate::gpu::Origin;
 use crate::record::Report;
@@ -42,7 +42,7 @@ fn device_line(reports: &[Option<Report>]) -> String {
 /// The `--html` page: a section per step, with what it is, its command line and its records (or its
 /// printed output).
 pub fn page(
-    spec: &Spec,
+    spec: &ExperimentFile,
     file: &Path,
     dir: &Path,
     outcomes: &[StepRun<'_>],
@@ -89,7 +89,13 @@ exit {}, {:.1} s",
 }
 
 /// The results folder's summary.md: what ran where, and each step's table and figure.
-pub fn summary(spec: &Spec, file: &Path, dir: &Path, outcomes: &[StepRun<'_>], started: SystemTime) -> Result<String> {
+pub fn summary(
+    spec: &ExperimentFile,
+    file: &Path,
+    dir: &Path,
+    outcomes: &[StepRun<'_>],
+    started: SystemTime,
+) -> Result<String> {
     let reports = step_reports(dir, outcomes)?;
     let device = device_line(&reports);
     let mut md = format!(

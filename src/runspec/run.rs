@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Instant, SystemTime};
 
-use super::{Spec, Step, StepRun, results, shell_line};
+use super::{ExperimentFile, Step, StepRun, results, shell_line};
 use crate::error::{Error, Input, Result};
 use crate::gpu::BackendKind;
 use crate::output::{self, note};
@@ -48,7 +48,7 @@ impl Request<'_> {
     /// Runs the steps; the outcome is the worst of theirs (a stop signal, a step that could not run,
     /// a failed check).
     pub fn run(&self) -> Result<Outcome> {
-        let spec = Spec::read(self.file)?;
+        let spec = ExperimentFile::read(self.file)?;
         let dir = self.output.clone().unwrap_or_else(|| PathBuf::from("results").join(&spec.name));
         let steps = self.steps(&spec)?;
         // Every command line goes through the real parser before anything runs. The steps that run on a
@@ -98,7 +98,7 @@ impl Request<'_> {
     }
 
     /// The steps to run: all, or those named.
-    fn steps<'s>(&self, spec: &'s Spec) -> Result<Vec<&'s Step>> {
+    fn steps<'s>(&self, spec: &'s ExperimentFile) -> Result<Vec<&'s Step>> {
         let Some(list) = self.only else { return Ok(spec.steps.iter().collect()) };
         let names: Vec<&str> = list.split(',').map(str::trim).collect();
         if let Some(n) = names.iter().find(|n| !spec.steps.iter().any(|s| s.name == **n)) {

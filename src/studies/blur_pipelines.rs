@@ -74,7 +74,7 @@ pub const ALGOS: &[Algo] = &[
 ];
 
 /// One pipeline step.
-pub enum Step {
+pub enum PipelineStep {
     /// A blur stage.
     Blur(BlurStage),
     /// A transpose (W and H swap).
@@ -140,16 +140,26 @@ impl Algo {
     }
 
     /// The pipeline.
-    pub fn steps(&self) -> Vec<Step> {
+    pub fn pipeline(&self) -> Vec<PipelineStep> {
         use BlurStage as S;
         match self {
-            Algo::Direct => vec![Step::Blur(S::Direct)],
-            Algo::Separable => vec![Step::Blur(S::Rows), Step::Blur(S::Cols)],
-            Algo::SeparableTiled => vec![Step::Blur(S::RowsTiled), Step::Blur(S::ColsTiled)],
-            Algo::RecursiveVH => vec![Step::Blur(S::RgV), Step::Blur(S::RgH)],
-            Algo::RecursiveVTVT => vec![Step::Blur(S::RgV), Step::Transpose, Step::Blur(S::RgV), Step::Transpose],
+            Algo::Direct => vec![PipelineStep::Blur(S::Direct)],
+            Algo::Separable => vec![PipelineStep::Blur(S::Rows), PipelineStep::Blur(S::Cols)],
+            Algo::SeparableTiled => vec![PipelineStep::Blur(S::RowsTiled), PipelineStep::Blur(S::ColsTiled)],
+            Algo::RecursiveVH => vec![PipelineStep::Blur(S::RgV), PipelineStep::Blur(S::RgH)],
+            Algo::RecursiveVTVT => vec![
+                PipelineStep::Blur(S::RgV),
+                PipelineStep::Transpose,
+                PipelineStep::Blur(S::RgV),
+                PipelineStep::Transpose,
+            ],
             Algo::RecursiveSegVTVT => {
-                vec![Step::Blur(S::RgVSeg), Step::Transpose, Step::Blur(S::RgVSeg), Step::Transpose]
+                vec![
+                    PipelineStep::Blur(S::RgVSeg),
+                    PipelineStep::Transpose,
+                    PipelineStep::Blur(S::RgVSeg),
+                    PipelineStep::Transpose,
+                ]
             }
         }
     }
@@ -158,10 +168,10 @@ impl Algo {
     pub fn kernels(&self, w: u32, h: u32, g: Gaussian) -> Result<Vec<(Box<dyn Kernel>, Dim3)>> {
         let (mut w, mut h) = (w, h);
         let mut out: Vec<(Box<dyn Kernel>, Dim3)> = Vec::new();
-        for step in self.steps() {
+        for step in self.pipeline() {
             match step {
-                Step::Blur(s) => out.push((Box::new(Blur::new(s, w, h, g)?), s.natural_block())),
-                Step::Transpose => {
+                PipelineStep::Blur(s) => out.push((Box::new(Blur::new(s, w, h, g)?), s.natural_block())),
+                PipelineStep::Transpose => {
                     let v =
                         if w % 64 == 0 && h % 64 == 0 { TransposeVariant::Tile64 } else { TransposeVariant::Shared };
                     out.push((Box::new(Transpose::new(v, w, h)?), v.natural_block()));

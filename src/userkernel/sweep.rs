@@ -72,7 +72,7 @@ impl UserSweep<'_> {
         // The copy yardstick, as for built-in kernels (it also brings the clocks up before the first
         // configuration is timed).
         if backend.user().is_some() {
-            report.baselines.memcpy_dtod_gbs = Some(crate::sweep::memcpy_baseline(backend.as_mut(), self.options)?);
+            report.baselines.memcpy_dtod_gbs = Some(crate::sweep::copy_yardstick(backend.as_mut(), self.options)?);
         }
         if let (Expected::Reference(_), Some(reference)) = (&self.file.verify.expected, &self.ex.reference)
             && backend.user().is_some()
