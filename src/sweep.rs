@@ -450,7 +450,8 @@ impl SetUp {
             // Usually made already, while the device opened (`Handout::prepare`).
             let cpu = s.spawn(|| handout.host(|| host_set_up(kernel, opts.seed)));
             let uploaded = backend.upload(kernel, opts.seed);
-            // The profiler's set-up (a quarter of a second) while the host may still draw the inputs.
+            // The profiler's set-up (a tenth of a second with its availability image cached, a quarter
+            // without) while the host may still draw the inputs.
             let counters = (uploaded.is_ok() && !opts.metrics.is_empty()).then(|| {
                 let counters = m::counters_of(&opts.metrics);
                 let t = Instant::now();
