@@ -93,6 +93,24 @@ step table     "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,64x2,128x
 # Measured metrics through CUPTI (the seed's three) and every metric of the catalogue on one shape.
 step metrics3  "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16 --metrics achieved_occupancy,gld_throughput,gld_efficiency -v
 step metricsall "$bin" run sum-matrix --block 32x16 --metrics all --format json -o "$out/metrics-all.json"
+# The counter-availability cache ($WARPSCOPE_CACHE_DIR/cupti): written by a first sweep with counters, read
+# by a second, and a corrupted file replaced by a third; every counter measured each time.
+cupti_cache() {
+  local dir="$out/cupti-cache" run f n
+  rm -rf "$dir"
+  for run in write read corrupt; do
+    if [ "$run" = corrupt ]; then for f in "$dir"/cupti/*; do head -c 100 /dev/urandom >"$f"; done; fi
+    WARPSCOPE_CACHE_DIR=$dir "$bin" sweep sum-matrix --block 32x16,16x16 --metrics achieved_occupancy,gld_throughput,gld_efficiency \
+      --format json -o "$out/cupti-cache-$run.json" || return 1
+    n=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["records"]
+want = {"achieved_occupancy", "gld_throughput", "gld_efficiency"}
+print(sum(1 for x in r if want <= {m["name"] for m in x["metrics"] if m["source"] == "measured"}))' "$out/cupti-cache-$run.json")
+    echo "cupti-cache $run: $n of 2 configurations with all three counters measured; $(ls "$dir/cupti" | wc -l) cache file(s)"
+    [ "$n" = 2 ] || return 1
+  done
+}
+step cupti-cache cupti_cache
 # Source 000's peak benchmarks, transposes and Gaussian blur, and the patterns of sources 002 and 003,
 # each with the model's estimate beside the measurement.
 step peak      "$bin" peak --plot "$out/mad.svg"
@@ -187,6 +205,7 @@ if a and b:
 PY
 for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 'built for.*after start' "$out/$n.log")" "$(cat "$out/$n.wall")"; done
 [ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
+[ -f "$out/cupti-cache.log" ] && grep '^cupti-cache ' "$out/cupti-cache.log"
 [ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
 [ -f "$out/nvprof/multi-summary.txt" ] && tail -n 1 "$out/nvprof/multi-summary.txt"
 grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
