@@ -188,5 +188,7 @@ pub fn sweep(ctx: &Context, a: &SweepArgs, single: bool) -> Result<Outcome> {
     };
     // Only a built-in kernel's problem is made smaller by these options.
     let builtin = s.kernel_file.is_none();
-    request.run().map_err(|e| if builtin { e.or_smaller("choose a smaller problem (--nx/--ny/--frames)") } else { e })
+    let fix =
+        if builtin { "choose a smaller problem (--nx/--ny/--frames)" } else { "choose smaller problem sizes (--size)" };
+    request.run().map_err(|e| e.or_smaller(fix))
 }

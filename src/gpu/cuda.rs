@@ -498,12 +498,15 @@ impl Backend for CudaBackend {
         let need: u64 = cur.buffers.iter().map(|b| b.len as u64 * 4).sum();
         let (free, _) = ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         if need > free as u64 {
-            return Err(Error::usage(format!(
-                "{} needs {:.2} GB of device memory, {:.2} GB are free: choose a smaller problem (--nx/--ny)",
-                cur.entry,
-                need as f64 / 1e9,
-                free as f64 / 1e9
-            )));
+            return Err(Error::Memory {
+                need: format!(
+                    "{} needs {:.2} GB of device memory, {:.2} GB are free",
+                    cur.entry,
+                    need as f64 / 1e9,
+                    free as f64 / 1e9
+                ),
+                fix: None,
+            });
         }
         for (index, b) in cur.buffers.iter().enumerate() {
             // SAFETY: every buffer is written before it is read: inputs by fillUniform right here,

@@ -147,7 +147,7 @@ impl UserGpu for CudaBackend {
             let s = self.stream.alloc_zeros::<u8>(n).map_err(|e| match e.0 {
                 CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::Memory {
                     need: format!("a buffer of {n} bytes does not fit in the device's free memory"),
-                    fix: Some("choose smaller problem sizes (--size)".into()),
+                    fix: None,
                 },
                 _ => cu("cuMemAlloc")(e),
             })?;
