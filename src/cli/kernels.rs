@@ -49,6 +49,14 @@ pub fn run(a: &KernelsArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     };
     let blocks = BlockLists { block: a.block.clone(), bx: a.bx.clone(), by: a.by.clone(), bz: a.bz.clone() };
-    describe::Request { path, sizes: &a.sizes, defines: &a.defines, blocks: &blocks, arch: &a.arch }.run()?;
+    describe::Request {
+        path,
+        sizes: &a.sizes,
+        defines: &a.defines,
+        blocks: &blocks,
+        arch: &a.arch,
+        names: super::flag,
+    }
+    .run()?;
     Ok(Outcome::Ok)
 }

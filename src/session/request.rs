@@ -200,6 +200,7 @@ impl Request {
             single: self.single,
             only: only.as_deref(),
             rerun: Some(rerun),
+            names: self.names,
         }
         .run()
     }

@@ -512,7 +512,13 @@ mod tests {
     fn modules_are_compiled_once_then_come_from_the_cache() {
         let dir = tempfile::tempdir().unwrap();
         let k = kernel_file(dir.path(), CU);
-        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1), crate::spec::Dim3::new(256, 1, 1)]), &[]).unwrap();
+        let ex = k
+            .expand(
+                Some(&[crate::spec::Dim3::new(128, 1, 1), crate::spec::Dim3::new(256, 1, 1)]),
+                &[],
+                crate::error::Input::name,
+            )
+            .unwrap();
         assert_eq!(ex.configs.len(), 6);
         assert_eq!(ex.modules.len(), 3, "block_size_x is not in the source: one module per tile value");
         let cache = Cache::at(&dir.path().join("cache"));
@@ -556,7 +562,7 @@ mod tests {
     fn a_failed_compile_carries_the_log_and_no_nvrtc_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let k = kernel_file(dir.path(), "#error boom\n__global__ void k(float *a) { a[0] = tile; }\n");
-        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[]).unwrap();
+        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap();
         let fake = Fake(AtomicUsize::new(0));
         let target = Target { cc: (7, 5), driver: "none".into() };
         let r = build(&k, &ex.modules, &target, Some(&fake), &Cache::none());
@@ -588,7 +594,7 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let k = kernel_file(dir.path(), CU);
-        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[]).unwrap();
+        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap();
         let target = Target { cc: (7, 5), driver: "none".into() };
         let built = build(&k, &ex.modules, &target, Some(&nvrtc), &Cache::none());
         let Ok(Built { code: Code::Ptx(ptx), .. }) = &built[0] else { panic!("{:?}", built[0]) };
@@ -598,7 +604,7 @@ mod tests {
         let bad = kernel_file(dir.path(), "__global__ void k(float *a) { a[0] = tile + ; }\n");
         let r = build(
             &bad,
-            &bad.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[]).unwrap().modules,
+            &bad.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap().modules,
             &target,
             Some(&nvrtc),
             &Cache::none(),

@@ -9,7 +9,7 @@ use super::compile::{self, Built, Code, CompileError};
 use super::expand::{ArgValue, Config, Expansion, parse_define, parse_size};
 use super::expr::Value;
 use super::file::{ArgKind, Expected, GridRule, KernelFile, Role};
-use crate::error::{Error, Input, Result};
+use crate::error::{Error, Input, Names, Result};
 use crate::report::listing::{Cells, ListingFormat, Part, render};
 use crate::spec::{BlockLists, Dim3};
 
@@ -26,6 +26,8 @@ pub struct Request<'a> {
     pub blocks: &'a BlockLists,
     /// The compute capability a .cu file is compiled for (`75`, `9.0`, `sm_90`).
     pub arch: &'a str,
+    /// The front end's names of the inputs, for the messages that name them.
+    pub names: Names,
 }
 
 impl Request<'_> {
@@ -36,7 +38,7 @@ impl Request<'_> {
         let cc = parse_cc(self.arch)?;
         let file = KernelFile::load(self.path, &sizes)?;
         let blocks = self.blocks.given()?;
-        let parts = report(&file, self.path, blocks.as_deref(), &defines, cc)?;
+        let parts = report(&file, self.path, blocks.as_deref(), &defines, cc, self.names)?;
         crate::output::print(&render(&parts.as_slice(), ListingFormat::Table)?)
     }
 }
@@ -64,16 +66,17 @@ pub fn report(
     blocks: Option<&[Dim3]>,
     defines: &[(String, Vec<Value>)],
     cc: (u32, u32),
+    names: Names,
 ) -> Result<Vec<Part>> {
     let mut out = Vec::new();
     let line = |out: &mut Vec<Part>, text: String| out.push(Part::Line(text));
     if blocks.is_none() && file.default_blocks().is_none() {
         // Nothing to expand: describe the declarations, evaluate nothing that needs a block.
         declarations(&mut out, file, path, None);
-        line(&mut out, "\nno block shapes in the file: give --block or --bx/--by/--bz to expand and check it".into());
+        line(&mut out, format!("\nno block shapes in the file: give {} to expand and check it", names(Input::Blocks)));
         return Ok(out);
     }
-    let ex = file.expand(blocks, defines)?;
+    let ex = file.expand(blocks, defines, names)?;
     let first = ex.configs.iter().find(|c| c.invalid.is_none());
     declarations(&mut out, file, path, first);
     line(&mut out, format!("\nexpands to {}", ex.summary()));

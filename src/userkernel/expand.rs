@@ -8,7 +8,7 @@
 use super::data::{ElemType, Init, Num};
 use super::expr::Value;
 use super::file::{ArgKind, Expected, GRID_NAMES, GridRule, Image, KernelFile, LExpr, Role};
-use crate::error::{Error, Input, Result};
+use crate::error::{Error, Input, Names, Result};
 use crate::spec::{self, Dim3};
 
 /// One module to build: a source file compiled with one set of `#define`s (or loaded as it is).
@@ -204,14 +204,15 @@ impl KernelFile {
     }
 
     /// Expands `blocks` (or the file's own block lists) x the parameter values (`defines` replacing the
-    /// file's lists) into configurations.
-    pub fn expand(&self, blocks: Option<&[Dim3]>, defines: &[(String, Vec<Value>)]) -> Result<Expansion> {
+    /// file's lists) into configurations; `names` says the inputs in the front end's words.
+    pub fn expand(&self, blocks: Option<&[Dim3]>, defines: &[(String, Vec<Value>)], names: Names) -> Result<Expansion> {
         let blocks = match blocks {
             Some(b) => b.to_vec(),
             None => self.default_blocks().ok_or_else(|| {
                 Error::usage(format!(
-                    "{}: no block shapes: give --block or --bx/--by/--bz, or list {} in [tune_params]",
+                    "{}: no block shapes: give {}, or list {} in [tune_params]",
                     self.path.display(),
+                    names(Input::Blocks),
                     self.block_names[0]
                 ))
             })?,
@@ -221,7 +222,9 @@ impl KernelFile {
         for (name, values) in defines {
             if self.block_names.contains(name) {
                 return Err(Error::usage(format!(
-                    "--define {name}: the block shape comes from --block or --bx/--by/--bz"
+                    "{} {name}: the block shape comes from {}",
+                    names(Input::Define),
+                    names(Input::Blocks)
                 )));
             }
             match lists.iter_mut().find(|(n, _)| n == name) {
@@ -229,7 +232,8 @@ impl KernelFile {
                 None => {
                     let known: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
                     return Err(Error::usage(format!(
-                        "--define {name}: {} has no parameter '{name}' in [tune_params] (parameters: {})",
+                        "{} {name}: {} has no parameter '{name}' in [tune_params] (parameters: {})",
+                        names(Input::Define),
                         self.path.display(),
                         if known.is_empty() { "none".to_string() } else { known.join(", ") }
                     )));

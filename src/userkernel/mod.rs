@@ -8,7 +8,7 @@
 //! ```no_run
 //! use warpscope::userkernel::{KernelFile, compile};
 //! let file = KernelFile::load("examples/kernels/vector_add.toml".as_ref(), &[("n".into(), "1000000".into())])?;
-//! let ex = file.expand(None, &[])?;
+//! let ex = file.expand(None, &[], warpscope::Input::name)?;
 //! println!("{}", ex.summary());
 //! let nvrtc = compile::Nvrtc::load().ok();
 //! let target = compile::Target { cc: (9, 0), driver: "13.0".into() };

@@ -553,16 +553,20 @@ pub struct FileSession<'a> {
     pub only: Option<&'a [usize]>,
     /// The command line that reruns this sweep (see [`UserSweep::rerun`]).
     pub rerun: Option<Vec<String>>,
+    /// The front end's names of the inputs, for the messages that name them.
+    pub names: crate::error::Names,
 }
 
 impl FileSession<'_> {
     /// Runs the session; the outcome says whether a configuration failed.
     pub fn run(&self) -> Result<crate::Outcome> {
         let began = std::time::Instant::now();
-        let ex = self.file.expand(self.blocks, self.defines)?;
+        let ex = self.file.expand(self.blocks, self.defines, self.names)?;
         if self.single && ex.configs.len() != 1 {
+            let (blocks, define) =
+                ((self.names)(crate::error::Input::Blocks), (self.names)(crate::error::Input::Define));
             return Err(Error::usage(format!(
-                "run takes exactly one configuration ({}): give one --block and one value per --define, or use sweep",
+                "run takes exactly one configuration ({}): give one block shape ({blocks}) and one value per {define}, or use sweep",
                 ex.summary()
             )));
         }
