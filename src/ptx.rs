@@ -209,6 +209,16 @@ pub fn straight_mix(name: &str, entry: &str) -> Option<Mix> {
     Some(mix_of(&body(name, entry)?))
 }
 
+/// The instruction mix of `entry`'s code up to and including its `n`-th barrier (`bar.sync` /
+/// `barrier.sync`), each instruction counted once: a block's set-up when the kernel says the first `n`
+/// barriers close it ([`crate::kernels::Kernel::block_setup`]). `None` when the entry has fewer.
+pub fn setup_mix(name: &str, entry: &str, n: usize) -> Option<Mix> {
+    let lines = body(name, entry)?;
+    let is_barrier = |l: &&str| l.starts_with("bar.sync") || l.starts_with("barrier.sync");
+    let end = lines.iter().enumerate().filter(|(_, l)| is_barrier(l)).nth(n.checked_sub(1)?)?.0;
+    Some(mix_of(&lines[..=end]))
+}
+
 /// The instruction mix per multiply-add of `entry`'s hot loop: of the innermost loops (a label, a
 /// later branch back to it, no loop inside) with multiply-adds, the one that also loads (from global
 /// or shared memory) with the most multiply-adds, or else the one with the most. `None` without such
@@ -251,6 +261,24 @@ pub const RESOURCES_JSON: &str = include_str!("../kernels-ptx/resources.json");
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blocks_setup_is_the_code_up_to_its_barrier() {
+        // blurRows: `taps` (2R + 1 expf into shared memory, a barrier, thread 0's sum and its
+        // reciprocal, a barrier), then each thread's taps loop, its global loads and its store.
+        let all = straight_mix("blur", "blurRows").unwrap();
+        let setup = setup_mix("blur", "blurRows", 2).unwrap();
+        let first = setup_mix("blur", "blurRows", 1).unwrap();
+        // Every special-function instruction (the expf's ex2, the sum's reciprocal) is set-up; the
+        // reciprocal comes after the first barrier.
+        assert_eq!(setup.sfu, all.sfu);
+        assert_eq!(first.sfu + 1.0, setup.sfu);
+        // The taps loop's global loads and the store are not: setup's memory instructions are the
+        // expf loops' shared stores, the sum loops' shared loads and the reciprocal's store.
+        assert!(setup.mem < all.mem && setup.total() < all.total());
+        assert!(setup_mix("blur", "blurRows", 3).is_none(), "blurRows has two barriers");
+        assert!(setup_mix("sum_matrix", "sumMatrixOnGPU2D", 1).is_none());
+    }
 
     #[test]
     fn address_arithmetic_is_counted_as_sass_runs_it() {

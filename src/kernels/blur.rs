@@ -462,6 +462,25 @@ impl Kernel for Blur {
             _ => 2,
         }
     }
+    fn setup_barriers(&self) -> u32 {
+        // `taps`: 2R + 1 `expf` by the first threads, a barrier, thread 0's serial sum of the weights
+        // while the block waits, a barrier. The recursive blurs have no set-up.
+        match self.stage {
+            Stage::RgV | Stage::RgH | Stage::RgVSeg => 0,
+            _ => 2,
+        }
+    }
+    fn serial_loads(&self, block: Dim3) -> f64 {
+        // The tiled passes fill their tile in a loop that is not unrolled (its trip count is known only
+        // at run time; kernels-ptx/blur.ptx) and stores each load to shared memory before the next:
+        // span / blockDim.x (rows) or span / blockDim.y (columns) round trips one after another.
+        let r2 = 2 * self.g.r as u32;
+        match self.stage {
+            Stage::RowsTiled => (block.x + r2).div_ceil(block.x.max(1)) as f64,
+            Stage::ColsTiled => (block.y + r2).div_ceil(block.y.max(1)) as f64,
+            _ => 1.0,
+        }
+    }
     fn loop_fmas(&self) -> f64 {
         let t = 2.0 * self.g.r as f64 + 1.0;
         // The recursions: 8 multiply-adds per sample and direction, over the line (or the segment and
@@ -701,6 +720,21 @@ mod tests {
         let seg = Blur::new(Stage::RgVSeg, 40, 700, g2).unwrap().cpu(&tall);
         let (max, _) = error(&seg, &whole.iter().map(|&v| v as f64).collect::<Vec<_>>());
         assert!(max < 1e-5, "segments: {max}");
+    }
+
+    #[test]
+    fn tiled_passes_wait_for_each_tile_load() {
+        // sigma 5: R = 15, a tile of blockDim + 30 rows (columns pass) or columns (rows pass), filled
+        // blockDim.y (blockDim.x) at a time, each load stored to shared memory before the next.
+        let g = Gaussian::new(5.0).unwrap();
+        let of = |stage, x, y| Blur::new(stage, 4096, 4096, g).unwrap().serial_loads(Dim3::new(x, y, 1));
+        assert_eq!(of(Stage::ColsTiled, 32, 1), 31.0);
+        assert_eq!(of(Stage::ColsTiled, 16, 16), 3.0); // 46 rows, 16 at a time
+        assert_eq!(of(Stage::RowsTiled, 32, 1), 2.0); // 62 columns, 32 at a time
+        assert_eq!(of(Stage::RowsTiled, 1024, 1), 2.0);
+        assert_eq!(of(Stage::Rows, 32, 1), 1.0);
+        assert_eq!(Blur::new(Stage::Rows, 64, 64, g).unwrap().setup_barriers(), 2);
+        assert_eq!(Blur::new(Stage::RgV, 64, 64, g).unwrap().setup_barriers(), 0);
     }
 
     #[test]

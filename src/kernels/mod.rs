@@ -237,6 +237,12 @@ pub trait Kernel: Send + Sync {
     fn serial_loads(&self, _block: Dim3) -> f64 {
         1.0
     }
+    /// Barriers that close the block's set-up, if it has one: work each block does once before its
+    /// threads' own, by its first warp while the others wait (a table in shared memory). The time
+    /// model prices the code up to the last of them once per block instead of once per warp. 0: none.
+    fn setup_barriers(&self) -> u32 {
+        0
+    }
 }
 
 /// Block shapes `selftest` runs the 2D kernels with.

@@ -106,6 +106,19 @@ impl Arch {
     pub fn max_threads_per_sm(&self) -> u32 {
         self.max_warps_per_sm * 32
     }
+
+    /// Cycles before an arithmetic instruction's result can feed the next (a register dependency):
+    /// the CUDA C++ Programming Guide ("Multiprocessor Level") gives about 22 for compute capability
+    /// 2.x, 11 for 3.x and 4 for 7.x and newer; Maxwell and Pascal take 6 (Jia et al., "Dissecting the
+    /// NVIDIA Volta GPU Architecture via Microbenchmarking", 2018).
+    pub fn dependent_latency_cycles(&self) -> f64 {
+        match self.cc.0 {
+            0..=2 => 22.0,
+            3 | 4 => 11.0,
+            5 | 6 => 6.0,
+            _ => 4.0,
+        }
+    }
 }
 
 const KIB: u32 = 1024;

@@ -38,6 +38,8 @@ pub struct Evaluation {
 struct Code {
     straight: crate::ptx::Mix,
     per_fma: Option<crate::ptx::Mix>,
+    /// The code up to the first, second, ... barrier: a block's set-up ([`Kernel::setup_barriers`]).
+    setups: [Option<crate::ptx::Mix>; 4],
 }
 
 /// The code of every embedded entry, parsed once.
@@ -50,11 +52,16 @@ fn code(module: &str, entry: &str) -> Code {
             .flat_map(|m| crate::ptx::entries(m).into_iter().map(move |e| (m, e)))
             .map(|(m, e)| {
                 let straight = crate::ptx::straight_mix(m, e).unwrap_or_default();
-                ((m, e), Code { straight, per_fma: crate::ptx::loop_mix_per_fma(m, e) })
+                let setups = std::array::from_fn(|i| crate::ptx::setup_mix(m, e, i + 1));
+                ((m, e), Code { straight, per_fma: crate::ptx::loop_mix_per_fma(m, e), setups })
             })
             .collect()
     });
-    table.get(&(module, entry)).copied().unwrap_or(Code { straight: Default::default(), per_fma: None })
+    table.get(&(module, entry)).copied().unwrap_or(Code {
+        straight: Default::default(),
+        per_fma: None,
+        setups: [None; 4],
+    })
 }
 
 /// Evaluates `launch` of `kernel` on `target` with `active_blocks` resident blocks per SM (from the
@@ -84,10 +91,14 @@ pub fn evaluate(
     let code = match kernel.module() {
         crate::kernels::Module::Embedded(module) => code(module, kernel.entry()),
         // Code given at run time is not parsed: its instruction mix is not modelled.
-        crate::kernels::Module::Ptx { .. } => Code { straight: Default::default(), per_fma: None },
+        crate::kernels::Module::Ptx { .. } => Code { straight: Default::default(), per_fma: None, setups: [None; 4] },
     };
     let per_fma = code.per_fma.unwrap_or(crate::ptx::Mix { fp32: 1.0, ..Default::default() });
-    let insns = code.straight.add_scaled(&per_fma, kernel.loop_fmas());
+    // A block's set-up runs once per block (on its first warp), not once per warp: out of the warps'
+    // straight-line code, into its own term.
+    let setup = (kernel.setup_barriers() as usize).checked_sub(1).and_then(|i| code.setups.get(i).copied().flatten());
+    let straight = setup.map_or(code.straight, |s| code.straight.add_scaled(&s, -1.0));
+    let insns = straight.add_scaled(&per_fma, kernel.loop_fmas());
     let txn = mem.txn_bytes as f64;
     let workload = Workload {
         blocks: shape.blocks,
@@ -104,6 +115,8 @@ pub fn evaluate(
         resident_warps: base * a.max_warps_per_sm as f64,
         loads_global: mem.loads.requests > 0.0,
         serial_loads: kernel.serial_loads(launch.block),
+        setup,
+        resident_blocks: active_blocks as f64,
     };
     let prediction = time::predict(target, &workload);
     // Block-issue bound: the scheduler's term clearly dominates the model's others, and (when the time

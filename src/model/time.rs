@@ -185,6 +185,11 @@ pub struct Workload {
     /// Round trips a warp waits for one after another (loads in a loop that uses each before the
     /// next): 1 when its loads are issued together.
     pub serial_loads: f64,
+    /// Warp instructions of the block's set-up, run once per block by its first warp
+    /// ([`crate::kernels::Kernel::setup_barriers`]).
+    pub setup: Option<Mix>,
+    /// Blocks resident per SM (the occupancy calculator's).
+    pub resident_blocks: f64,
 }
 
 /// The model's time and its terms, ms.
@@ -242,7 +247,7 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         0.0
     };
     let issue = w.blocks as f64 / (s * t.block_issue_rate());
-    let compute = compute_cycles_per_sm(t.arch, &w.insns, w.warps / s) / clock;
+    let compute = (issue_cycles(t, w) / clock).max(block_lives_s(t, w));
     let sync = w.warps * w.barriers * SYNC_CYCLES_PER_WARP / (s * t.arch.schedulers_per_sm.max(1) as f64 * clock);
     let terms = [
         (Bound::Bandwidth, bandwidth),
@@ -265,6 +270,33 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         sync_ms: sync * ms,
         bound,
     }
+}
+
+/// Instruction issue: every warp's instructions and every block's set-up (once per block) over the
+/// busiest pipe or the schedulers' issue slots, cycles per SM.
+fn issue_cycles(t: &Target, w: &Workload) -> f64 {
+    let per_warp = match w.setup {
+        Some(setup) if w.warps > 0.0 => w.insns.add_scaled(&setup, w.blocks as f64 / w.warps),
+        _ => w.insns,
+    };
+    compute_cycles_per_sm(t.arch, &per_warp, w.warps / t.sms as f64)
+}
+
+/// A kernel with barriers: its blocks' lives one round of resident blocks after another, each life
+/// its phases one after another (a barrier keeps a block's warps together): the set-up's dependent
+/// chain (one warp issuing a dependent instruction every [`Arch::dependent_latency_cycles`]), one
+/// round trip per serial load, and the block's own instructions with the SM to itself. Other
+/// resident blocks fill one block's waits; with one or two blocks per SM little does.
+fn block_lives_s(t: &Target, w: &Workload) -> f64 {
+    if w.barriers <= 0.0 || w.blocks == 0 || w.warps <= 0.0 {
+        return 0.0;
+    }
+    let s = t.sms as f64;
+    let per_block = Workload { warps: w.warps / w.blocks as f64, blocks: 1, ..*w };
+    let setup = w.setup.map_or(0.0, |m| m.total() * t.arch.dependent_latency_cycles());
+    let waits = if w.loads_global { round_trip_s(t, w, w.resident_warps) * t.clock_hz() } else { 0.0 };
+    let life = setup + waits + issue_cycles(t, &per_block) * s;
+    w.blocks as f64 / (s * w.resident_blocks.max(1.0)) * life / t.clock_hz()
 }
 
 /// A warp's wait for its loads with `resident_warps` per SM issuing theirs together: `c` =
@@ -319,6 +351,8 @@ mod tests {
             resident_warps,
             loads_global: true,
             serial_loads: 1.0,
+            setup: None,
+            resident_blocks: 1.0,
         }
     }
 
@@ -375,6 +409,36 @@ mod tests {
         // The same loads issued together wait one round trip: 64 x (0.404 + 2.050) us.
         let together = predict(&t, &Workload { serial_loads: 1.0, ..w });
         assert!((together.latency_ms - 64.0 * (0.404 + 2.050) * 1e-3).abs() < 1e-3, "{}", together.latency_ms);
+    }
+
+    #[test]
+    fn blocks_with_barriers_live_their_phases_one_after_another() {
+        // 10 rounds of one 32-warp block per SM on 132 SMs; each warp 100 FP32 instructions, each
+        // block a 50-instruction set-up, two barriers, no global loads. Issue: per warp 100 FP32 on
+        // 128 lanes (25 clocks) or 100 + 50/32 instructions on 4 schedulers (25.39 clocks): 320 warps
+        // per SM, 8125 clocks. A block's life: its set-up's chain, 50 x 4 cycles, then its 32 warps
+        // with the SM to themselves, 812.5 clocks: 10 lives, 10,125 clocks at 1980 MHz = 5.114 us.
+        let t = h200();
+        let w = Workload {
+            blocks: 1320,
+            warps: 1320.0 * 32.0,
+            insns: Mix { fp32: 100.0, ..Mix::default() },
+            setup: Some(Mix { other: 50.0, ..Mix::default() }),
+            barriers: 2.0,
+            loads_global: false,
+            resident_blocks: 1.0,
+            ..sum_matrix(1, 1.0, 32.0)
+        };
+        let p = predict(&t, &w);
+        assert!((p.compute_ms * 1e3 - 10_125.0 / 1980.0).abs() < 1e-3, "{}", p.compute_ms);
+        // Two blocks per SM: five lives (5062.5 clocks) hide behind the issue's 8125.
+        let two_blocks = Workload { resident_blocks: 2.0, ..w };
+        let two = predict(&t, &two_blocks);
+        assert!((two.compute_ms * 1e3 - 8125.0 / 1980.0).abs() < 1e-3, "{}", two.compute_ms);
+        // Without the set-up priced per block, every warp would run it: (150 / 4) x 320 clocks.
+        let insns = Mix { fp32: 100.0, other: 50.0, ..Mix::default() };
+        let per_warp = predict(&t, &Workload { setup: None, insns, ..two_blocks });
+        assert!((per_warp.compute_ms * 1e3 - 12_000.0 / 1980.0).abs() < 1e-3, "{}", per_warp.compute_ms);
     }
 
     #[test]
