@@ -478,6 +478,12 @@ impl Kernel for Blur {
         match self.stage {
             Stage::RowsTiled => (block.x + r2).div_ceil(block.x.max(1)) as f64,
             Stage::ColsTiled => (block.y + r2).div_ceil(block.y.max(1)) as f64,
+            // The recursions: `in` and `out` may alias, so no load is issued before the previous
+            // sample's store, and each sample's output needs its load: every sample of both passes
+            // waits for its own. rgV's warp reads a new line each time; rgH's threads walk their rows
+            // a float at a time, so one load in eight (a 32-byte sector) goes further than L1.
+            Stage::RgV => 2.0 * self.h as f64,
+            Stage::RgH => 2.0 * self.w as f64 * 4.0 / 32.0,
             _ => 1.0,
         }
     }

@@ -53,20 +53,23 @@ pub struct Measurements {
 
 /// The figures `m` gives; `source` says where they come from.
 ///
-/// - bandwidths are bytes over time;
-/// - launch overhead is the empty kernel's time; the block rate is the empty blocks per SM over their
-///   time less one launch;
+/// - launch overhead is the empty kernel's time. Every other microbenchmark's time less one launch
+///   is its work's (the time model adds the launch back to every prediction); a time less than twice
+///   the launch is halved instead, so that a figure never comes from noise around the launch;
+/// - bandwidths are bytes over that time; the block rate is the empty blocks per SM over it;
 /// - the DRAM latency is the chase's time per step;
-/// - per-clock figures divide by SMs and the clock.
+/// - per-clock figures divide by SMs and the clock;
+/// - the copy bandwidth is the copy's bytes over its whole time, as the sweep's copy yardstick.
 pub fn figures(m: &Measurements, source: String) -> Figures {
-    let per_s = |bytes: f64, ms: f64| if ms > 0.0 { bytes / (ms * 1e-3) } else { 0.0 };
+    let work_s = |ms: f64| (ms - m.launch_ms).max(ms * 0.5) * 1e-3;
+    let per_s = |bytes: f64, ms: f64| if ms > 0.0 { bytes / work_s(ms) } else { 0.0 };
     let sms = m.sms.max(1) as f64;
     let clock = m.clock_mhz.max(1) as f64 * 1e6;
-    let block_secs = ((m.empty_ms - m.launch_ms).max(m.empty_ms * 0.5)) * 1e-3;
+    let block_secs = work_s(m.empty_ms);
     Figures {
-        copy_gbs: per_s(m.copy_bytes, m.copy_ms) / 1e9,
+        copy_gbs: if m.copy_ms > 0.0 { m.copy_bytes / (m.copy_ms * 1e-3) / 1e9 } else { 0.0 },
         read_gbs: per_s(m.dram_read_bytes, m.dram_read_ms) / 1e9,
-        dram_latency_ns: if m.chase_steps > 0 { m.chase_ms * 1e6 / m.chase_steps as f64 } else { 0.0 },
+        dram_latency_ns: if m.chase_steps > 0 { work_s(m.chase_ms) * 1e9 / m.chase_steps as f64 } else { 0.0 },
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
         partial_store_sectors_per_ns: per_s(m.partial_stores, m.partial_ms) / 1e9,
         l1_bytes_per_clk: per_s(m.l1_bytes, m.l1_ms) / (sms * clock),
@@ -111,23 +114,25 @@ mod tests {
             // 1,000,000 blocks in 0.102 ms, less 0.002 of launch: 10,000 per SM in 100 us = 100 per us.
             empty_blocks: 1_000_000,
             empty_ms: 0.102,
+            // Each time below is its work's plus the 0.002 ms launch.
             // 1000 dependent loads in 0.5 ms: 500 ns each.
             chase_steps: 1000,
-            chase_ms: 0.5,
+            chase_ms: 0.502,
             // 3 GB in 1 ms = 3000 GB/s.
             dram_read_bytes: 3e9,
-            dram_read_ms: 1.0,
+            dram_read_ms: 1.002,
             // 1 GB in 1 ms = 1000 GB/s.
             l2_bytes: 1e9,
-            l2_ms: 1.0,
+            l2_ms: 1.002,
             // 12.8 GB in 1 ms over 100 SMs x 1e9 clocks/s = 128 B per clock per SM.
             l1_bytes: 12.8e9,
-            l1_ms: 1.0,
+            l1_ms: 1.002,
             smem_bytes: 25.6e9,
-            smem_ms: 2.0,
+            smem_ms: 2.002,
             // 3.2e7 partial stores in 1 ms: 32 per ns.
             partial_stores: 3.2e7,
-            partial_ms: 1.0,
+            partial_ms: 1.002,
+            // The copy is the sweep's yardstick, taken whole: 2 GB in 1 ms.
             copy_bytes: 2e9,
             copy_ms: 1.0,
             wall_ms: 40.0,
@@ -142,6 +147,10 @@ mod tests {
         assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
         assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
         assert!(check(&f).is_ok());
+        // A time within twice the launch is halved rather than less the launch: 1 GB in 0.003 ms
+        // counts as 0.0015 ms.
+        let short = figures(&Measurements { l2_ms: 0.003, ..m.clone() }, "test".into());
+        assert!((short.l2_gbs - 1e9 / 0.0015e-3 / 1e9).abs() < 1e-6, "{}", short.l2_gbs);
         let bad = Figures { l2_gbs: f64::NAN, ..f };
         assert_eq!(check(&bad).unwrap_err(), "calibration gave a L2 bandwidth of NaN");
     }

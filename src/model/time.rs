@@ -233,21 +233,25 @@ fn compute_cycles_per_sm(a: &Arch, m: &Mix, warps_per_sm: f64) -> f64 {
 pub fn predict(t: &Target, w: &Workload) -> Prediction {
     let f = &t.figures;
     let s = t.sms as f64;
+    // The SMs' own units (L1, the pipes) work only where a block runs: a grid of fewer blocks than
+    // SMs leaves the rest idle.
+    let busy = s.min(w.blocks.max(1) as f64);
     let clock = t.clock_hz();
     let bandwidth = (w.dram_read_bytes + w.store_bytes) / (f.copy_gbs * 1e9);
     let l2 = (w.l2_bytes / (f.l2_gbs * 1e9)).max(w.partial_sectors / (f.partial_store_sectors_per_ns * 1e9));
     // The L1/shared data path: one pass (a run of lines, or a bank pass) per clock, and its bytes.
     let passes = w.l1_wavefronts + w.smem_wavefronts;
     let l1 = passes.max(w.l1_load_bytes / f.l1_bytes_per_clk).max(w.smem_wavefronts * 128.0 / f.smem_bytes_per_clk)
-        / (s * clock);
-    // Each warp waits one round trip for its (independent) loads; resident warps overlap theirs.
+        / (busy * clock);
+    // Each warp waits one round trip for its (independent) loads; resident warps overlap theirs, but
+    // none waits less than its own.
     let latency = if w.resident_warps > 0.0 && w.loads_global {
-        w.warps / (s * w.resident_warps) * round_trip_s(t, w, w.resident_warps)
+        (w.warps / (s * w.resident_warps)).max(1.0) * round_trip_s(t, w, w.resident_warps)
     } else {
         0.0
     };
     let issue = w.blocks as f64 / (s * t.block_issue_rate());
-    let compute = (issue_cycles(t, w) / clock).max(block_lives_s(t, w));
+    let compute = (issue_cycles(t, w) * s / busy / clock).max(block_lives_s(t, w));
     let sync = w.warps * w.barriers * SYNC_CYCLES_PER_WARP / (s * t.arch.schedulers_per_sm.max(1) as f64 * clock);
     let terms = [
         (Bound::Bandwidth, bandwidth),
@@ -302,12 +306,12 @@ fn block_lives_s(t: &Target, w: &Workload) -> f64 {
 /// A warp's wait for its loads with `resident_warps` per SM issuing theirs together: `c` =
 /// [`Workload::serial_loads`] round trips one after another, each the idle DRAM latency plus the time
 /// DRAM takes to deliver the loads in flight ahead of it (that step's bytes of every resident warp at
-/// the read bandwidth): `c L + S R (bytes per warp) / read bandwidth`. Over a kernel, rounds x this =
-/// rounds x c x latency + bytes read / read bandwidth.
+/// the read bandwidth; no more warps than the grid has): `c L + min(S R, W) (bytes per warp) / read
+/// bandwidth`. Over a kernel, rounds x this = rounds x c x latency + bytes read / read bandwidth.
 pub fn round_trip_s(t: &Target, w: &Workload, resident_warps: f64) -> f64 {
     let bytes_per_warp = if w.warps > 0.0 { w.dram_read_bytes / w.warps } else { 0.0 };
-    w.serial_loads.max(1.0) * t.latency_s()
-        + t.sms as f64 * resident_warps * bytes_per_warp / (t.figures.read_gbs * 1e9)
+    let in_flight = (t.sms as f64 * resident_warps).min(w.warps);
+    w.serial_loads.max(1.0) * t.latency_s() + in_flight * bytes_per_warp / (t.figures.read_gbs * 1e9)
 }
 
 /// Resident blocks per SM the block scheduler sustains when it is the bottleneck: its rate times a
@@ -439,6 +443,32 @@ mod tests {
         let insns = Mix { fp32: 100.0, other: 50.0, ..Mix::default() };
         let per_warp = predict(&t, &Workload { setup: None, insns, ..two_blocks });
         assert!((per_warp.compute_ms * 1e3 - 12_000.0 / 1980.0).abs() < 1e-3, "{}", per_warp.compute_ms);
+    }
+
+    #[test]
+    fn a_grid_smaller_than_the_gpu_waits_for_its_own_chains() {
+        // rgV's shape: 4 blocks of 32 warps (one thread per column of a 4096-wide image), each thread
+        // walking its 4096-row column twice, every sample waiting for its own load (8192 round trips).
+        // Only 4 SMs work, each warp waits its whole chain: 8192 x 404.04 ns (800 cycles at 1980 MHz),
+        // plus DRAM delivering the 128 warps' 64 MiB once at 4220 GB/s (15.9 us): 3.3258 ms.
+        let t = h200();
+        let w = Workload {
+            blocks: 4,
+            warps: 128.0,
+            dram_read_bytes: 4096.0 * 4096.0 * 4.0,
+            serial_loads: 8192.0,
+            resident_warps: 32.0,
+            ..sum_matrix(1, 1.0, 32.0)
+        };
+        let p = predict(&t, &w);
+        let by_hand = 8192.0 * 800.0 / 1980e6 + 4096.0 * 4096.0 * 4.0 / 4220e9;
+        assert_eq!(p.bound, Bound::Latency);
+        assert!((p.latency_ms * 1e-3 - by_hand).abs() < 1e-4 * by_hand, "{} against {by_hand}", p.latency_ms);
+        // The L1 and the pipes of 4 SMs, not 132: 32 warps per SM take as long as 132 blocks of them
+        // on 132 SMs, and the same L1 traffic takes 33 times as long on 4 SMs.
+        let spread = predict(&t, &Workload { blocks: 132, warps: 132.0 * 32.0, ..w });
+        assert!((p.compute_ms - spread.compute_ms).abs() < 1e-9 && p.compute_ms > 0.0);
+        assert!((p.l1_ms - spread.l1_ms * 33.0).abs() < 1e-9 * p.l1_ms, "{} {}", p.l1_ms, spread.l1_ms);
     }
 
     #[test]
