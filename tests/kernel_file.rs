@@ -161,6 +161,16 @@ fn bad_use_is_one_line_and_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot be used with"));
+    // A kernel file's options given with a built-in kernel are refused, not dropped.
+    for args in [
+        vec!["sweep", "sum-matrix", "--block", "32x8", "--size", "nx=64"],
+        vec!["run", "sum-matrix", "--block", "32x8", "--define", "TILE=4"],
+        vec!["sweep", "sum-matrix", "--block", "32x8", "--configs", "1"],
+        vec!["estimate", "sum-matrix", "--gpu", "H200", "--block", "32x8", "--size", "nx=64"],
+        vec!["kernels", "--format", "csv", "--size", "nx=64"],
+    ] {
+        mock(&args).assert().code(2).stderr(predicate::str::contains("cannot be used with"));
+    }
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
     std::fs::write(

@@ -18,25 +18,25 @@ pub struct KernelsArgs {
     #[arg(long, value_name = "FILE")]
     kernel_file: Option<PathBuf>,
     /// Set a problem size of the kernel file (repeatable): NAME=VALUE.
-    #[arg(long = "size", value_name = "NAME=VALUE", requires = "kernel_file")]
+    #[arg(long = "size", value_name = "NAME=VALUE", requires = "kernel_file", conflicts_with = "format")]
     sizes: Vec<String>,
     /// Values of a compile-time parameter (repeatable): NAME=V1,V2 or ranges such as 1..8, 32..256:32.
-    #[arg(long = "define", value_name = "NAME=VALUES", requires = "kernel_file")]
+    #[arg(long = "define", value_name = "NAME=VALUES", requires = "kernel_file", conflicts_with = "format")]
     defines: Vec<String>,
     /// Block shapes, e.g. 32x8,16x16 (default: the file's block_size_x/y/z lists).
-    #[arg(long, requires = "kernel_file")]
+    #[arg(long, requires = "kernel_file", conflicts_with = "format")]
     block: Option<String>,
     /// Block x extents (cartesian with --by/--bz): 32,64 or 32..256:32.
-    #[arg(long, requires = "kernel_file")]
+    #[arg(long, requires = "kernel_file", conflicts_with = "format")]
     bx: Option<String>,
     /// Block y extents.
-    #[arg(long, requires = "kernel_file")]
+    #[arg(long, requires = "kernel_file", conflicts_with = "format")]
     by: Option<String>,
     /// Block z extents.
-    #[arg(long, requires = "kernel_file")]
+    #[arg(long, requires = "kernel_file", conflicts_with = "format")]
     bz: Option<String>,
     /// Compute capability a .cu file is compiled for when NVRTC is found (75, 90 or 9.0).
-    #[arg(long, default_value = "75", requires = "kernel_file")]
+    #[arg(long, default_value = "75", requires = "kernel_file", conflicts_with = "format")]
     arch: String,
     /// Output format of the built-in list (a kernel file's description is text).
     #[arg(long, value_enum, default_value = "table", conflicts_with = "kernel_file")]

@@ -11,6 +11,9 @@ use warpscope::{Outcome, Result};
 use super::{Context, DeviceArg, OutputArgs, ranges};
 
 /// What to run: a kernel, its problem size and the block shapes (shared by `sweep`, `run`, `estimate`).
+/// The kernel file's own options also conflict with a kernel's name: clap does not check `requires`
+/// against an argument that conflicts with one given, so `sweep sum-matrix --size n=4` would otherwise
+/// drop `--size` without a word.
 #[derive(Args, Debug)]
 pub struct Shapes {
     /// Kernel to run (`warpscope kernels` lists them); or give --kernel-file.
@@ -20,10 +23,10 @@ pub struct Shapes {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "nx", "ny", "frames", "n", "sigma"])]
     kernel_file: Option<std::path::PathBuf>,
     /// A problem size of the kernel file (repeatable): NAME=VALUE.
-    #[arg(long = "size", value_name = "NAME=VALUE", requires = "kernel_file")]
+    #[arg(long = "size", value_name = "NAME=VALUE", requires = "kernel_file", conflicts_with = "kernel")]
     sizes: Vec<String>,
     /// Values of a kernel file's compile-time parameter (repeatable): NAME=V1,V2 or ranges (1..8, 32..256:32).
-    #[arg(long = "define", value_name = "NAME=VALUES", requires = "kernel_file")]
+    #[arg(long = "define", value_name = "NAME=VALUES", requires = "kernel_file", conflicts_with = "kernel")]
     defines: Vec<String>,
     /// Block shapes, `BXxBY[xBZ]`, comma-separated: `32x32,32x16,16x32`.
     #[arg(long, value_name = "LIST")]
@@ -141,7 +144,7 @@ pub struct SweepArgs {
     timeout: Option<f64>,
     /// Only these configurations of a kernel file's sweep, by index (how a sweep goes on in a new
     /// process after a kernel faulted).
-    #[arg(long, value_name = "LIST", hide = true, requires = "kernel_file")]
+    #[arg(long, value_name = "LIST", hide = true, requires = "kernel_file", conflicts_with = "kernel")]
     configs: Option<String>,
     #[command(flatten)]
     out: OutputArgs,
