@@ -168,6 +168,8 @@ fn bad_use_is_one_line_and_exit_2() {
         vec!["sweep", "sum-matrix", "--block", "32x8", "--configs", "1"],
         vec!["estimate", "sum-matrix", "--gpu", "H200", "--block", "32x8", "--size", "nx=64"],
         vec!["kernels", "--format", "csv", "--size", "nx=64"],
+        // and --until-noise's bounds given with a fixed --iters
+        vec!["sweep", "sum-matrix", "--block", "32x8", "--iters", "30", "--min-iters", "5"],
     ] {
         mock(&args).assert().code(2).stderr(predicate::str::contains("cannot be used with"));
     }

@@ -98,13 +98,13 @@ pub struct SweepArgs {
              within --min-iters, --max-iters and --max-time"
         ))]
     until_noise: Option<f64>,
-    #[arg(long, default_value_t = 10, requires = "until_noise", value_parser = ranges::NOISE_ITERS.parser(),
+    #[arg(long, default_value_t = 10, requires = "until_noise", conflicts_with = "iters", value_parser = ranges::NOISE_ITERS.parser(),
         help = ranges::NOISE_ITERS.help("With --until-noise: the first batch (and each further batch) of timed launches"))]
     min_iters: u32,
-    #[arg(long, default_value_t = 1000, requires = "until_noise", value_parser = ranges::NOISE_ITERS.parser(),
+    #[arg(long, default_value_t = 1000, requires = "until_noise", conflicts_with = "iters", value_parser = ranges::NOISE_ITERS.parser(),
         help = ranges::NOISE_ITERS.help("With --until-noise: timed launches at most per configuration"))]
     max_iters: u32,
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "until_noise",
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "until_noise", conflicts_with = "iters",
         value_parser = ranges::MAX_TIME.parser(),
         help = ranges::MAX_TIME.help("With --until-noise: seconds of timing at most per configuration"))]
     max_time: f64,
