@@ -251,7 +251,7 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         0.0
     };
     let issue = w.blocks as f64 / (s * t.block_issue_rate());
-    let compute = (issue_cycles(t, w) * s / busy / clock).max(block_lives_s(t, w));
+    let compute = issue_cycles(t, w) * s / busy / clock + block_waits_s(t, w);
     let sync = w.warps * w.barriers * SYNC_CYCLES_PER_WARP / (s * t.arch.schedulers_per_sm.max(1) as f64 * clock);
     let terms = [
         (Bound::Bandwidth, bandwidth),
@@ -286,21 +286,21 @@ fn issue_cycles(t: &Target, w: &Workload) -> f64 {
     compute_cycles_per_sm(t.arch, &per_warp, w.warps / t.sms as f64)
 }
 
-/// A kernel with barriers: its blocks' lives one round of resident blocks after another, each life
-/// its phases one after another (a barrier keeps a block's warps together): the set-up's dependent
-/// chain (one warp issuing a dependent instruction every [`Arch::dependent_latency_cycles`]), one
-/// round trip per serial load, and the block's own instructions with the SM to itself. Other
-/// resident blocks fill one block's waits; with one or two blocks per SM little does.
-fn block_lives_s(t: &Target, w: &Workload) -> f64 {
+/// A kernel with barriers: a barrier keeps a block's warps together, so they wait together — for
+/// the block's set-up (its dependent chain: one warp issuing a dependent instruction every
+/// [`Arch::dependent_latency_cycles`]) and for each serial round trip — and while they wait, the
+/// block's share of the SM (one of its `b` resident blocks) issues nothing. Per round of resident
+/// blocks the SM loses those waits over `b`: all of them with one block per SM, little with many.
+fn block_waits_s(t: &Target, w: &Workload) -> f64 {
     if w.barriers <= 0.0 || w.blocks == 0 || w.warps <= 0.0 {
         return 0.0;
     }
-    let s = t.sms as f64;
-    let per_block = Workload { warps: w.warps / w.blocks as f64, blocks: 1, ..*w };
+    let busy = (t.sms as f64).min(w.blocks as f64);
+    let b = w.resident_blocks.max(1.0);
     let setup = w.setup.map_or(0.0, |m| m.total() * t.arch.dependent_latency_cycles());
     let waits = if w.loads_global { round_trip_s(t, w, w.resident_warps) * t.clock_hz() } else { 0.0 };
-    let life = setup + waits + issue_cycles(t, &per_block) * s;
-    w.blocks as f64 / (s * w.resident_blocks.max(1.0)) * life / t.clock_hz()
+    let rounds = w.blocks as f64 / (busy * b);
+    rounds * (setup + waits) / b / t.clock_hz()
 }
 
 /// A warp's wait for its loads with `resident_warps` per SM issuing theirs together: `c` =
@@ -416,12 +416,12 @@ mod tests {
     }
 
     #[test]
-    fn blocks_with_barriers_live_their_phases_one_after_another() {
+    fn a_blocks_waits_idle_its_share_of_the_sm() {
         // 10 rounds of one 32-warp block per SM on 132 SMs; each warp 100 FP32 instructions, each
         // block a 50-instruction set-up, two barriers, no global loads. Issue: per warp 100 FP32 on
         // 128 lanes (25 clocks) or 100 + 50/32 instructions on 4 schedulers (25.39 clocks): 320 warps
-        // per SM, 8125 clocks. A block's life: its set-up's chain, 50 x 4 cycles, then its 32 warps
-        // with the SM to themselves, 812.5 clocks: 10 lives, 10,125 clocks at 1980 MHz = 5.114 us.
+        // per SM, 8125 clocks. Each block's set-up chain, 50 x 4 cycles, idles its share of the SM,
+        // here all of it: 10 rounds x 200 more, 10,125 clocks at 1980 MHz = 5.114 us.
         let t = h200();
         let w = Workload {
             blocks: 1320,
@@ -435,13 +435,16 @@ mod tests {
         };
         let p = predict(&t, &w);
         assert!((p.compute_ms * 1e3 - 10_125.0 / 1980.0).abs() < 1e-3, "{}", p.compute_ms);
-        // Two blocks per SM: five lives (5062.5 clocks) hide behind the issue's 8125.
+        // Two blocks per SM: 5 rounds, each block's wait idles half the SM: 8125 + 5 x 200 / 2.
         let two_blocks = Workload { resident_blocks: 2.0, ..w };
         let two = predict(&t, &two_blocks);
-        assert!((two.compute_ms * 1e3 - 8125.0 / 1980.0).abs() < 1e-3, "{}", two.compute_ms);
+        assert!((two.compute_ms * 1e3 - 8625.0 / 1980.0).abs() < 1e-3, "{}", two.compute_ms);
+        // Without barriers the warps do not wait together: the issue alone.
+        let free = predict(&t, &Workload { barriers: 0.0, ..two_blocks });
+        assert!((free.compute_ms * 1e3 - 8125.0 / 1980.0).abs() < 1e-3, "{}", free.compute_ms);
         // Without the set-up priced per block, every warp would run it: (150 / 4) x 320 clocks.
         let insns = Mix { fp32: 100.0, other: 50.0, ..Mix::default() };
-        let per_warp = predict(&t, &Workload { setup: None, insns, ..two_blocks });
+        let per_warp = predict(&t, &Workload { setup: None, barriers: 0.0, insns, ..two_blocks });
         assert!((per_warp.compute_ms * 1e3 - 12_000.0 / 1980.0).abs() < 1e-3, "{}", per_warp.compute_ms);
     }
 
