@@ -211,7 +211,7 @@ pub fn straight_mix(name: &str, entry: &str) -> Option<Mix> {
 
 /// The instruction mix of `entry`'s code up to and including its `n`-th barrier (`bar.sync` /
 /// `barrier.sync`), each instruction counted once: a block's set-up when the kernel says the first `n`
-/// barriers close it ([`crate::kernels::Kernel::block_setup`]). `None` when the entry has fewer.
+/// barriers close it ([`crate::kernels::Kernel::setup_barriers`]). `None` when the entry has fewer.
 pub fn setup_mix(name: &str, entry: &str, n: usize) -> Option<Mix> {
     let lines = body(name, entry)?;
     let is_barrier = |l: &&str| l.starts_with("bar.sync") || l.starts_with("barrier.sync");

@@ -19,7 +19,7 @@ const CACHE_VERSION: u32 = 1;
 /// A device's calibration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
-    /// [`CACHE_VERSION`].
+    /// `CACHE_VERSION`.
     pub version: u32,
     /// The device it belongs to (see [`key`]).
     pub key: String,

@@ -109,7 +109,7 @@ pub const SEG: u32 = 32;
 pub const MAX_TAPS: i32 = 255;
 
 impl Gaussian {
-    /// sigma must give at most [`MAX_TAPS`] taps.
+    /// sigma must give at most `MAX_TAPS` taps.
     pub fn new(sigma: f32) -> Result<Self> {
         if !(sigma.is_finite() && sigma >= 0.5) {
             return Err(Error::usage(format!("invalid sigma {sigma}: 0.5 or more")));

@@ -239,7 +239,8 @@ pub trait Kernel: Send + Sync {
     }
     /// Barriers that close the block's set-up, if it has one: work each block does once before its
     /// threads' own, by its first warp while the others wait (a table in shared memory). The time
-    /// model prices the code up to the last of them once per block instead of once per warp. 0: none.
+    /// model prices the code up to the last of them once per block instead of once per warp. 0: none
+    /// (the model reads set-ups closed by up to 4 barriers).
     fn setup_barriers(&self) -> u32 {
         0
     }

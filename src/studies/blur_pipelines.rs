@@ -23,7 +23,7 @@ const DEVICE_BYTES_PER_PIXEL: u64 = 8;
 /// 4096x4096, 60 for `blur --image` of a 2048x2048 RGB PNG.
 const HOST_BYTES_PER_PIXEL: u64 = 64;
 
-/// Fails before anything is allocated when [`bench`] at `w` x `h` cannot fit on the device or the host.
+/// Fails before anything is allocated when [`bench`](fn@bench) at `w` x `h` cannot fit on the device or the host.
 pub fn check_bench_memory(backend: &dyn Backend, w: u32, h: u32) -> Result<()> {
     let px = u64::from(w) * u64::from(h);
     let what = format!("the blur benchmark at {w}x{h}");
@@ -307,7 +307,7 @@ pub fn blur_image(
     Ok(b)
 }
 
-/// How many configurations [`bench`] measures (the copy and every algorithm's stages), for a
+/// How many configurations [`bench`](fn@bench) measures (the copy and every algorithm's stages), for a
 /// progress bar.
 pub fn count(w: u32, h: u32, g: Gaussian) -> Result<usize> {
     ALGOS.iter().try_fold(1, |n, algo| Ok(n + algo.kernels(w, h, g)?.len()))

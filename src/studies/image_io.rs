@@ -29,7 +29,7 @@ pub fn dimensions(path: &Path) -> Result<(u32, u32)> {
         .map_err(|e| bad(e.to_string()))
 }
 
-/// Fails now, before any work, when `path` does not name an image format [`write`] can write.
+/// Fails now, before any work, when `path` does not name an image format [`write`](fn@write) can write.
 pub fn check_output(path: &Path) -> Result<()> {
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match ext.as_deref() {

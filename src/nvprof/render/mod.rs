@@ -1,6 +1,6 @@
 //! nvprof's output, line for line, from a [`Process`]: the `==PID==` lines, then the summary
-//! ([`summary`]), the GPU trace ([`trace`]) or the "Event result:" and "Metric result:" tables
-//! ([`results`]), as text or `--csv`, and `--query-metrics` / `--query-events`. Layouts, widths, number
+//! (`summary`), the GPU trace (`trace`) or the "Event result:" and "Metric result:" tables
+//! (`results`), as text or `--csv`, and `--query-metrics` / `--query-events`. Layouts, widths, number
 //! formats and wording come from real nvprof outputs; each rule names the files it was read from
 //! (tests/fixtures/profilers/README.md and tests/fixtures/nvprof/README.md list them).
 

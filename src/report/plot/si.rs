@@ -172,7 +172,7 @@ pub fn tick_labels(ticks: &[f64], unit: &str) -> Vec<String> {
         .collect()
 }
 
-/// Parses a label written by [`format`] or [`tick_labels`] back into a value of `unit` (for tests
+/// Parses a label written by [`format`](fn@format) or [`tick_labels`] back into a value of `unit` (for tests
 /// reading figures back): `1.2 ms` in `ms` is 1.2, `16 M` is 16e6.
 pub fn parse(text: &str, unit: &str) -> Option<f64> {
     let scale = Scale::of(unit);
