@@ -267,23 +267,69 @@ fn attr(ctx: &CudaContext, a: Attr) -> Result<u32> {
     ctx.attribute(a).map(|v| v.max(0) as u32).map_err(cu("cuDeviceGetAttribute"))
 }
 
+/// A device's PCI bus id as the driver and NVML spell it (`00000000:06:00.0`).
+fn pci_bus_id(domain: u32, bus: u32, device: u32) -> String {
+    format!("{domain:08X}:{bus:02X}:{device:02X}.0")
+}
+
+/// The driver as reports show it: NVML's version and the CUDA version the driver supports.
+fn driver_text(nv: &nvml::NvmlInfo, version: probe::DriverVersion) -> String {
+    match &nv.driver {
+        Some(d) => format!("{d} (CUDA {version})"),
+        None => format!("CUDA {version}"),
+    }
+}
+
+/// The cache key ([`super::calibrate::key`]) of device `ordinal` as the driver already loaded in this
+/// process describes it, without a context: what [`device_info`], and so a sweep, gives the same device.
+/// The injection library keys the counter-availability image by it, so that a sweep and a profiled
+/// program keep one. `None` when the driver does not answer.
+pub fn cache_key(ordinal: u32) -> Option<String> {
+    use cudarc::driver::result::device;
+    let dev = device::get(ordinal as i32).ok()?;
+    // SAFETY: `dev` is a valid device handle; these attributes exist on every supported driver.
+    let a = |x| unsafe { device::get_attribute(dev, x) }.ok().map(|v| v.max(0) as u32);
+    let mut version = 0;
+    // SAFETY: writes one int.
+    if unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) } as u32 != 0 {
+        return None;
+    }
+    let pci = pci_bus_id(
+        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?,
+    );
+    let nv = nvml::query(&pci).unwrap_or_default();
+    let info = DeviceInfo {
+        ordinal,
+        name: device::get_name(dev).ok()?,
+        compute_capability: Some(format!(
+            "{}.{}",
+            a(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            a(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?
+        )),
+        sms: a(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+        sm_clock_mhz: nv.max_sm_clock_mhz.or_else(|| a(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).map(|k| k / 1000)),
+        driver: Some(driver_text(&nv, probe::DriverVersion(version))),
+        pci_bus_id: Some(pci),
+        ..DeviceInfo::described(String::new(), super::Origin::Cuda)
+    };
+    Some(super::calibrate::key(&info))
+}
+
 fn device_info(ctx: &Arc<CudaContext>, ordinal: u32, version: probe::DriverVersion) -> Result<DeviceInfo> {
     let a = |x| attr(ctx, x);
     let (major, minor) = ctx.compute_capability().map_err(cu("cuDeviceGetAttribute"))?;
     let name = ctx.name().map_err(cu("cuDeviceGetName"))?;
     let mem_khz = a(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).ok().filter(|&k| k > 0);
     let bus = a(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).ok().filter(|&b| b > 0);
-    let pci = format!(
-        "{:08X}:{:02X}:{:02X}.0",
+    let pci = pci_bus_id(
         a(Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
         a(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
-        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+        a(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?,
     );
     let nv = nvml::query(&pci).unwrap_or_default();
-    let driver = Some(match &nv.driver {
-        Some(d) => format!("{d} (CUDA {version})"),
-        None => format!("CUDA {version}"),
-    });
+    let driver = Some(driver_text(&nv, version));
     let sm_clock = nv.max_sm_clock_mhz.or_else(|| a(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).ok().map(|k| k / 1000));
     let mem_clock = nv.max_mem_clock_mhz.or(mem_khz.map(|k| k / 1000));
     Ok(DeviceInfo {

@@ -9,7 +9,7 @@ mod nvml;
 pub mod probe;
 pub mod user;
 
-pub use cuda::CudaBackend;
+pub use cuda::{CudaBackend, cache_key};
 pub use mock::MockBackend;
 pub use user::{UserArg, UserGpu};
 

@@ -4,6 +4,7 @@
 //! replay's groups of counters, and each profiled launch's record.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::State;
@@ -61,6 +62,8 @@ pub(super) struct Prof {
     pub(super) active: Option<Context>,
     pub(super) disabled: bool,
     pub(super) replay_noted: Vec<u32>,
+    /// Each device's counter-availability cache file (`None`: none can be named), found once.
+    pub(super) availability: HashMap<u32, Option<PathBuf>>,
     /// The counters this run collects (all of them, or this run's group under application replay);
     /// `None` until the first session decides.
     pub(super) counters: Option<Vec<String>>,
@@ -197,7 +200,11 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
     if counters.is_empty() {
         return Err("no counters to collect in this run".into());
     }
-    let mut session = match Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges) {
+    let first = match availability_cache(st, prof, device) {
+        Some(path) => Session::cached(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges, &path),
+        None => Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges),
+    };
+    let mut session = match first {
         Ok(s) => s,
         Err(e) => {
             // Counters this GPU does not have are left out (and said so); the rest are collected.
@@ -235,6 +242,27 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
         c.session = Some(session);
     }
     Ok(())
+}
+
+/// Where device `device`'s counter-availability image is kept: the file a sweep on the same device
+/// keeps it in (asking the device for it takes 0.1-0.25 s of every profiled process otherwise), if the
+/// device and the cache folder can be named. Found once per device.
+fn availability_cache(st: &State, prof: &mut Prof, device: u32) -> Option<PathBuf> {
+    prof.availability
+        .entry(device)
+        .or_insert_with(|| {
+            // warpscope's own driver calls are not the program's: keep them out of "API calls".
+            if st.cfg.api {
+                activity::pause(st.lib, activity::Kind::Driver);
+            }
+            let key = crate::gpu::cache_key(device);
+            if st.cfg.api {
+                activity::resume(st.lib, activity::Kind::Driver);
+            }
+            let name = crate::profile::Counters::cache_name(&key?).ok()?;
+            Some(crate::gpu::calibrate::cache_dir()?.join("cupti").join(name))
+        })
+        .clone()
 }
 
 /// The counters the GPU of `context` cannot collect (each tried alone).

@@ -129,6 +129,7 @@ pub fn initialize() {
             active: None,
             disabled: false,
             replay_noted: Vec::new(),
+            availability: HashMap::new(),
             counters: None,
             replay: Replay::Kernel,
             timing: Timing::default(),
