@@ -94,7 +94,9 @@ step table     "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16,64x2,128x
 step metrics3  "$bin" sweep sum-matrix --block 32x32,32x16,16x32,16x16 --metrics achieved_occupancy,gld_throughput,gld_efficiency -v
 step metricsall "$bin" run sum-matrix --block 32x16 --metrics all --format json -o "$out/metrics-all.json"
 # The counter-availability cache ($WARPSCOPE_CACHE_DIR/cupti): written by a first sweep with counters, read
-# by a second, and a corrupted file replaced by a third; every counter measured each time.
+# by a second, and a corrupted file replaced by a third; every counter measured each time. Then `warpscope
+# nvprof` on a compiled program reads the same file (still one in the folder), and profiles every kernel
+# after the file is corrupted again.
 cupti_cache() {
   local dir="$out/cupti-cache" run f n
   rm -rf "$dir"
@@ -108,6 +110,16 @@ want = {"achieved_occupancy", "gld_throughput", "gld_efficiency"}
 print(sum(1 for x in r if want <= {m["name"] for m in x["metrics"] if m["source"] == "measured"}))' "$out/cupti-cache-$run.json")
     echo "cupti-cache $run: $n of 2 configurations with all three counters measured; $(ls "$dir/cupti" | wc -l) cache file(s)"
     [ "$n" = 2 ] || return 1
+  done
+  command -v nvcc >/dev/null 2>&1 || { echo "cupti-cache nvprof: no nvcc, not run"; return 0; }
+  nvcc -O3 -o "$dir/multi" "$here/../tests/programs/multi.cu" || return 1
+  for run in nvprof nvprof-corrupt; do
+    if [ "$run" = nvprof-corrupt ]; then for f in "$dir"/cupti/*; do head -c 100 /dev/urandom >"$f"; done; fi
+    WARPSCOPE_CACHE_DIR=$dir "$bin" nvprof --metrics achieved_occupancy,gld_efficiency --csv \
+      --log-file "$out/cupti-cache-$run.csv" "$dir/multi" >/dev/null || return 1
+    n=$(grep -c '"achieved_occupancy"' "$out/cupti-cache-$run.csv")
+    echo "cupti-cache $run: achieved_occupancy for $n kernels; $(ls "$dir/cupti" | wc -l) cache file(s)"
+    [ "$n" -ge 3 ] && [ "$(ls "$dir/cupti" | wc -l)" = 1 ] || return 1
   done
 }
 step cupti-cache cupti_cache
