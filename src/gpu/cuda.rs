@@ -281,7 +281,7 @@ fn driver_text(nv: &nvml::NvmlInfo, version: probe::DriverVersion) -> String {
 }
 
 /// The cache key ([`super::calibrate::key`]) of device `ordinal` as the driver already loaded in this
-/// process describes it, without a context: what [`device_info`], and so a sweep, gives the same device.
+/// process describes it, without a context: what a `CudaBackend`, and so a sweep, gives the same device.
 /// The injection library keys the counter-availability image by it, so that a sweep and a profiled
 /// program keep one. `None` when the driver does not answer.
 pub fn cache_key(ordinal: u32) -> Option<String> {
