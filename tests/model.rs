@@ -120,3 +120,40 @@ fn estimate_shows_bank_conflicts_and_the_fermi_lesson() {
     let t: Vec<f64> = (0..4).map(|i| metric(i, "predicted_time")).collect();
     assert!(t[0] > t[1] && t[0] > t[2] && t[0] > t[3], "{t:?}");
 }
+
+#[test]
+fn model_check_terms_name_the_bound_of_every_configuration() {
+    // The H100's committed blur-rows sweep (docs/results/model-check-2026-11-26-h100): 25 configurations,
+    // each with its measured time, the prediction and the terms; the bound is the largest term and the
+    // prediction is at least that term plus the barriers' sync.
+    let file = "docs/results/model-check-2026-11-26-h100/blur-rows.json";
+    let csv = stdout(&mut mock(&["model-check", "--terms", file, "--format", "csv"]));
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name} in {head:?}"));
+    let terms = [
+        ("bandwidth", "dram_ms"),
+        ("l2", "l2_ms"),
+        ("l1", "l1_ms"),
+        ("latency", "latency_ms"),
+        ("block_issue", "issue_ms"),
+        ("compute", "compute_ms"),
+    ];
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 25);
+    for r in &rows {
+        // The problem "4096x4096, sigma 5" is quoted and holds a comma: count columns from the end.
+        let at = |name: &str| r[r.len() - head.len() + col(name)];
+        let value = |name: &str| at(name).parse::<f64>().unwrap();
+        let (bound, largest) =
+            terms.iter().map(|(b, c)| (*b, value(c))).fold(("", 0.0), |a, b| if b.1 > a.1 { b } else { a });
+        assert_eq!(at("bound"), bound, "{r:?}");
+        assert!(value("predicted_ms") >= largest + value("sync_ms"), "{r:?}");
+        let err = (value("predicted_ms") / value("measured_ms") - 1.0) * 100.0;
+        assert!((err - value("error_pct")).abs() < 1e-6, "{r:?}");
+    }
+    // The table says what the columns add up to; --strict judges kernels, not configurations.
+    let table = stdout(&mut mock(&["model-check", "--terms", file]));
+    assert!(table.contains("blurRows") && table.contains("the largest of dram"), "{table}");
+    mock(&["model-check", "--terms", "--strict", file]).assert().code(2);
+}

@@ -8,7 +8,7 @@ use clap::Args;
 use warpscope::Outcome;
 use warpscope::model::arch;
 use warpscope::model::check::{self, KernelFit, Predictor};
-use warpscope::report::listings::ModelFits;
+use warpscope::report::listings::{ModelFits, ModelTerms};
 use warpscope::{Result, report};
 
 use super::{ListFormat, print_listing, usage};
@@ -33,6 +33,11 @@ pub struct ModelCheckArgs {
     /// Exit 1 when a kernel misses a target.
     #[arg(long)]
     strict: bool,
+    /// One row per measured configuration instead of per kernel: the measured time, this binary's
+    /// prediction on the run's device (or `--gpu`'s card) and every term of the time model, the largest
+    /// being the bound (docs/MODEL.md section 4).
+    #[arg(long, conflicts_with = "strict")]
+    terms: bool,
 }
 
 pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
@@ -41,6 +46,20 @@ pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
         None if a.repredict => Predictor::Device,
         None => Predictor::Stored,
     };
+    if a.terms {
+        // The predictions a report carries have no terms: predict again on the run's device.
+        let how = if let Predictor::Stored = how { Predictor::Device } else { how };
+        let mut rows = Vec::new();
+        for path in &a.files {
+            let found = check::terms(&report::read(path)?, &how)?;
+            if found.is_empty() {
+                return Err(usage(format!("{}: no measured configuration", path.display())));
+            }
+            rows.extend(found);
+        }
+        print_listing(&ModelTerms(rows), a.format)?;
+        return Ok(Outcome::Ok);
+    }
     let mut fits: Vec<KernelFit> = Vec::new();
     for path in &a.files {
         let report = report::read(path)?;

@@ -131,6 +131,41 @@ pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>>
     Ok(evaluations(report, how)?.into_iter().map(|e| e.map(|e| e.prediction.time_ms)).collect())
 }
 
+/// One measured configuration beside the model's prediction and every term of it (`model-check
+/// --terms`): which unit the model thinks bounds it, and by how much the others trail.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Terms {
+    /// Kernel entry.
+    pub kernel: String,
+    /// Problem size.
+    pub problem: String,
+    /// Block shape.
+    pub block: Dim3,
+    /// Measured median time, ms.
+    pub measured_ms: f64,
+    /// The model's time and its terms.
+    pub predicted: super::time::Prediction,
+}
+
+/// Every measured configuration of `report` with the model's terms, predicted again by `how` (the
+/// predictions a report carries have no terms: [`Predictor::Stored`] evaluates on the run's device).
+pub fn terms(report: &Report, how: &Predictor) -> Result<Vec<Terms>> {
+    Ok(report
+        .records
+        .iter()
+        .zip(evaluations(report, how)?)
+        .filter_map(|(r, e)| {
+            Some(Terms {
+                kernel: r.kernel.clone(),
+                problem: r.problem.clone(),
+                block: r.block?,
+                measured_ms: r.time_ms.as_ref()?.median,
+                predicted: e?.prediction,
+            })
+        })
+        .collect())
+}
+
 /// The model's evaluation of each measured record of `report` again (`None` for records without a
 /// measured time, or that cannot launch); [`Predictor::Stored`] evaluates on the run's device.
 pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super::Evaluation>>> {

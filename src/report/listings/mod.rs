@@ -18,5 +18,5 @@ pub use comparison::ComparisonListing;
 pub use devices::Devices;
 pub use kernels::KernelCatalogue;
 pub use metrics::Catalogue;
-pub use model_check::ModelFits;
+pub use model_check::{ModelFits, ModelTerms};
 pub use occupancy::{AgainstDriver, Calculator, calculate, check_driver};

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::model::check::{self, KernelFit};
+use crate::model::check::{self, KernelFit, Terms};
 use crate::report::listing::{Cells, Listing, Part, to_json};
 
 /// The fits of every kernel of the files checked.
@@ -105,6 +105,65 @@ impl Listing for ModelFits {
                 f.measured_best.to_string(),
                 f.misses().join("; "),
             ]);
+        }
+        Some(t)
+    }
+}
+
+/// Every measured configuration of the files checked, with the model's terms (`model-check --terms`).
+pub struct ModelTerms(pub Vec<Terms>);
+
+/// The time model's terms, ms, in the columns' order: dram, l2, l1, latency, issue, compute, sync.
+fn term_values(t: &Terms) -> [f64; 7] {
+    let p = &t.predicted;
+    [p.bandwidth_ms, p.l2_ms, p.l1_ms, p.latency_ms, p.issue_ms, p.compute_ms, p.sync_ms]
+}
+
+/// One configuration's row: `time` writes the measured and predicted times and the terms, `pct` the
+/// prediction's error.
+fn cells(r: &Terms, time: impl Fn(f64) -> String, pct: impl Fn(f64) -> String) -> Vec<String> {
+    let p = &r.predicted;
+    let mut row = vec![
+        r.kernel.clone(),
+        r.problem.clone(),
+        r.block.to_string(),
+        time(r.measured_ms),
+        time(p.time_ms),
+        pct((p.time_ms / r.measured_ms - 1.0) * 100.0),
+        p.bound.as_str().to_string(),
+    ];
+    row.extend(term_values(r).map(time));
+    row
+}
+
+impl Listing for ModelTerms {
+    fn json(&self) -> Result<String> {
+        to_json(&self.0)
+    }
+
+    fn text(&self) -> Vec<Part> {
+        let mut head = vec!["kernel", "problem", "block", "measured ms", "predicted ms", "error", "bound"];
+        head.extend(["dram ms", "l2 ms", "l1 ms", "latency ms", "issue ms", "compute ms", "sync ms"]);
+        let mut t = Cells::new(&head);
+        for r in &self.0 {
+            t.push(cells(r, |v| format!("{v:.4}"), |e| format!("{e:+.1}%")));
+        }
+        vec![
+            Part::Table(t),
+            Part::Line(
+                "predicted = the largest of dram, l2, l1, latency, issue and compute (the bound), plus sync and \
+                 the launch overhead (docs/MODEL.md section 4)"
+                    .into(),
+            ),
+        ]
+    }
+
+    fn csv(&self) -> Option<Cells> {
+        let mut head = vec!["kernel", "problem", "block", "measured_ms", "predicted_ms", "error_pct", "bound"];
+        head.extend(["dram_ms", "l2_ms", "l1_ms", "latency_ms", "issue_ms", "compute_ms", "sync_ms"]);
+        let mut t = Cells::new(&head);
+        for r in &self.0 {
+            t.push(cells(r, |v| v.to_string(), |e| e.to_string()));
         }
         Some(t)
     }
