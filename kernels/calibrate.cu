@@ -4,12 +4,13 @@
 //   calEmpty          launch overhead (1 block) and the block scheduler's rate (many empty blocks)
 //   calChainInit      builds the pointer chain calChase follows
 //   calChase          DRAM latency on an idle GPU: one thread, each load's address the previous value
-//   calRead           reads a buffer with float4 loads: DRAM read bandwidth (4 x L2, once) and L2
-//                     bandwidth (a quarter of L2, over and over)
+//   calRead           reads a buffer with float4 loads: DRAM read bandwidth (4 x L2, once)
+//   calL2Read         re-reads a quarter of L2 with float4 loads that bypass L1 (ld.global.cg): L2's
+//                     read bandwidth (plain loads would hit in L1: each thread re-reads its own words)
 //   calL1Read         each block re-reads its own 8 KiB with float4 loads: L1 bandwidth per SM
 //   calSmemRead       conflict-free shared-memory loads: shared-memory bandwidth per SM
-//   calPartialStore   8 stores of 4 bytes per 32-byte sector, sectors far apart: L2's rate for
-//                     partial-sector stores
+//   calPartialStore   one 4-byte store per sector and line, each sector completed by the 8 warps of a
+//                     block: the rate of L2's input port (one cycle per line request, one per sector)
 
 // `write` is 0 at run time: the store is there so that the compiler keeps the kernel's body.
 extern "C" __global__ void calEmpty(int *out, int write)
@@ -46,6 +47,20 @@ extern "C" __global__ void calRead(const float4 *in, int n4, int passes, float *
     if (acc == 1234.5f) out[tid] = acc;
 }
 
+// calRead with loads cached in L2 only (`__ldcg`): re-reading a buffer that fits in L2 measures L2's read
+// bandwidth, not L1's.
+extern "C" __global__ void calL2Read(const float4 *in, int n4, int passes, float *out)
+{
+    int tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    float acc = 0.0f;
+    for (int p = 0; p < passes; ++p)
+        for (int i = tid; i < n4; i += threads) {
+            float4 v = __ldcg(in + i);
+            acc += v.x + v.y + v.z + v.w;
+        }
+    if (acc == 1234.5f) out[tid] = acc;
+}
+
 // Each block re-reads its own 8 KiB window (512 float4: in L1 after the first pass) `passes` times.
 extern "C" __global__ void calL1Read(const float4 *in, int passes, float *out)
 {
@@ -73,14 +88,13 @@ extern "C" __global__ void calSmemRead(int passes, float *out)
     if (acc == 1234.5f) out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-// Thread i fills one 32-byte sector, (i * strideWords) mod n words in, with 8 separate 4-byte stores: each
-// warp store instruction writes part of 32 sectors in 32 lines (as a transpose's strided writes do), and
-// L2 completes every sector over the 8 instructions.
+// Block b's warp k writes word k of 32 sectors, (32 b + lane) x strideWords mod n words in: each warp
+// store instruction writes part of 32 sectors in 32 lines (as a naive transpose's strided writes do), and
+// the block's 8 warps complete every sector between them. L2 takes each store as 32 line requests of one
+// sector: two cycles of its input port per sector written.
 extern "C" __global__ void calPartialStore(float *out, unsigned n, unsigned strideWords, int sectors)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= sectors) return;
-    float *sector = out + ((size_t)i * strideWords) % n;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) sector[k] = (float)(i + k);
+    int i = blockIdx.x * 32 + (threadIdx.x & 31), k = threadIdx.x >> 5;
+    if (i >= sectors || k >= 8) return;
+    out[((size_t)i * strideWords) % n + k] = (float)(i + k);
 }

@@ -13,8 +13,9 @@ use crate::model::calibration::{self, Measurements};
 use crate::model::time::Figures;
 use crate::record::Source;
 
-/// Version of the cache files' layout (older files are measured again).
-const CACHE_VERSION: u32 = 1;
+/// Version of the cache files' layout and of the microbenchmarks behind them (older files are measured
+/// again).
+const CACHE_VERSION: u32 = 2;
 
 /// A device's calibration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

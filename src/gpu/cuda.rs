@@ -681,8 +681,13 @@ impl Backend for CudaBackend {
         let m = self.module(Module::Embedded("calibrate"))?;
         let func = |name: &str| m.load_function(name).map_err(cu(&format!("cuModuleGetFunction({name})")));
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
-        let (read, l1_read, smem_read, partial) =
-            (func("calRead")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
+        let (read, l2_read, l1_read, smem_read, partial) = (
+            func("calRead")?,
+            func("calL2Read")?,
+            func("calL1Read")?,
+            func("calSmemRead")?,
+            func("calPartialStore")?,
+        );
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
         // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
@@ -763,9 +768,9 @@ impl Backend for CudaBackend {
             zero(a)?;
         }
         // `n4` float4 from the start of the first array, `passes` times, by 8 blocks of 256 per SM.
-        let time_read = |n4: i32, passes: i32, flush: Option<&CudaSlice<u32>>| {
+        let time_read = |kernel: &CudaFunction, n4: i32, passes: i32, flush: Option<&CudaSlice<u32>>| {
             let times = self.time_with(1, 5, "calRead", flush, || {
-                let mut b = stream.launch_builder(&read);
+                let mut b = stream.launch_builder(kernel);
                 b.arg(&arrays[0]).arg(&n4).arg(&passes).arg(&sink);
                 // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array of stream_elems words.
                 unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
@@ -773,11 +778,12 @@ impl Backend for CudaBackend {
             median(times, "calRead")
         };
         let all_n4 = (stream_elems / 4) as i32;
-        let dram_read_ms = time_read(all_n4, 1, Some(&flush))?;
+        let dram_read_ms = time_read(&read, all_n4, 1, Some(&flush))?;
         let dram_read_bytes = all_n4 as f64 * 16.0;
-        // L2 bandwidth: a quarter of L2 re-read 64 times.
+        // L2 bandwidth: a quarter of L2 re-read 64 times, past L1 (each thread re-reads its own words:
+        // plain loads would measure L1).
         let (l2_n4, passes) = ((l2 / 4 / 16) as i32, 64);
-        let l2_ms = time_read(l2_n4, passes, None)?;
+        let l2_ms = time_read(&l2_read, l2_n4, passes, None)?;
         let l2_bytes = l2_n4 as f64 * 16.0 * passes as f64;
 
         // L1 bandwidth: each of 8 blocks per SM re-reads its own 8 KiB 256 times.
@@ -807,7 +813,7 @@ impl Backend for CudaBackend {
         )?;
         let smem_bytes = sms as f64 * 8.0 * 256.0 * 8.0 * 4.0 * smem_passes as f64;
 
-        // Partial-sector stores: 4 Mi sectors, 8 stores each, 1 KiB + 32 B apart.
+        // Partial-sector stores: 4 Mi sectors 1 KiB + 32 B apart, each completed by the 8 warps of a block.
         let words = chase_words.min(stream_elems) as u32;
         let stride = 264u32;
         let sectors = ((words / 8).min(1 << 22)) as i32;
@@ -815,8 +821,8 @@ impl Backend for CudaBackend {
             self.time_with(1, 5, "calPartialStore", None, || {
                 let mut b = stream.launch_builder(&partial);
                 b.arg(&arrays[1]).arg(&words).arg(&stride).arg(&sectors);
-                // SAFETY: writes 8 words at (i x 264) mod words (a multiple of 8), inside the array.
-                unsafe { b.launch(cfg((sectors as u32).div_ceil(256), 256)) }.map(|_| ()).map_err(cu("calPartialStore"))
+                // SAFETY: writes word k < 8 of sector (i x 264) mod words (a multiple of 8), inside the array.
+                unsafe { b.launch(cfg((sectors as u32).div_ceil(32), 256)) }.map(|_| ()).map_err(cu("calPartialStore"))
             })?,
             "calPartialStore",
         )?;

@@ -27,7 +27,7 @@ pub struct Measurements {
     pub dram_read_bytes: f64,
     /// Time of that read.
     pub dram_read_ms: f64,
-    /// Bytes calRead loaded re-reading a quarter of L2, and its time.
+    /// Bytes calL2Read loaded re-reading a quarter of L2 past L1, and its time.
     pub l2_bytes: f64,
     /// Time of that read.
     pub l2_ms: f64,
@@ -39,7 +39,7 @@ pub struct Measurements {
     pub smem_bytes: f64,
     /// Time of calSmemRead.
     pub smem_ms: f64,
-    /// Partial-sector stores of calPartialStore (8 per sector), and their time.
+    /// Stores of calPartialStore (one 4-byte word each, to a sector of its own line), and their time.
     pub partial_stores: f64,
     /// Time of calPartialStore.
     pub partial_ms: f64,
@@ -56,7 +56,8 @@ pub struct Measurements {
 /// - launch overhead is the empty kernel's time. Every other microbenchmark's time less one launch
 ///   is its work's (the time model adds the launch back to every prediction); a time less than twice
 ///   the launch is halved instead, so that a figure never comes from noise around the launch;
-/// - bandwidths are bytes over that time; the block rate is the empty blocks per SM over it;
+/// - bandwidths are bytes over that time; the block rate is the empty blocks per SM over it; L2's
+///   input rate counts two cycles per store of calPartialStore (a line request and its one sector);
 /// - the DRAM latency is the chase's time per step;
 /// - per-clock figures divide by SMs and the clock;
 /// - the copy bandwidth is the copy's bytes over its whole time, as the sweep's copy yardstick.
@@ -71,7 +72,8 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
         read_gbs: per_s(m.dram_read_bytes, m.dram_read_ms) / 1e9,
         dram_latency_ns: if m.chase_steps > 0 { work_s(m.chase_ms) * 1e9 / m.chase_steps as f64 } else { 0.0 },
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
-        partial_store_sectors_per_ns: per_s(m.partial_stores, m.partial_ms) / 1e9,
+        // Each store is a line request carrying one sector: two cycles of L2's input port.
+        l2_write_cycles_per_ns: 2.0 * per_s(m.partial_stores, m.partial_ms) / 1e9,
         l1_bytes_per_clk: per_s(m.l1_bytes, m.l1_ms) / (sms * clock),
         smem_bytes_per_clk: per_s(m.smem_bytes, m.smem_ms) / (sms * clock),
         blocks_per_us_per_sm: if block_secs > 0.0 { m.empty_blocks as f64 / sms / (block_secs * 1e6) } else { 0.0 },
@@ -88,7 +90,7 @@ pub fn check(f: &Figures) -> Result<(), String> {
         ("DRAM read bandwidth", f.read_gbs),
         ("DRAM latency", f.dram_latency_ns),
         ("L2 bandwidth", f.l2_gbs),
-        ("partial-store rate", f.partial_store_sectors_per_ns),
+        ("L2 input rate", f.l2_write_cycles_per_ns),
         ("L1 bandwidth", f.l1_bytes_per_clk),
         ("shared-memory bandwidth", f.smem_bytes_per_clk),
         ("block rate", f.blocks_per_us_per_sm),
@@ -129,7 +131,7 @@ mod tests {
             l1_ms: 1.002,
             smem_bytes: 25.6e9,
             smem_ms: 2.002,
-            // 3.2e7 partial stores in 1 ms: 32 per ns.
+            // 3.2e7 stores in 1 ms, each a request and a sector: 64 input cycles per ns.
             partial_stores: 3.2e7,
             partial_ms: 1.002,
             // The copy is the sweep's yardstick, taken whole: 2 GB in 1 ms.
@@ -143,7 +145,7 @@ mod tests {
         assert!((f.l2_gbs - 1000.0).abs() < 1e-9);
         assert!((f.l1_bytes_per_clk - 128.0).abs() < 1e-9);
         assert!((f.smem_bytes_per_clk - 128.0).abs() < 1e-9);
-        assert!((f.partial_store_sectors_per_ns - 32.0).abs() < 1e-9);
+        assert!((f.l2_write_cycles_per_ns - 64.0).abs() < 1e-9);
         assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
         assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
         assert!(check(&f).is_ok());

@@ -175,7 +175,14 @@ pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super:
             let arch = super::arch::nearest(report.device.cc());
             let clock = report.device.sm_clock_mhz.unwrap_or(1500);
             let copy = copy.unwrap_or_else(|| report.device.peak_bandwidth_gbs.unwrap_or(1000.0) * 0.88);
-            let figures = report.baselines.calibration.clone().unwrap_or_else(|| Figures::of_arch(arch, clock, copy));
+            let db = Figures::of_arch(arch, clock, copy);
+            let figures = match report.baselines.calibration.clone() {
+                Some(f) if f.l2_write_cycles_per_ns > 0.0 => f,
+                // Calibrated before L2 was measured past L1 (calibration version 1): its L2 figures are
+                // L1's, so the database's stand in for them.
+                Some(f) => Figures { l2_gbs: db.l2_gbs, l2_write_cycles_per_ns: db.l2_write_cycles_per_ns, ..f },
+                None => db,
+            };
             let mut t = Target {
                 name: report.device.name.clone(),
                 arch,

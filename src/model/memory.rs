@@ -53,6 +53,9 @@ pub struct Traffic {
     /// charges one cycle each. A request scattered over 32 rows takes 32; a contiguous span of lines, as
     /// an array of structures or interleaved RGB reads it, one.
     pub wavefronts: f64,
+    /// Distinct 128-byte lines per request, summed: L1 sends L2 one request per line (with the sectors
+    /// it carries), so a store scattered over 32 rows is 32 requests at L2, an interleaved RGB store 3.
+    pub lines: f64,
     /// Stores: 32-byte sectors a request writes only part of (L2 merges them with a masked write).
     pub partial_sectors: f64,
     /// Transactions that reach L2: for loads, those of a block not already requested by the same block
@@ -151,7 +154,10 @@ mod c {
     pub const SH_LD_WF: usize = 11;
     pub const SH_ST_REQ: usize = 12;
     pub const SH_ST_WF: usize = 13;
-    pub const N: usize = 14;
+    /// Distinct 128-byte lines per request, summed (L1 sends L2 one request per line).
+    pub const LD_LINES: usize = 14;
+    pub const ST_LINES: usize = 15;
+    pub const N: usize = 16;
     /// The counts whose sampling error decides when to stop, each with the count its error is relative
     /// to (partial sectors are a share of the store transactions).
     pub const MAIN: [(usize, usize); 6] = [
@@ -341,7 +347,11 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     for &k in &s.segs {
         let (head, seg) = (k & !LOW, k & LOW);
         let load = k >> 46 & 1 == 1;
-        let (req, txn, wf) = if load { (c::LD_REQ, c::LD_TXN, c::LD_WF) } else { (c::ST_REQ, c::ST_TXN, c::ST_WF) };
+        let (req, txn, wf, lines) = if load {
+            (c::LD_REQ, c::LD_TXN, c::LD_WF, c::LD_LINES)
+        } else {
+            (c::ST_REQ, c::ST_TXN, c::ST_WF, c::ST_LINES)
+        };
         out[txn] += 1.0;
         if head != prev_head {
             out[req] += 1.0;
@@ -351,6 +361,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         let line = seg / per_line;
         if prev_line.is_none_or(|p: u64| line > p + 1) {
             out[wf] += 1.0;
+        }
+        if prev_line != Some(line) {
+            out[lines] += 1.0;
         }
         prev_line = Some(line);
     }
@@ -780,6 +793,7 @@ fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
         transactions: t[c::LD_TXN] * repeat,
         requested_bytes: t[c::LD_BYTES] * repeat,
         wavefronts: t[c::LD_WF] * repeat,
+        lines: t[c::LD_LINES] * repeat,
         partial_sectors: 0.0,
         l2_transactions: l2_loads * repeat,
     };
@@ -788,6 +802,7 @@ fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
         transactions: t[c::ST_TXN],
         requested_bytes: t[c::ST_BYTES],
         wavefronts: t[c::ST_WF],
+        lines: t[c::ST_LINES],
         partial_sectors: t[c::ST_PARTIAL],
         l2_transactions: t[c::ST_TXN],
     };
@@ -966,10 +981,29 @@ mod tests {
         assert_eq!((s.stores.transactions, s.stores.partial_sectors), (4096.0, 4096.0));
         assert_eq!(s.stores.per_request(), Some(32.0));
         assert_eq!((s.loads.transactions, s.loads.per_request()), (512.0, Some(4.0)));
+        // L2 sees one request per line of an instruction: 32 per store, 1 per load (a 128-byte row).
+        assert_eq!((s.stores.lines, s.loads.lines), (4096.0, 128.0));
         // Through the padded tile the same transpose stores whole rows: no partial sector.
         let k = Transpose::new(V::Shared, 64, 64).unwrap();
         let s = analyze_exact(&k, k.grid(b), b, 32);
         assert_eq!((s.stores.transactions, s.stores.partial_sectors), (512.0, 0.0));
+        assert_eq!(s.stores.lines, 128.0);
+    }
+
+    #[test]
+    fn interleaved_rgb_stores_are_three_line_requests() {
+        use crate::kernels::{Frames, Resize};
+        // resizeBilinear of 16 x 4 pixels to 32 x 8 with 32 x 1 blocks: a warp writes one output row of
+        // 32 RGB pixels (384 bytes, 3 lines, from a 128-byte boundary) in 3 instructions (R, G, B),
+        // each float 12 bytes after the last: every instruction touches all 12 sectors of the 3 lines,
+        // each in part. 8 warps: 24 store requests, 72 line requests, 288 partial sectors.
+        let k = Resize(Frames::new(16, 4, 1).unwrap());
+        let b = Dim3::new(32, 1, 1);
+        let s = analyze_exact(&k, k.grid(b), b, 32);
+        assert_eq!(s.stores.requests, 24.0);
+        assert_eq!((s.stores.lines, s.stores.transactions, s.stores.partial_sectors), (72.0, 288.0, 288.0));
+        // One run of adjacent lines per request: one L1 pass each.
+        assert_eq!(s.stores.wavefronts, 24.0);
     }
 
     #[test]

@@ -104,10 +104,15 @@ pub fn evaluate(
         blocks: shape.blocks,
         warps,
         dram_read_bytes: kernel.work().bytes_read as f64,
-        store_bytes: mem.stores.transferred_bytes(mem.txn_bytes),
-        l2_bytes: (mem.loads.l2_transactions + mem.stores.l2_transactions) * txn,
-        partial_sectors: mem.stores.partial_sectors,
-        l1_load_bytes: mem.loads.transferred_bytes(mem.txn_bytes),
+        store_bytes: mem.stores.transferred_bytes(mem.txn_bytes).min(kernel.work().bytes_written as f64),
+        l2_read_requests: if mem.loads.transactions > 0.0 {
+            mem.loads.l2_transactions * mem.loads.lines / mem.loads.transactions
+        } else {
+            0.0
+        },
+        store_lines: mem.stores.lines,
+        store_sectors: mem.stores.transactions * txn / 32.0,
+        l1_load_bytes: mem.loads.requested_bytes,
         l1_wavefronts: mem.loads.wavefronts + mem.stores.wavefronts,
         smem_wavefronts: mem.shared_loads.wavefronts + mem.shared_stores.wavefronts,
         insns,
@@ -210,5 +215,24 @@ mod tests {
             assert!(err.abs() < within, "{} {block}: {} ms predicted, {measured} measured", k.name(), p.time_ms);
             assert_eq!(p.bound, bound, "{}", k.name());
         }
+    }
+
+    #[test]
+    fn partial_sectors_reach_dram_once_merged_in_l2() {
+        // The naive transpose of 1024 x 1024 floats writes every output sector in 8 requests of 4
+        // bytes; L2 is write-back and merges them, so DRAM writes the 4 MiB output once (ncu on an H100,
+        // 8192 x 8192 at 32 x 8: 280 MB written for a 268 MB output), not 8 x 4 MiB of whole sectors.
+        // Read 4 MiB + write 4 MiB at 4160 GB/s.
+        let mut t = Target::from_card(find_card("H200").unwrap(), arch((9, 0)).unwrap());
+        t.figures.copy_gbs = 4160.0;
+        let k = crate::kernels::Transpose::new(crate::kernels::TransposeVariant::Naive, 1024, 1024).unwrap();
+        let block = Dim3::new(32, 8, 1);
+        let launch = Launch { grid: k.grid(block), block, dynamic_smem: 0 };
+        let e = evaluate(&t, &k, &launch, 8, None);
+        assert_eq!(e.mem.stores.transactions * 32.0, 8.0 * 4194304.0);
+        let by_hand = 2.0 * 4194304.0 / 4160e9 * 1e3;
+        assert!((e.prediction.bandwidth_ms - by_hand).abs() < 1e-12, "{}", e.prediction.bandwidth_ms);
+        // Its stores are 32 line requests of one sector each: 2 cycles of L2's input port per float.
+        assert_eq!((e.mem.stores.lines, e.mem.stores.transactions), (1048576.0, 1048576.0));
     }
 }
