@@ -681,13 +681,8 @@ impl Backend for CudaBackend {
         let m = self.module(Module::Embedded("calibrate"))?;
         let func = |name: &str| m.load_function(name).map_err(cu(&format!("cuModuleGetFunction({name})")));
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
-        let (read, l2_read, l1_read, smem_read, partial) = (
-            func("calRead")?,
-            func("calL2Read")?,
-            func("calL1Read")?,
-            func("calSmemRead")?,
-            func("calPartialStore")?,
-        );
+        let (read, l2_read, l1_read, smem_read, partial) =
+            (func("calRead")?, func("calL2Read")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
         // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
