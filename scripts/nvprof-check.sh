@@ -10,7 +10,8 @@
 #             gld_efficiency ./sumMatrix X Y` against `ncu --clock-control none` with the same metrics,
 #             compared by `warpscope compare` (kernel, grid, block) into seed-summary.txt
 #   multi     several kernels, two streams, a child process: the summary's times against the program's
-#             own CUDA events (multi-summary.txt), the GPU trace, a crash and an exit code
+#             own CUDA events (multi-summary.txt), the GPU trace, a crash and an exit code, metrics of
+#             parent and child (the child while its parent waits, and both at once)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
 #             matrixMul) on the samples (else on multi), into overhead-summary.txt: the fastest variant
 #             whose values agree with the default's within 1 point / 3 %, and one metric at a time
@@ -126,6 +127,9 @@ if has multi; then
   step multi-ncu-flags        "$W" nvprof -k regex:stencil -s 1 -c 2 --metrics gld_efficiency ./multi
   step multi-crash            "$W" nvprof --print-gpu-trace ./multi crash
   step multi-exit3            "$W" nvprof --log-file "$out/multi-exit3.%p.log" --profile-child-processes ./multi exit 3
+  # Parent and child take turns with the counters: the child while its parent waits, then side by side.
+  step multi-child-metrics    env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof --profile-child-processes --csv --metrics achieved_occupancy,gld_efficiency ./multi
+  step multi-together-metrics env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof --profile-child-processes --csv --metrics achieved_occupancy,gld_efficiency ./multi together
   python3 "$here/nvprof-multi-summary.py" "$out" >"$out/multi-summary.txt" 2>&1
   cat "$out/multi-summary.txt"
 fi

@@ -39,6 +39,44 @@ def main(out):
         ok_all = ok_all and ok
         print(f"{name:>16} | {n:>6}/{calls:<7} | {ms:14.4f} | {ws:12.4f} | {d:+6.2f}% | {'yes' if ok else 'NO'}")
     print("every kernel within 2 % of its CUDA events:", "yes" if ok_all else "NO")
+    for step in ("multi-child-metrics", "multi-together-metrics"):
+        child_metrics(out, step)
+
+
+def child_metrics(out, step):
+    """Parent and child both profiled: each kernel of both processes has both metrics, with as many
+    invocations as the program launched, and the run exits 0."""
+    path = os.path.join(out, step + ".err")
+    if not os.path.exists(path):
+        return
+    want = {"busy": 10, "scale": 10, "stencil": 4, "child_kernel": 5}
+    got = {}
+    lines = [l for l in open(path) if l.startswith('"')]
+    header = None
+    for row in csv.reader(lines):
+        if row and row[0] == "Device":
+            header = row
+            continue
+        if header and len(row) == len(header):
+            r = dict(zip(header, row))
+            base = r["Kernel"].split("(")[0].split("<")[0].split(" ")[-1]
+            got.setdefault(base, {})[r["Metric Name"]] = (int(r["Invocations"]), r["Avg"])
+    rc = None
+    for l in open(os.path.join(out, "steps.txt")):
+        if l.split()[0:1] == [step]:
+            rc = l.split()[2]
+    ok = rc == "0"
+    print(f"{step}: exit {rc}")
+    for k, n in want.items():
+        m = got.get(k, {})
+        both = all(x in m and m[x][0] >= n for x in ("achieved_occupancy", "gld_efficiency"))
+        ok = ok and both
+        shown = ", ".join(f"{x} {v[1]} ({v[0]} launches)" for x, v in m.items()) or "none"
+        print(f"  {k:>12}: {shown} {'yes' if both else 'NO'}")
+    turns = [l.strip() for l in open(path) if "timing:" in l]
+    for t in turns:
+        print("  " + t[t.find("timing:"):])
+    print(f"  parent and child both profiled: {'yes' if ok else 'NO'}")
 
 
 if __name__ == "__main__":

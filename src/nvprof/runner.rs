@@ -252,6 +252,9 @@ fn keep(dir: &Path, run: usize) {
     }
     for e in fs::read_dir(dir).into_iter().flatten().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".jsonl") {
+            continue;
+        }
         let _ = fs::copy(e.path(), dest.join(format!("run{run}-{name}")));
     }
 }

@@ -9,6 +9,7 @@
 //   ./multi child      the child: its own kernel
 //   ./multi crash      dies of SIGSEGV after its kernels (what was collected must survive)
 //   ./multi exit N     exits with N after its kernels
+//   ./multi together   starts the child first, so that both run kernels at the same time
 // Prints `events: NAME LAUNCHES TOTAL_MS` per timed kernel.
 #include <cuda_runtime.h>
 #include <signal.h>
@@ -132,9 +133,21 @@ static int child(void) {
     return 0;
 }
 
+static pid_t spawn_child(char *argv0) {
+    pid_t pid;
+    char *child_argv[] = {argv0, (char *)"child", NULL};
+    if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, child_argv, environ) != 0) {
+        perror("posix_spawn");
+        exit(1);
+    }
+    return pid;
+}
+
 int main(int argc, char **argv) {
     setenv("CUDA_MODULE_LOADING", "EAGER", 1);
     if (argc > 1 && strcmp(argv[1], "child") == 0) return child();
+    const bool together = argc > 1 && strcmp(argv[1], "together") == 0;
+    pid_t pid = together ? spawn_child(argv[0]) : 0;
     const int n = 1 << 20;
     const size_t bytes = n * sizeof(float);
     float *h, *a, *b, *c;
@@ -180,12 +193,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "crash") == 0) raise(SIGSEGV);
     if (argc > 2 && strcmp(argv[1], "exit") == 0) return atoi(argv[2]);
 
-    pid_t pid;
-    char *child_argv[] = {argv[0], (char *)"child", NULL};
-    if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, child_argv, environ) != 0) {
-        perror("posix_spawn");
-        return 1;
-    }
+    if (!together) pid = spawn_child(argv[0]);
     int status = 0;
     waitpid(pid, &status, 0);
     printf("child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);

@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::State;
+use super::share::{LEAST_HOLD, Turn};
 use crate::metrics;
 use crate::nvprof::demangle::{KernelName, kernel_name};
 use crate::nvprof::filter::{Filter, Launch as Selectable};
 use crate::nvprof::protocol::{Message, ReplayMode};
-use crate::profile::cupti::callback::{Context, Launch};
+use crate::profile::cupti::callback::{self, Context, Launch};
 use crate::profile::cupti::{Replay, Session, activity};
 use crate::record::{ActivityKind, Metric, Record, Source, Status, TimeStats, Trace};
 use crate::spec::Dim3;
@@ -68,6 +69,9 @@ pub(super) struct Prof {
     /// `None` until the first session decides.
     pub(super) counters: Option<Vec<String>>,
     pub(super) replay: Replay,
+    /// The run's turns with the counters (`--profile-child-processes`: another process of the run may
+    /// want them).
+    pub(super) turn: Option<Turn>,
     pub(super) timing: Timing,
 }
 
@@ -82,6 +86,10 @@ pub(super) struct Timing {
     pub(super) stop: Duration,
     pub(super) decode: Duration,
     pub(super) reconfigure: Duration,
+    /// Time spent waiting for another process of the run to give the counters up, and how many times
+    /// this one gave them up.
+    pub(super) waited: Duration,
+    pub(super) handovers: u64,
     pub(super) entered: Option<Instant>,
     /// Replay passes of the counters collected, and how many counters.
     pub(super) passes: usize,
@@ -200,6 +208,9 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
     if counters.is_empty() {
         return Err("no counters to collect in this run".into());
     }
+    if let Some(turn) = prof.turn.as_mut() {
+        prof.timing.waited += turn.take();
+    }
     let first = match availability_cache(st, prof, device) {
         Some(path) => Session::cached(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges, &path),
         None => Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges),
@@ -242,6 +253,36 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
         c.session = Some(session);
     }
     Ok(())
+}
+
+/// Gives the counters up, between windows, when another process of the run waits for them and this one
+/// has had them for [`LEAST_HOLD`] (called every few ms from the injection library's own thread): every
+/// context's session goes (the Range Profiler is disabled) and comes back at the next selected launch.
+pub(super) fn give_turn(st: &State, prof: &mut Prof) {
+    let Some(turn) = prof.turn.as_ref() else { return };
+    if !turn.held() || turn.held_for() < LEAST_HOLD || !turn.wanted() {
+        return;
+    }
+    // warpscope's own driver calls are not the program's: keep them out of "API calls".
+    if st.cfg.api {
+        activity::pause(st.lib, activity::Kind::Driver);
+    }
+    let contexts: Vec<Context> = prof.contexts.keys().copied().collect();
+    for context in contexts {
+        callback::on_context(context, || {
+            close(st, prof, context);
+            if let Some(c) = prof.contexts.get_mut(&context) {
+                c.session = None;
+            }
+        });
+    }
+    if st.cfg.api {
+        activity::resume(st.lib, activity::Kind::Driver);
+    }
+    if let Some(turn) = prof.turn.as_mut() {
+        turn.give();
+    }
+    prof.timing.handovers += 1;
 }
 
 /// Where device `device`'s counter-availability image is kept: the file a sweep on the same device

@@ -6,6 +6,7 @@
 //! Everything goes to this process's JSON Lines file as it is known; the rest at `exit`.
 
 mod launches;
+mod share;
 mod trace;
 
 use std::collections::HashMap;
@@ -23,7 +24,7 @@ use crate::gpu::DeviceInfo;
 use crate::model::arch;
 use crate::profile::cupti::callback::{self, Context, Event, Site};
 use crate::profile::cupti::{self, Lib, Replay, activity};
-use launches::{Ctx, Prof, Timing, close, enter, exit};
+use launches::{Ctx, Prof, Timing, close, enter, exit, give_turn};
 use trace::{Act, on_activity};
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -114,6 +115,9 @@ pub fn initialize() {
     let t0 = activity::timestamp(lib).unwrap_or(0);
     let offset_ns = unix_ns() as i64 - cfg.origin_unix_ns as i64;
     let (gpu, api, profile) = (cfg.gpu, cfg.api, counters.any());
+    // Other processes of the run may profile too: they take turns with the counters.
+    let turns = (profile && cfg.children).then(|| share::Turn::new(&cfg.dir, pid));
+    let watch = turns.is_some();
     let state = State {
         lib,
         pid,
@@ -132,6 +136,7 @@ pub fn initialize() {
             availability: HashMap::new(),
             counters: None,
             replay: Replay::Kernel,
+            turn: turns,
             timing: Timing::default(),
         }),
         act: Mutex::new(Act {
@@ -165,6 +170,31 @@ pub fn initialize() {
     // SAFETY: registers a plain function, run once at exit on the exiting thread.
     unsafe { libc::atexit(at_exit) };
     catch_fatal_signals();
+    if watch {
+        watch_turns();
+    }
+}
+
+/// A thread that gives the counters up when another process of the run waits for them: the program's
+/// own threads may be busy elsewhere (a parent waiting for its child) and launch nothing for a while.
+fn watch_turns() {
+    let watcher = || {
+        while !FINISHED.load(Ordering::SeqCst) {
+            std::thread::sleep(4 * share::POLL);
+            let Some(st) = STATE.get() else { return };
+            // A launch in progress holds the lock: its window is not to be disturbed; try again later.
+            if let Ok(mut prof) = st.prof.try_lock()
+                && !FINISHED.load(Ordering::SeqCst)
+            {
+                give_turn(st, &mut prof);
+            }
+        }
+    };
+    if let Err(e) = std::thread::Builder::new().name("warpscope-turns".into()).spawn(watcher)
+        && let Some(st) = STATE.get()
+    {
+        st.notice(format!("cannot share the counters with other processes ({e}): a child process may get none"));
+    }
 }
 
 /// A program killed by a signal never reaches `exit`: for the signals whose default is to end the
@@ -338,7 +368,7 @@ fn finish(wait: bool) {
             let t = &prof.timing;
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
             st.notice(format!(
-                "timing: {} launches in {} windows; {} counters in {} passes, {:?} replay; setup {:.1} ms, enter {:.1} ms, launch {:.1} ms, stop {:.1} ms, decode {:.1} ms, configure {:.1} ms",
+                "timing: {} launches in {} windows; {} counters in {} passes, {:?} replay; setup {:.1} ms, enter {:.1} ms, launch {:.1} ms, stop {:.1} ms, decode {:.1} ms, configure {:.1} ms; waited {:.1} ms for the counters, gave them up {} times",
                 t.launches,
                 t.windows,
                 t.counters,
@@ -349,7 +379,9 @@ fn finish(wait: bool) {
                 ms(t.launch),
                 ms(t.stop),
                 ms(t.decode),
-                ms(t.reconfigure)
+                ms(t.reconfigure),
+                ms(t.waited),
+                t.handovers
             ));
         }
     }

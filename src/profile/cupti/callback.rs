@@ -190,6 +190,22 @@ pub fn device_props(ordinal: u32) -> Option<DeviceProps> {
     })
 }
 
+/// Runs `f` with `context` current on this thread (one of the injection library's own, where the
+/// program's context is not), then makes the thread's earlier context current again.
+pub fn on_context<T>(context: Context, f: impl FnOnce() -> T) -> T {
+    use cudarc::driver::sys::{CUresult, cuCtxPopCurrent_v2, cuCtxPushCurrent_v2};
+    // SAFETY: the context is alive (the caller keeps it between CUPTI's creation and destruction
+    // callbacks, under its lock); push and pop pair up on this thread.
+    let pushed = unsafe { cuCtxPushCurrent_v2(context.raw()) } == CUresult::CUDA_SUCCESS;
+    let out = f();
+    if pushed {
+        let mut popped: CUcontext = ptr::null_mut();
+        // SAFETY: pops what was pushed above; writes one handle.
+        unsafe { cuCtxPopCurrent_v2(&mut popped) };
+    }
+    out
+}
+
 /// The CUDA version the driver supports (13000 for 13.0), asked of the driver the program has loaded
 /// (from a callback, as [`device_props`]).
 pub fn driver_version() -> Option<i32> {
