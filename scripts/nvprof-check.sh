@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: `warpscope nvprof` on compiled CUDA programs, against Nsight Compute and plain runs.
 #   scripts/nvprof-check.sh OUTDIR [STEPS...]
-# STEPS (default: all of them): build options seed multi overhead
+# STEPS (default: all of them): build options seed multi graph overhead
 #   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
 #             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
 #   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
@@ -12,6 +12,8 @@
 #   multi     several kernels, two streams, a child process: the summary's times against the program's
 #             own CUDA events (multi-summary.txt), the GPU trace, a crash and an exit code, metrics of
 #             parent and child (the child while its parent waits, and both at once)
+#   graph     CUDA graphs (tests/programs/graph.cu: captured, hand-built, a child graph): the program's
+#             results, every graph kernel's metrics, invocations and values against ncu (graph-summary.txt)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
 #             matrixMul) on the samples (else on multi), into overhead-summary.txt: the fastest variant
 #             whose values agree with the default's within 1 point / 3 %, and one metric at a time
@@ -22,7 +24,7 @@
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: scripts/nvprof-check.sh OUTDIR [STEPS...]}" && cd "$1" && pwd)
 shift
-steps=${*:-build options seed multi overhead}
+steps=${*:-build options seed multi graph overhead}
 here=$(cd "$(dirname "$0")" && pwd)
 W=$(realpath "${WARPSCOPE_BIN:-target/release/warpscope}")
 programs=${NVPROF_PROGRAMS:-$here/../tests/programs}
@@ -53,6 +55,7 @@ if has build; then
   arch=${NVPROF_ARCH:-native}
   nvcc -O3 -arch="$arch" -o "$bin/sumMatrix" "$programs/sumMatrix.cu" >"$out/build-sumMatrix.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/multi" "$programs/multi.cu" >"$out/build-multi.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/graph" "$programs/graph.cu" >"$out/build-graph.log" 2>&1 &
   if [ -n "${CUDA_SAMPLES:-}" ]; then
     nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/matrixMul" \
       "$CUDA_SAMPLES/Samples/0_Introduction/matrixMul/matrixMul.cu" >"$out/build-matrixMul.log" 2>&1 &
@@ -132,6 +135,18 @@ if has multi; then
   step multi-together-metrics env WARPSCOPE_NVPROF_DEBUG=1 "$W" nvprof --profile-child-processes --csv --metrics achieved_occupancy,gld_efficiency ./multi together
   python3 "$here/nvprof-multi-summary.py" "$out" >"$out/multi-summary.txt" 2>&1
   cat "$out/multi-summary.txt"
+fi
+
+if has graph; then
+  gm=achieved_occupancy,gld_efficiency
+  step graph-plain            ./graph
+  step graph-summary          "$W" nvprof --csv ./graph
+  step graph-metrics          "$W" nvprof --csv --metrics "$gm" ./graph
+  step graph-trace-metrics    "$W" nvprof --print-gpu-trace --csv --metrics "$gm" ./graph
+  step graph-kernels          "$W" nvprof --csv --kernels scale2 --metrics "$gm" ./graph
+  step graph-ncu              ncu --clock-control none --csv --metrics sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct ./graph
+  python3 "$here/nvprof-graph-summary.py" "$out" >"$out/graph-summary.txt" 2>&1
+  cat "$out/graph-summary.txt"
 fi
 
 if has overhead; then

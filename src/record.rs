@@ -359,6 +359,10 @@ pub struct Trace {
     /// differs from the demangled name: what nvprof's metric trace CSV prints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
+    /// CUPTI's id of the CUDA graph node that launched a kernel (the kernels of one graph launch share
+    /// its correlation id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_node: Option<u64>,
 }
 
 impl Record {

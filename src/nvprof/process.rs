@@ -83,23 +83,34 @@ impl Process {
         let (profiled, mut activity): (Vec<Record>, Vec<Record>) =
             records.into_iter().partition(|r| !r.metrics.is_empty() && is_kernel(r));
         if !profiled.is_empty() {
-            // Kernel replay may report a launch once per pass: keep its first record.
+            // Kernel replay may report a launch once per pass: keep its first record (the kernels of one
+            // graph launch share its correlation id, and differ by graph node).
             let mut seen = std::collections::HashSet::new();
             activity.retain(|r| match &r.trace {
-                Some(t) if t.kind == ActivityKind::Kernel => seen.insert(t.correlation),
+                Some(t) if t.kind == ActivityKind::Kernel => seen.insert((t.correlation, t.graph_node)),
                 _ => true,
             });
         }
-        let by_corr: HashMap<u32, usize> = activity
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                r.trace.as_ref().filter(|t| t.kind == ActivityKind::Kernel).map(|t| (t.correlation, i))
-            })
-            .collect();
+        activity.sort_by_key(|r| r.trace.as_ref().and_then(|t| t.start_ns).unwrap_or(u64::MAX));
+        let mut by_corr: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (i, r) in activity.iter().enumerate() {
+            if let Some(t) = r.trace.as_ref().filter(|t| t.kind == ActivityKind::Kernel) {
+                by_corr.entry(t.correlation).or_default().push(i);
+            }
+        }
         for p in profiled {
-            match p.trace.as_ref().and_then(|t| by_corr.get(&t.correlation)) {
-                Some(&i) => {
+            // The launch's activity record: the first not yet joined of its correlation id that is the
+            // same kernel with the same shape (a graph launch's kernels), or the only one.
+            let slot = p.trace.as_ref().and_then(|t| by_corr.get_mut(&t.correlation)).and_then(|list| {
+                let same = |i: &usize| {
+                    let a = &activity[*i];
+                    a.full_name() == p.full_name() && a.grid == p.grid && a.block == p.block
+                };
+                let at = list.iter().position(same).or((list.len() == 1).then_some(0))?;
+                Some(list.remove(at))
+            });
+            match slot {
+                Some(i) => {
                     let a = &mut activity[i];
                     a.metrics.extend(p.metrics);
                     if let (Some(t), Some(pt)) = (a.trace.as_mut(), p.trace.as_ref()) {
@@ -267,5 +278,49 @@ mod tests {
         .unwrap();
         assert_eq!(a.merge_run(&b), 0);
         assert_eq!(a.records[1].metrics, vec![occ(0.7), gld(50.0)]);
+    }
+
+    #[test]
+    fn a_graph_launchs_kernels_each_take_their_own_metrics() {
+        // One graph launch (correlation 7) ran inc, scale2, inc of another shape; kernel replay reported
+        // each node twice (once per pass, untimed), and the profiler named the ranges in run order.
+        let node = |name: &str, grid: u32, id: u64, start: Option<u64>, metrics: Vec<Metric>| {
+            let mut r = kernel(7, start, metrics);
+            r.kernel = name.into();
+            r.signature = Some(format!("{name}(float*, int)"));
+            r.grid = Some(Dim3::new(grid, 1, 1));
+            if let Some(t) = r.trace.as_mut() {
+                t.graph_node = (start.is_some()).then_some(id);
+                t.duration_ns = start.map(|_| 0);
+            }
+            r
+        };
+        let mut msgs = vec![Message::Start { pid: 5, ppid: 1, command: "./graph".into() }];
+        for pass in 0..2 {
+            msgs.push(Message::Record(Box::new(node("inc", 4096, 1, Some(100 + pass), vec![]))));
+            msgs.push(Message::Record(Box::new(node("scale2", 8192, 2, Some(200 + pass), vec![]))));
+            msgs.push(Message::Record(Box::new(node("inc", 2048, 3, Some(300 + pass), vec![]))));
+        }
+        for (name, grid, v) in [("inc", 4096, 0.1), ("scale2", 8192, 0.2), ("inc", 2048, 0.3)] {
+            let mut p = node(name, grid, 0, None, vec![occ(v)]);
+            if let Some(t) = p.trace.as_mut() {
+                (t.start_ns, t.duration_ns) = (Some(1000), Some(2000));
+            }
+            msgs.push(Message::Record(Box::new(p)));
+        }
+        let p = Process::from_messages(msgs, 0).unwrap();
+        let got: Vec<_> = p
+            .records
+            .iter()
+            .map(|r| (r.kernel.as_str(), r.grid.unwrap().x, r.metrics.first().map(|m| m.value), r.invocation))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("inc", 4096, Some(0.1), Some(0)),
+                ("scale2", 8192, Some(0.2), Some(0)),
+                ("inc", 2048, Some(0.3), Some(1))
+            ]
+        );
     }
 }

@@ -81,6 +81,7 @@ const OPTIONAL: &[Optional] = &[
     Optional { name: "trace_src_kind", get: |r| r.trace.as_ref().and_then(|t| t.src_kind.clone()) },
     Optional { name: "trace_dst_kind", get: |r| r.trace.as_ref().and_then(|t| t.dst_kind.clone()) },
     Optional { name: "trace_symbol", get: |r| r.trace.as_ref().and_then(|t| t.symbol.clone()) },
+    Optional { name: "trace_graph_node", get: |r| s(r.trace.as_ref().and_then(|t| t.graph_node)) },
 ];
 
 /// The columns every file has, before the optional ones.
@@ -220,6 +221,7 @@ fn trace(row: &Row) -> Result<Option<Trace>> {
         src_kind: row.text("trace_src_kind").map(String::from),
         dst_kind: row.text("trace_dst_kind").map(String::from),
         symbol: row.text("trace_symbol").map(String::from),
+        graph_node: row.num("trace_graph_node")?,
     }))
 }
 

@@ -1,7 +1,15 @@
 //! The Range Profiler inside the profiled program: which launches are selected, the window of
 //! consecutive selected launches on a context (started at the first one's launch call, stopped and
-//! decoded when it is full or an unselected launch comes), the session of each context, application
-//! replay's groups of counters, and each profiled launch's record.
+//! decoded when it is full or an unselected launch comes), CUDA graph launches (one range per kernel
+//! node, in the order of the nodes seen at instantiation), the session of each context, application
+//! replay's groups of counters, and each profiled launch's record. Launches into a stream being
+//! captured run nothing and are left alone (profiling calls would break the capture).
+//!
+//! A graph must be built, instantiated and launched with the Range Profiler already started: started
+//! from the graph launch's own callback, or only after the graph's instantiation, CUPTI neither ran the
+//! graph's kernels right nor returned ranges (seen on an H100). So from the moment the program starts
+//! building a graph (a stream capture begins, a graph is created or instantiated), each context keeps a
+//! window open ("armed") between launches, with room for the largest graph's kernel nodes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,7 +21,7 @@ use crate::metrics;
 use crate::nvprof::demangle::{KernelName, kernel_name};
 use crate::nvprof::filter::{Filter, Launch as Selectable};
 use crate::nvprof::protocol::{Message, ReplayMode};
-use crate::profile::cupti::callback::{self, Context, Launch};
+use crate::profile::cupti::callback::{self, Context, GraphKernel, GraphLaunch, Launch};
 use crate::profile::cupti::{Replay, Session, activity};
 use crate::record::{ActivityKind, Metric, Record, Source, Status, TimeStats, Trace};
 use crate::spec::Dim3;
@@ -38,19 +46,57 @@ struct Pending {
     called: u64,
 }
 
+/// A graph launch in a window: its ranges are its kernel nodes, in order.
+struct GraphPending {
+    nodes: Vec<GraphKernel>,
+    stream: u32,
+    correlation: u32,
+    context: u32,
+    device: u32,
+    called: u64,
+}
+
+/// What a window holds, in launch order.
+enum Entry {
+    Launch(Pending),
+    Graph(GraphPending),
+}
+
+impl Entry {
+    /// The ranges CUPTI gives it.
+    fn ranges(&self) -> usize {
+        match self {
+            Entry::Launch(_) => 1,
+            Entry::Graph(g) => g.nodes.len(),
+        }
+    }
+
+    fn correlation(&self) -> u32 {
+        match self {
+            Entry::Launch(p) => p.correlation,
+            Entry::Graph(g) => g.correlation,
+        }
+    }
+}
+
 /// A context of the program.
 pub(super) struct Ctx {
     pub(super) id: u32,
     pub(super) device: u32,
     pub(super) session: Option<Session>,
     pub(super) started: bool,
-    window: Vec<Pending>,
+    window: Vec<Entry>,
 }
 
 impl Ctx {
     /// A context CUPTI calls `id`, on `device`, with no profiling set up yet.
     pub(super) fn new(id: u32, device: u32) -> Self {
         Ctx { id, device, session: None, started: false, window: Vec::new() }
+    }
+
+    /// Ranges the window's launches take.
+    fn ranges(&self) -> usize {
+        self.window.iter().map(Entry::ranges).sum()
     }
 }
 
@@ -69,6 +115,14 @@ pub(super) struct Prof {
     /// `None` until the first session decides.
     pub(super) counters: Option<Vec<String>>,
     pub(super) replay: Replay,
+    /// Each executable graph's kernel nodes, from its instantiation.
+    pub(super) graphs: HashMap<usize, Vec<GraphKernel>>,
+    /// Graph launches that found no open window (their kernels get no metrics), said once.
+    pub(super) graphs_missed: bool,
+    /// The program builds CUDA graphs: windows stay open between launches.
+    pub(super) graph_mode: bool,
+    /// Correlation ids of launches into a stream being captured, between their enter and exit.
+    pub(super) captured: Vec<u32>,
     /// The run's turns with the counters (`--profile-child-processes`: another process of the run may
     /// want them).
     pub(super) turn: Option<Turn>,
@@ -97,6 +151,10 @@ pub(super) struct Timing {
 }
 
 pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
+    if l.captured {
+        prof.captured.push(l.correlation);
+        return;
+    }
     let t0 = Instant::now();
     let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
     let name = prof.names.entry(l.symbol.clone()).or_insert_with(|| kernel_name(&l.symbol)).clone();
@@ -107,41 +165,18 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
         *n += 1;
         *n
     };
-    let device = match prof.contexts.get(&l.context) {
-        Some(c) => c.device,
-        None => {
-            // A context CUPTI did not announce (created before the injection): learn it now.
-            prof.contexts.insert(l.context, Ctx::new(l.context_id, 0));
-            0
-        }
-    };
+    let device = device_of(prof, l.context, l.context_id);
     let device_ok = st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device));
     let key = Selectable { context: l.context_id, stream: l.stream, base: &name.base, mangled: &l.symbol, invocation };
     if !(device_ok && prof.filter.select(&key)) {
         close(st, prof, l.context);
         return;
     }
-    if let Some(a) = prof.active.filter(|a| *a != l.context) {
-        close(st, prof, a);
-    }
-    let t_setup = Instant::now();
-    if let Err(e) = ensure_session(st, prof, l.context, device) {
-        prof.disabled = true;
-        return st.error(e);
-    }
-    prof.timing.setup += t_setup.elapsed();
-    let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
-    if !ctx.started {
-        let started = ctx.session.as_mut().map(|s| s.start());
-        if let Some(Err(e)) = started {
-            prof.disabled = true;
-            return st.error(e.to_string());
-        }
-        ctx.started = true;
-        prof.active = Some(l.context);
+    if !open_window(st, prof, l.context, device, 1) {
+        return;
     }
     let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
-    ctx.window.push(Pending {
+    ctx.window.push(Entry::Launch(Pending {
         name,
         symbol: l.symbol.clone(),
         grid: l.grid,
@@ -152,35 +187,221 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
         context: l.context_id,
         device,
         called,
-    });
+    }));
     prof.timing.launches += 1;
     prof.timing.enter += t0.elapsed();
     prof.timing.entered = Some(Instant::now());
 }
 
+/// The device of `context` (learnt now, as device 0, for a context CUPTI did not announce: created
+/// before the injection).
+fn device_of(prof: &mut Prof, context: Context, id: u32) -> u32 {
+    prof.contexts.entry(context).or_insert_with(|| Ctx::new(id, 0)).device
+}
+
+/// Starts a window on `context` (closing another context's), with a session that holds at least `ranges`
+/// ranges; false when profiling failed (and is now off).
+fn open_window(st: &State, prof: &mut Prof, context: Context, device: u32, ranges: usize) -> bool {
+    if let Some(a) = prof.active.filter(|a| *a != context) {
+        close(st, prof, a);
+    }
+    let t_setup = Instant::now();
+    let held = prof.contexts.get(&context).map_or(0, Ctx::ranges);
+    if prof.contexts.get(&context).and_then(|c| c.session.as_ref()).is_some_and(|s| s.max_ranges() < held + ranges) {
+        close(st, prof, context);
+    }
+    if let Err(e) = ensure_session(st, prof, context, device, ranges) {
+        prof.disabled = true;
+        st.error(e);
+        return false;
+    }
+    prof.timing.setup += t_setup.elapsed();
+    let Some(ctx) = prof.contexts.get_mut(&context) else { return false };
+    if !ctx.started {
+        if let Some(Err(e)) = ctx.session.as_mut().map(|s| s.start()) {
+            prof.disabled = true;
+            st.error(e.to_string());
+            return false;
+        }
+        ctx.started = true;
+        prof.active = Some(context);
+    }
+    true
+}
+
+/// The program is about to build or instantiate a graph (of `nodes` kernel nodes) on `context`: from now
+/// on the context keeps a window open between launches, with room for the graph, so that CUPTI sees the
+/// profiler started when the graph is made and when it is launched (see the module's note).
+pub(super) fn graphs_ahead(st: &State, prof: &mut Prof, context: Context, id: u32, nodes: usize) {
+    prof.graph_mode = true;
+    let device = device_of(prof, context, id);
+    if prof.filter.exhausted() || !st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device)) {
+        return;
+    }
+    let ctx = prof.contexts.get(&context);
+    let room = ctx.and_then(|c| c.session.as_ref()).map_or(0, |s| s.max_ranges());
+    if room < nodes.max(1) + ctx.map_or(0, Ctx::ranges) {
+        close(st, prof, context);
+        let t = Instant::now();
+        if let Err(e) = ensure_session(st, prof, context, device, nodes.max(1)) {
+            prof.disabled = true;
+            return st.error(e);
+        }
+        prof.timing.setup += t.elapsed();
+    }
+    arm(st, prof, context);
+}
+
+/// A graph was instantiated: its executable's kernel nodes, for its launches.
+pub(super) fn instantiated(prof: &mut Prof, exec: usize, nodes: Vec<GraphKernel>) {
+    prof.graphs.insert(exec, nodes);
+}
+
+/// Keeps a window open on `context` between launches once the process has graphs (see the module's
+/// note), unless nothing more is to be profiled.
+fn arm(st: &State, prof: &mut Prof, context: Context) {
+    if !prof.graph_mode || prof.disabled || prof.filter.exhausted() {
+        return;
+    }
+    if prof.active.is_some_and(|a| a != context) {
+        return;
+    }
+    let Some(ctx) = prof.contexts.get_mut(&context) else { return };
+    let Some(session) = ctx.session.as_mut() else { return };
+    if ctx.started {
+        return;
+    }
+    match session.start() {
+        Ok(()) => {
+            ctx.started = true;
+            prof.active = Some(context);
+        }
+        Err(e) => {
+            prof.disabled = true;
+            st.error(e.to_string());
+        }
+    }
+}
+
+/// A CUDA graph launch: when the context's window is open and has room, the graph's kernel nodes become
+/// its next ranges (replayed as any launch) and the window is decoded at the launch's exit; the kernel
+/// filter and invocation counts apply to each node then.
+pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
+    if g.site == callback::Site::Exit {
+        if let Some(i) = prof.captured.iter().position(|c| *c == g.correlation) {
+            prof.captured.swap_remove(i);
+            return;
+        }
+        let Some(ctx) = prof.contexts.get_mut(&g.context) else { return };
+        if !ctx.window.last().is_some_and(|e| matches!(e, Entry::Graph(_)) && e.correlation() == g.correlation) {
+            return;
+        }
+        // A launch the driver refused ran no kernel.
+        if g.result.is_some_and(|r| r != 0) {
+            ctx.window.pop();
+        }
+        close(st, prof, g.context);
+        arm(st, prof, g.context);
+        return;
+    }
+    if g.captured {
+        prof.captured.push(g.correlation);
+        return;
+    }
+    let Some(nodes) = prof.graphs.get(&g.exec).cloned() else { return missed(st, prof) };
+    let device = device_of(prof, g.context, g.context_id);
+    if nodes.is_empty() || prof.filter.exhausted() || !st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device)) {
+        return;
+    }
+    let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
+    let Some(ctx) = prof.contexts.get_mut(&g.context) else { return };
+    let room = ctx.session.as_ref().map_or(0, |s| s.max_ranges());
+    if !ctx.started || ctx.ranges() + nodes.len() > room {
+        return missed(st, prof);
+    }
+    ctx.window.push(Entry::Graph(GraphPending {
+        nodes,
+        stream: g.stream,
+        correlation: g.correlation,
+        context: g.context_id,
+        device,
+        called,
+    }));
+}
+
+/// Says once that a graph launch found no open window.
+fn missed(st: &State, prof: &mut Prof) {
+    if !prof.graphs_missed {
+        prof.graphs_missed = true;
+        st.notice("a CUDA graph was launched while the profiler was not ready for it (not seen instantiated, or another context's window was open): its kernels get no metrics".into());
+    }
+}
+
+/// The launches a graph's ranges are, in node order (`None`: a node the kernel filter leaves out);
+/// each starts when the one before it ended (`took`: each range's duration, ns, where timed).
+fn graph_launches(prof: &mut Prof, g: &GraphPending, took: &[Option<u64>]) -> Vec<Option<Pending>> {
+    let mut offset = 0;
+    let mut out = Vec::with_capacity(g.nodes.len());
+    for (k, took) in g.nodes.iter().zip(took) {
+        let name = prof.names.entry(k.symbol.clone()).or_insert_with(|| kernel_name(&k.symbol)).clone();
+        let invocation = {
+            let n = prof.invocations.entry(name.base.clone()).or_insert(0);
+            *n += 1;
+            *n
+        };
+        let key = Selectable { context: g.context, stream: g.stream, base: &name.base, mangled: &k.symbol, invocation };
+        let selected = prof.filter.select(&key);
+        out.push(selected.then(|| Pending {
+            name,
+            symbol: k.symbol.clone(),
+            grid: k.grid,
+            block: k.block,
+            smem: k.dynamic_smem,
+            stream: g.stream,
+            correlation: g.correlation,
+            context: g.context,
+            device: g.device,
+            called: g.called + offset,
+        }));
+        offset += took.unwrap_or(0);
+    }
+    out
+}
+
 pub(super) fn exit(st: &State, prof: &mut Prof, l: Launch) {
+    if let Some(i) = prof.captured.iter().position(|c| *c == l.correlation) {
+        prof.captured.swap_remove(i);
+        return;
+    }
     if let Some(t) = prof.timing.entered.take() {
         prof.timing.launch += t.elapsed();
     }
     let Some(ctx) = prof.contexts.get_mut(&l.context) else { return };
     if !ctx.started {
-        return;
+        // An unselected launch (its window was closed at its call): the window opens again after it.
+        return arm(st, prof, l.context);
     }
     // A launch the driver refused ran no kernel, so it has no range.
-    if l.result.is_some_and(|r| r != 0) && ctx.window.last().is_some_and(|p| p.correlation == l.correlation) {
+    if l.result.is_some_and(|r| r != 0) && ctx.window.last().is_some_and(|e| e.correlation() == l.correlation) {
         ctx.window.pop();
     }
-    let full = ctx.session.as_ref().is_some_and(|s| ctx.window.len() >= s.max_ranges());
+    let full = ctx.session.as_ref().is_some_and(|s| ctx.ranges() >= s.max_ranges().min(st.cfg.ranges));
     if full || prof.filter.exhausted() {
         close(st, prof, l.context);
     }
+    arm(st, prof, l.context);
 }
 
-/// Creates the context's session on first use (and, under application replay, decides this run's
-/// group of counters).
-fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) -> Result<(), String> {
-    if prof.contexts.get(&context).is_some_and(|c| c.session.is_some()) {
-        return Ok(());
+/// Creates the context's session on first use, or again with room for `ranges` when it has less (and,
+/// under application replay, decides this run's group of counters).
+fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32, ranges: usize) -> Result<(), String> {
+    let ranges = ranges.max(st.cfg.ranges);
+    if let Some(c) = prof.contexts.get_mut(&context) {
+        match &c.session {
+            Some(s) if s.max_ranges() >= ranges => return Ok(()),
+            Some(_) => c.session = None,
+            None => {}
+        }
     }
     if prof.counters.is_none() {
         let mut all = st.counters.names();
@@ -212,8 +433,8 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
         prof.timing.waited += turn.take();
     }
     let first = match availability_cache(st, prof, device) {
-        Some(path) => Session::cached(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges, &path),
-        None => Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges),
+        Some(path) => Session::cached(st.lib, context.raw(), device as usize, &counters, ranges, &path),
+        None => Session::with_ranges(st.lib, context.raw(), device as usize, &counters, ranges),
     };
     let mut session = match first {
         Ok(s) => s,
@@ -232,7 +453,7 @@ fn ensure_session(st: &State, prof: &mut Prof, context: Context, device: u32) ->
             st.notice(format!("not available on device {device} and left out: {} (CUPTI: {e})", bad.join(", ")));
             counters.retain(|c| !bad.contains(c));
             prof.counters = Some(counters.clone());
-            Session::with_ranges(st.lib, context.raw(), device as usize, &counters, st.cfg.ranges)
+            Session::with_ranges(st.lib, context.raw(), device as usize, &counters, ranges)
                 .map_err(|e| e.to_string())?
         }
     };
@@ -358,11 +579,16 @@ pub(super) fn close(st: &State, prof: &mut Prof, context: Context) {
     }
     ctx.started = false;
     let window = std::mem::take(&mut ctx.window);
+    let ctx_id = ctx.id;
     let Some(session) = ctx.session.as_mut() else { return };
     let t = Instant::now();
     let stopped = session.stop();
     let t_stop = t.elapsed();
-    let decoded = stopped.and_then(|done| Ok((done, session.decode()?)));
+    // An armed window that no launch used holds nothing to decode.
+    let decoded = match window.is_empty() {
+        true => stopped.map(|_| (true, Vec::new())),
+        false => stopped.and_then(|done| Ok((done, session.decode()?))),
+    };
     let t_decode = t.elapsed() - t_stop;
     let decoded = decoded.and_then(|r| {
         session.configure(replay)?;
@@ -372,30 +598,52 @@ pub(super) fn close(st: &State, prof: &mut Prof, context: Context) {
     prof.timing.stop += t_stop;
     prof.timing.decode += t_decode;
     prof.timing.reconfigure += t.elapsed() - t_stop - t_decode;
-    match decoded {
-        Ok((done, ranges)) => {
-            if !done {
-                st.notice("not every replay pass was collected; these launches' metrics are left out".into());
-            } else if ranges.len() != window.len() {
-                st.notice(format!(
-                    "CUPTI returned {} ranges for {} profiled launches on context {}; their metrics are left out",
-                    ranges.len(),
-                    window.len(),
-                    ctx.id
-                ));
-            } else {
-                let msgs: Vec<Message> = window
-                    .iter()
-                    .zip(ranges)
-                    .map(|(p, values)| Message::Record(Box::new(profiled_record(st, p, &counters, &values))))
-                    .collect();
-                st.emit(&msgs);
-            }
-        }
+    let (done, ranges) = match decoded {
+        Ok(r) => r,
         Err(e) => {
             prof.disabled = true;
-            st.error(e.to_string());
+            return st.error(e.to_string());
         }
+    };
+    let expected: usize = window.iter().map(Entry::ranges).sum();
+    if window.is_empty() {
+    } else if !done {
+        st.notice("not every replay pass was collected; these launches' metrics are left out".into());
+    } else if ranges.len() != expected {
+        let launches = window.iter().filter(|e| matches!(e, Entry::Launch(_))).count();
+        st.notice(format!(
+            "CUPTI returned {} ranges for {expected} profiled launches on context {ctx_id}{}; their metrics are left out",
+            ranges.len(),
+            match expected - launches {
+                0 => String::new(),
+                n => format!(" ({n} of them kernels of CUDA graphs)"),
+            }
+        ));
+    } else {
+        let at = counters.iter().position(|c| c == DURATION);
+        let took = |v: &Vec<f64>| {
+            at.and_then(|i| v.get(i)).filter(|ns| ns.is_finite() && **ns > 0.0).map(|ns| ns.round() as u64)
+        };
+        let mut ranges = ranges.into_iter();
+        let mut msgs = Vec::new();
+        for e in &window {
+            match e {
+                Entry::Launch(p) => {
+                    let values = ranges.next().unwrap_or_default();
+                    msgs.push(Message::Record(Box::new(profiled_record(st, p, &counters, &values))));
+                }
+                Entry::Graph(g) => {
+                    let values: Vec<Vec<f64>> = ranges.by_ref().take(g.nodes.len()).collect();
+                    let times: Vec<Option<u64>> = values.iter().map(took).collect();
+                    for (p, v) in graph_launches(prof, g, &times).iter().zip(&values) {
+                        if let Some(p) = p {
+                            msgs.push(Message::Record(Box::new(profiled_record(st, p, &counters, v))));
+                        }
+                    }
+                }
+            }
+        }
+        st.emit(&msgs);
     }
 }
 

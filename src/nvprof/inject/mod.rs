@@ -24,7 +24,7 @@ use crate::gpu::DeviceInfo;
 use crate::model::arch;
 use crate::profile::cupti::callback::{self, Context, Event, Site};
 use crate::profile::cupti::{self, Lib, Replay, activity};
-use launches::{Ctx, Prof, Timing, close, enter, exit, give_turn};
+use launches::{Ctx, Prof, Timing, close, enter, exit, give_turn, graph_launch, graphs_ahead, instantiated};
 use trace::{Act, on_activity};
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -136,6 +136,10 @@ pub fn initialize() {
             availability: HashMap::new(),
             counters: None,
             replay: Replay::Kernel,
+            graphs: HashMap::new(),
+            graphs_missed: false,
+            graph_mode: false,
+            captured: Vec::new(),
             turn: turns,
             timing: Timing::default(),
         }),
@@ -262,6 +266,30 @@ fn on_event(e: Event) {
             match l.site {
                 Site::Enter => enter(st, &mut prof, l),
                 Site::Exit => exit(st, &mut prof, l),
+            }
+        }
+        Event::GraphLaunch(g) => {
+            let mut prof = lock(&st.prof);
+            if !prof.disabled {
+                graph_launch(st, &mut prof, g);
+            }
+        }
+        Event::GraphBuilding { context, context_id } => {
+            let mut prof = lock(&st.prof);
+            if !prof.disabled {
+                graphs_ahead(st, &mut prof, context, context_id, 1);
+            }
+        }
+        Event::GraphInstantiate { site: Site::Enter, context, context_id, kernels, .. } => {
+            let mut prof = lock(&st.prof);
+            if !prof.disabled {
+                graphs_ahead(st, &mut prof, context, context_id, kernels.len());
+            }
+        }
+        Event::GraphInstantiate { site: Site::Exit, exec, kernels, .. } => {
+            let mut prof = lock(&st.prof);
+            if let Some(exec) = exec {
+                instantiated(&mut prof, exec, kernels);
             }
         }
         Event::ContextCreated { context, context_id, device } => {

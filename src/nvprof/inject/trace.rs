@@ -68,6 +68,7 @@ pub(super) fn on_activity(records: Vec<activity::Record>, dropped: usize) {
                     registers: Some(k.registers),
                     static_smem: Some(k.static_smem),
                     dynamic_smem: Some(k.dynamic_smem),
+                    graph_node: k.graph_node,
                     ..Trace::default()
                 };
                 let mut rec = activity_record(st, ActivityKind::Kernel, name, &k.span, t);

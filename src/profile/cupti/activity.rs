@@ -73,6 +73,8 @@ pub struct KernelRecord {
     pub static_smem: u32,
     /// Dynamic shared memory per block.
     pub dynamic_smem: u32,
+    /// CUPTI's id of the graph node that launched it (`None` outside a CUDA graph).
+    pub graph_node: Option<u64>,
     /// Mangled name.
     pub name: String,
 }
@@ -272,6 +274,7 @@ unsafe fn decode(rec: *const c::CUpti_Activity) -> Option<Record> {
                     registers: addr_of!((*k).registersPerThread).read_unaligned() as u32,
                     static_smem: addr_of!((*k).staticSharedMemory).read_unaligned() as u32,
                     dynamic_smem: addr_of!((*k).dynamicSharedMemory).read_unaligned() as u32,
+                    graph_node: Some(addr_of!((*k).graphNodeId).read_unaligned()).filter(|id| *id != 0),
                     name: if name_ptr.is_null() {
                         String::new()
                     } else {

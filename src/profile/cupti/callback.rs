@@ -1,6 +1,7 @@
 //! CUPTI's Callback API inside a profiled program (`warpscope nvprof`'s injection library): kernel
-//! launches (driver API, which the runtime goes through too) and context creation and destruction,
-//! decoded here from CUPTI's raw structs into plain values for one registered handler. Enum-typed
+//! launches (driver API, which the runtime goes through too), CUDA graphs' instantiation and launches,
+//! and context creation and destruction, decoded here from CUPTI's raw structs into plain values for
+//! one registered handler. Enum-typed
 //! fields are read as integers: a newer CUPTI may pass values the bindings do not know.
 
 use std::ffi::{CStr, c_char, c_void};
@@ -8,7 +9,7 @@ use std::ptr::{self, addr_of};
 use std::sync::OnceLock;
 
 use cudarc::cupti::sys as c;
-use cudarc::driver::sys::{CUcontext, CUstream};
+use cudarc::driver::sys::{CUcontext, CUgraph, CUgraphExec, CUstream};
 
 use super::{Lib, Unavailable};
 
@@ -37,6 +38,17 @@ const LAUNCHES: &[(u32, bool, Layout)] = &[
     (652, false, Layout::Config),  // cuLaunchKernelEx
     (653, true, Layout::Config),   // cuLaunchKernelEx_ptsz
 ];
+
+/// CUDA graph launches (`cuGraphLaunch`, `_ptsz`): both take the executable graph, then the stream.
+const GRAPH_LAUNCHES: &[(u32, bool)] = &[(514, false), (515, true)];
+
+/// Graph instantiations (`cuGraphInstantiate`, `_v2`, `WithFlags`, `WithParams`, `WithParams_ptsz`): each
+/// takes a pointer to the executable graph it makes, then the graph.
+const GRAPH_INSTANTIATIONS: &[u32] = &[513, 578, 643, 656, 657];
+
+/// Calls that start building a graph: stream capture (`cuStreamBeginCapture`, `_ptsz`, `_v2`, `_v2_ptsz`,
+/// `ToGraph`, `ToGraph_ptsz`) and `cuGraphCreate`.
+const GRAPH_BUILDING: &[u32] = &[495, 496, 539, 540, 720, 721, 501];
 
 /// A CUDA context, as a plain handle that can be kept and sent between threads (the program owns it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,6 +93,42 @@ pub struct Launch {
     pub stream: u32,
     /// The launch call's result (`CUresult`), known at [`Site::Exit`].
     pub result: Option<u32>,
+    /// The stream is being captured into a graph: the kernel is recorded, not run (known at [`Site::Enter`]).
+    pub captured: bool,
+}
+
+/// A launch of an executable CUDA graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphLaunch {
+    /// Before or after the launch call.
+    pub site: Site,
+    /// Its context.
+    pub context: Context,
+    /// CUPTI's id of the context.
+    pub context_id: u32,
+    /// Correlation id, shared with the activity records of the graph's kernels.
+    pub correlation: u32,
+    /// The executable graph (its handle, as a number).
+    pub exec: usize,
+    /// CUPTI's id of the stream.
+    pub stream: u32,
+    /// The launch call's result, known at [`Site::Exit`].
+    pub result: Option<u32>,
+    /// The stream is being captured: the graph launch is recorded into another graph, not run.
+    pub captured: bool,
+}
+
+/// A kernel node of a graph, as instantiated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphKernel {
+    /// The kernel's (mangled) symbol.
+    pub symbol: String,
+    /// Grid extents.
+    pub grid: [u32; 3],
+    /// Block extents.
+    pub block: [u32; 3],
+    /// Dynamic shared memory, bytes.
+    pub dynamic_smem: u32,
 }
 
 /// What the handler is told.
@@ -88,6 +136,29 @@ pub struct Launch {
 pub enum Event {
     /// A kernel launch, before and after the call.
     Launch(Launch),
+    /// A CUDA graph launch, before and after the call.
+    GraphLaunch(GraphLaunch),
+    /// The program starts building a graph (a stream capture begins, or a graph is created).
+    GraphBuilding {
+        /// The context it builds in.
+        context: Context,
+        /// CUPTI's id of it.
+        context_id: u32,
+    },
+    /// A graph is instantiated: before the call, and after a successful one, with the executable's handle.
+    /// Its kernel nodes (those of child graphs too) come in the order the graph holds them.
+    GraphInstantiate {
+        /// Before or after the call.
+        site: Site,
+        /// The context it is instantiated in.
+        context: Context,
+        /// CUPTI's id of it.
+        context_id: u32,
+        /// The executable graph's handle, as a number (after the call).
+        exec: Option<usize>,
+        /// Its kernel nodes.
+        kernels: Vec<GraphKernel>,
+    },
     /// A context was created.
     ContextCreated {
         /// The context.
@@ -129,7 +200,8 @@ pub fn subscribe(
             lib.check("cuptiEnableCallback(resource)", (f.enable_callback)(1, subscriber, DOMAIN_RESOURCE, cbid))?;
         }
         if launches {
-            for (cbid, _, _) in LAUNCHES {
+            let graphs = GRAPH_LAUNCHES.iter().map(|(id, _)| id).chain(GRAPH_INSTANTIATIONS).chain(GRAPH_BUILDING);
+            for cbid in LAUNCHES.iter().map(|(id, _, _)| id).chain(graphs) {
                 lib.check("cuptiEnableCallback(launch)", (f.enable_callback)(1, subscriber, DOMAIN_DRIVER, *cbid))?;
             }
         }
@@ -231,7 +303,13 @@ unsafe extern "C" fn trampoline(_user: *mut c_void, domain: u32, cbid: u32, data
     // resource domain; fields are read one by one (enum-typed ones as integers).
     let event = unsafe {
         match domain {
-            DOMAIN_DRIVER => decode_launch(lib, cbid, data as *const c::CUpti_CallbackData),
+            DOMAIN_DRIVER => {
+                let d = data as *const c::CUpti_CallbackData;
+                decode_launch(lib, cbid, d)
+                    .or_else(|| decode_graph_launch(lib, cbid, d))
+                    .or_else(|| decode_instantiation(cbid, d))
+                    .or_else(|| decode_building(cbid, d))
+            }
             DOMAIN_RESOURCE => {
                 let r = data as *const c::CUpti_ResourceData;
                 let context = Context(addr_of!((*r).context).read() as usize);
@@ -293,10 +371,7 @@ unsafe fn decode_launch(lib: &Lib, cbid: u32, d: *const c::CUpti_CallbackData) -
                 )
             }
         };
-        let mut stream_id = 0;
-        (lib.fns.cb.stream_id_ex)(context.raw(), stream, per_thread as u8, &mut stream_id);
-        let ret = addr_of!((*d).functionReturnValue).read() as *const u32;
-        let result = (site == Site::Exit && !ret.is_null()).then(|| ret.read_unaligned());
+        let (stream_id, result, captured) = launch_common(lib, d, context, stream, per_thread, site);
         Some(Event::Launch(Launch {
             site,
             context,
@@ -308,6 +383,183 @@ unsafe fn decode_launch(lib: &Lib, cbid: u32, d: *const c::CUpti_CallbackData) -
             dynamic_smem: smem,
             stream: stream_id,
             result,
+            captured,
         }))
+    }
+}
+
+/// A launch's stream id (CUPTI's), result (at exit) and whether its stream is being captured (at enter).
+///
+/// # Safety
+/// `d` points at the CUpti_CallbackData of a launch callback whose stream is `stream`.
+unsafe fn launch_common(
+    lib: &Lib,
+    d: *const c::CUpti_CallbackData,
+    context: Context,
+    stream: CUstream,
+    per_thread: bool,
+    site: Site,
+) -> (u32, Option<u32>, bool) {
+    unsafe {
+        let mut stream_id = 0;
+        (lib.fns.cb.stream_id_ex)(context.raw(), stream, per_thread as u8, &mut stream_id);
+        let ret = addr_of!((*d).functionReturnValue).read() as *const u32;
+        let result = (site == Site::Exit && !ret.is_null()).then(|| ret.read_unaligned());
+        (stream_id, result, site == Site::Enter && capturing(stream, per_thread))
+    }
+}
+
+/// Whether `stream` is being captured into a graph (the default stream of a `_ptsz` call is the
+/// thread's own). A stream the driver cannot tell about counts as not captured.
+fn capturing(stream: CUstream, per_thread: bool) -> bool {
+    use cudarc::driver::sys::{CUresult, CUstreamCaptureStatus, cuStreamIsCapturing};
+    // CU_STREAM_PER_THREAD, the handle of the calling thread's default stream.
+    let stream = if stream.is_null() && per_thread { 0x2 as CUstream } else { stream };
+    let mut status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: writes one status for a stream handle the program passed to a launch.
+    let ok = unsafe { cuStreamIsCapturing(stream, &mut status) } == CUresult::CUDA_SUCCESS;
+    ok && status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
+}
+
+/// A graph launch callback's data, when `cbid` is one of [`GRAPH_LAUNCHES`].
+///
+/// # Safety
+/// `d` points at the CUpti_CallbackData of a driver API callback with id `cbid`.
+unsafe fn decode_graph_launch(lib: &Lib, cbid: u32, d: *const c::CUpti_CallbackData) -> Option<Event> {
+    let (_, per_thread) = *GRAPH_LAUNCHES.iter().find(|(id, _)| *id == cbid)?;
+    unsafe {
+        let site =
+            if addr_of!((*d).callbackSite).cast::<u32>().read() == SITE_ENTER { Site::Enter } else { Site::Exit };
+        let context = Context(addr_of!((*d).context).read() as usize);
+        let params = addr_of!((*d).functionParams).read() as *const c::cuGraphLaunch_ptsz_params_st;
+        if params.is_null() {
+            return None;
+        }
+        let (exec, stream) = ((*params).hGraphExec, (*params).hStream);
+        let (stream_id, result, captured) = launch_common(lib, d, context, stream, per_thread, site);
+        Some(Event::GraphLaunch(GraphLaunch {
+            site,
+            context,
+            context_id: addr_of!((*d).contextUid).read(),
+            correlation: addr_of!((*d).correlationId).read(),
+            exec: exec as usize,
+            stream: stream_id,
+            result,
+            captured,
+        }))
+    }
+}
+
+/// A graph instantiation, when `cbid` is one of [`GRAPH_INSTANTIATIONS`]: the graph's kernel nodes before
+/// the call, and with the executable graph after a successful one.
+///
+/// # Safety
+/// `d` points at the CUpti_CallbackData of a driver API callback with id `cbid`.
+unsafe fn decode_instantiation(cbid: u32, d: *const c::CUpti_CallbackData) -> Option<Event> {
+    if !GRAPH_INSTANTIATIONS.contains(&cbid) {
+        return None;
+    }
+    unsafe {
+        let site =
+            if addr_of!((*d).callbackSite).cast::<u32>().read() == SITE_ENTER { Site::Enter } else { Site::Exit };
+        // Every instantiation entry point starts with (CUgraphExec *phGraphExec, CUgraph hGraph).
+        let params = addr_of!((*d).functionParams).read() as *const c::cuGraphInstantiateWithFlags_params_st;
+        if params.is_null() {
+            return None;
+        }
+        let exec = match site {
+            Site::Enter => None,
+            Site::Exit => {
+                let ret = addr_of!((*d).functionReturnValue).read() as *const u32;
+                if ret.is_null() || ret.read_unaligned() != 0 || (*params).phGraphExec.is_null() {
+                    return None;
+                }
+                let exec: CUgraphExec = (*params).phGraphExec.read();
+                Some(exec as usize)
+            }
+        };
+        let mut kernels = Vec::new();
+        graph_kernels((*params).hGraph, &mut kernels, 0);
+        let context = Context(addr_of!((*d).context).read() as usize);
+        let context_id = addr_of!((*d).contextUid).read();
+        Some(Event::GraphInstantiate { site, context, context_id, exec, kernels })
+    }
+}
+
+/// The start of a graph's building, when `cbid` is one of [`GRAPH_BUILDING`] (before the call).
+///
+/// # Safety
+/// `d` points at the CUpti_CallbackData of a driver API callback with id `cbid`.
+unsafe fn decode_building(cbid: u32, d: *const c::CUpti_CallbackData) -> Option<Event> {
+    if !GRAPH_BUILDING.contains(&cbid) {
+        return None;
+    }
+    unsafe {
+        if addr_of!((*d).callbackSite).cast::<u32>().read() != SITE_ENTER {
+            return None;
+        }
+        let context = Context(addr_of!((*d).context).read() as usize);
+        if context.raw().is_null() {
+            return None;
+        }
+        Some(Event::GraphBuilding { context, context_id: addr_of!((*d).contextUid).read() })
+    }
+}
+
+/// The kernel nodes of `graph`, and of the graphs its child-graph nodes hold, in the graph's order.
+fn graph_kernels(graph: CUgraph, out: &mut Vec<GraphKernel>, depth: usize) {
+    use cudarc::driver::sys::{
+        CUDA_KERNEL_NODE_PARAMS, CUgraphNode, CUgraphNodeType, CUresult, cuFuncGetName, cuGraphChildGraphNodeGetGraph,
+        cuGraphGetNodes, cuGraphKernelNodeGetParams_v2, cuGraphNodeGetType, cuKernelGetName,
+    };
+    if graph.is_null() || depth > 16 {
+        return;
+    }
+    let ok = |r: CUresult| r == CUresult::CUDA_SUCCESS;
+    // SAFETY: the first call counts the nodes, the second fills a buffer of that many; every handle
+    // read below comes from the driver for this graph, which the program keeps during instantiation.
+    unsafe {
+        let mut n = 0usize;
+        if !ok(cuGraphGetNodes(graph, ptr::null_mut(), &mut n)) || n == 0 {
+            return;
+        }
+        let mut nodes: Vec<CUgraphNode> = vec![ptr::null_mut(); n];
+        if !ok(cuGraphGetNodes(graph, nodes.as_mut_ptr(), &mut n)) {
+            return;
+        }
+        for &node in nodes.iter().take(n) {
+            let mut kind = CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+            if !ok(cuGraphNodeGetType(node, &mut kind)) {
+                continue;
+            }
+            match kind {
+                CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL => {
+                    let mut p: CUDA_KERNEL_NODE_PARAMS = std::mem::zeroed();
+                    if !ok(cuGraphKernelNodeGetParams_v2(node, &mut p)) {
+                        continue;
+                    }
+                    let mut name: *const c_char = ptr::null();
+                    if !p.func.is_null() {
+                        cuFuncGetName(&mut name, p.func);
+                    }
+                    if name.is_null() && !p.kern.is_null() {
+                        cuKernelGetName(&mut name, p.kern);
+                    }
+                    out.push(GraphKernel {
+                        symbol: text(name),
+                        grid: [p.gridDimX, p.gridDimY, p.gridDimZ],
+                        block: [p.blockDimX, p.blockDimY, p.blockDimZ],
+                        dynamic_smem: p.sharedMemBytes,
+                    });
+                }
+                CUgraphNodeType::CU_GRAPH_NODE_TYPE_GRAPH => {
+                    let mut child: CUgraph = ptr::null_mut();
+                    if ok(cuGraphChildGraphNodeGetGraph(node, &mut child)) {
+                        graph_kernels(child, out, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }

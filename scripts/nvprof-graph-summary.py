@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""tests/programs/graph.cu under `warpscope nvprof` and ncu: the program's results stay right, every
+kernel launched through a CUDA graph gets its metrics (as many invocations as the program launched, in
+the summary and in the GPU trace), the kernel filter applies to graph kernels, and the averages sit
+beside ncu's for the same launches. Passes when all of that holds.
+"""
+import csv
+import os
+import re
+import sys
+
+
+def steps(out):
+    rc = {}
+    for line in open(os.path.join(out, "steps.txt")):
+        f = line.split()
+        if len(f) >= 3:
+            rc[f[0]] = f[2]
+    return rc
+
+
+def base(kernel):
+    m = re.match(r"_Z(\d+)(\w+)", kernel)  # the metric trace names kernels by their mangled symbol
+    if m:
+        return m.group(2)[: int(m.group(1))]
+    return kernel.split("(")[0].split("<")[0].split(" ")[-1]
+
+
+def metric_rows(path):
+    """nvprof's --csv metric result: (kernel, metric) -> (invocations, avg)."""
+    got = {}
+    header = None
+    for row in csv.reader(l for l in open(path) if l.startswith('"')):
+        if row and row[0] == "Device":
+            header = row
+            continue
+        if header and len(row) == len(header):
+            r = dict(zip(header, row))
+            got[(base(r["Kernel"]), r["Metric Name"])] = (int(r["Invocations"]), float(r["Avg"].rstrip("%")))
+    return got
+
+
+def main(out):
+    rc = steps(out)
+    want = {}
+    for line in open(os.path.join(out, "graph-plain.out")):
+        if line.startswith("launches: "):
+            _, name, n = line.split()
+            want[name] = int(n)
+    plain_ok = "graph: 0 of" in open(os.path.join(out, "graph-plain.out")).read()
+    ok = bool(want) and plain_ok
+    print(f"plain run: exit {rc.get('graph-plain')}, results {'right' if plain_ok else 'WRONG'}; launches {want}")
+    for step in ("graph-summary", "graph-metrics", "graph-trace-metrics", "graph-kernels"):
+        right = "graph: 0 of" in open(os.path.join(out, step + ".out")).read()
+        good = rc.get(step) == "0" and right
+        ok = ok and good
+        print(f"{step}: exit {rc.get(step)}, program's results {'right' if right else 'WRONG'}")
+    # ncu: the same launches, averages per kernel.
+    ncu = {}
+    header = None
+    for row in csv.reader(l for l in open(os.path.join(out, "graph-ncu.out")) if l.startswith('"')):
+        if row and row[0] == "ID":
+            header = row
+            continue
+        if header and len(row) == len(header):
+            r = dict(zip(header, row))
+            key = (base(r["Kernel Name"]), r["Metric Name"])
+            ncu.setdefault(key, []).append(float(r["Metric Value"].replace(",", "")))
+    names = {"achieved_occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",
+             "gld_efficiency": "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"}
+    got = metric_rows(os.path.join(out, "graph-metrics.err"))
+    print(f"{'kernel':>8} | {'metric':>18} | {'launches ws/ncu/program':>24} | {'ws avg':>9} | {'ncu avg':>9}")
+    for k, n in want.items():
+        for m, nm in names.items():
+            inv, avg = got.get((k, m), (0, float("nan")))
+            vals = ncu.get((k, nm), [])
+            navg = sum(vals) / len(vals) if vals else float("nan")
+            if m == "achieved_occupancy":
+                navg /= 100
+            good = inv == n and len(vals) == n
+            ok = ok and good
+            print(f"{k:>8} | {m:>18} | {inv:>8}/{len(vals)}/{n:<13} | {avg:9.4f} | {navg:9.4f} {'yes' if good else 'NO'}")
+    only = metric_rows(os.path.join(out, "graph-kernels.err"))
+    filt = all(k == "scale2" for k, _ in only) and only.get(("scale2", "achieved_occupancy"), (0,))[0] == want.get("scale2")
+    ok = ok and filt
+    print(f"--kernels scale2: {sorted(set(k for k, _ in only))} with {only.get(('scale2', 'achieved_occupancy'), (0,))[0]} launches {'yes' if filt else 'NO'}")
+    # The GPU trace with metrics: every kernel row carries the metric.
+    rows = 0
+    with_metric = 0
+    header = None
+    for row in csv.reader(l for l in open(os.path.join(out, "graph-trace-metrics.err")) if l.startswith('"')):
+        if row and row[0] == "Device":
+            header = row
+            continue
+        if header and len(row) == len(header):
+            r = dict(zip(header, row))
+            if base(r.get("Kernel", "")) in want:
+                rows += 1
+                if r.get("achieved_occupancy", "") not in ("", "-"):
+                    with_metric += 1
+    total = sum(want.values())
+    trace_ok = rows == total and with_metric == total
+    ok = ok and trace_ok
+    print(f"GPU trace: {rows} kernel rows of {total}, {with_metric} with achieved_occupancy {'yes' if trace_ok else 'NO'}")
+    print("every graph kernel profiled:", "yes" if ok else "NO")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,92 @@
+// graph: the test program of `warpscope nvprof` for CUDA graphs: kernels launched directly, captured
+// from a stream into a graph (three kernel nodes), and a hand-built graph holding that one as a child
+// graph node plus a kernel node of its own; each executable graph launched several times. Launches
+// captured into a graph run nothing until the graph does, and a profiler must not disturb the capture.
+// Every element of the result is checked against the same steps on the host.
+//   nvcc -O3 -o graph graph.cu
+//   ./graph      prints `graph: 0 of N wrong` and `launches: NAME COUNT` per kernel; exits 1 on a mismatch
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK(call)                                                                                \
+    {                                                                                              \
+        cudaError_t e = call;                                                                      \
+        if (e != cudaSuccess) {                                                                    \
+            fprintf(stderr, "Error: %s:%d, %s\n", __FILE__, __LINE__, cudaGetErrorString(e));      \
+            exit(1);                                                                               \
+        }                                                                                          \
+    }
+
+__global__ void inc(float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
+
+__global__ void scale2(float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= 2.0f;
+}
+
+// The captured graph's steps, and the hand-built one's, on the host.
+static float captured(float v) { return (v + 1.0f) * 2.0f + 1.0f; }
+static float built(float v) { return captured(v) * 2.0f; }
+
+int main() {
+    const int n = 1 << 20;
+    float *d, *h = (float *)malloc(n * sizeof(float)), *out = (float *)malloc(n * sizeof(float));
+    for (int i = 0; i < n; i++) h[i] = (float)(i % 7);
+    CHECK(cudaMalloc(&d, n * sizeof(float)));
+    CHECK(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+
+    inc<<<n / 256, 256, 0, s>>>(d, n);
+
+    // Captured: inc, scale2, inc (three shapes).
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    inc<<<n / 256, 256, 0, s>>>(d, n);
+    scale2<<<n / 128, 128, 0, s>>>(d, n);
+    inc<<<n / 512, 512, 0, s>>>(d, n);
+    CHECK(cudaStreamEndCapture(s, &g));
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    for (int r = 0; r < 3; r++) CHECK(cudaGraphLaunch(ge, s));
+
+    // Built by hand: the captured graph as a child node, then scale2.
+    cudaGraph_t g2;
+    cudaGraphNode_t child, k;
+    cudaGraphExec_t ge2;
+    CHECK(cudaGraphCreate(&g2, 0));
+    CHECK(cudaGraphAddChildGraphNode(&child, g2, NULL, 0, g));
+    void *args[] = {&d, (void *)&n};
+    cudaKernelNodeParams p = {};
+    p.func = (void *)scale2;
+    p.gridDim = dim3(n / 64);
+    p.blockDim = dim3(64);
+    p.kernelParams = args;
+    CHECK(cudaGraphAddKernelNode(&k, g2, &child, 1, &p));
+    CHECK(cudaGraphInstantiateWithFlags(&ge2, g2, 0));
+    for (int r = 0; r < 2; r++) CHECK(cudaGraphLaunch(ge2, s));
+
+    scale2<<<n / 256, 256, 0, s>>>(d, n);
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy(out, d, n * sizeof(float), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        float v = h[i] + 1.0f;
+        for (int r = 0; r < 3; r++) v = captured(v);
+        for (int r = 0; r < 2; r++) v = built(v);
+        v *= 2.0f;
+        if (out[i] != v) bad++;
+    }
+    printf("graph: %d of %d wrong\n", bad, n);
+    printf("launches: inc %d\nlaunches: scale2 %d\n", 1 + 2 * 3 + 2 * 2, 3 + 2 * 2 + 1);
+    CHECK(cudaGraphExecDestroy(ge2));
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g2));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaFree(d));
+    return bad != 0;
+}
