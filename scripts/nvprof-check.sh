@@ -144,6 +144,8 @@ if has graph; then
   step graph-metrics          "$W" nvprof --csv --metrics "$gm" ./graph
   step graph-trace-metrics    "$W" nvprof --print-gpu-trace --csv --metrics "$gm" ./graph
   step graph-kernels          "$W" nvprof --csv --kernels scale2 --metrics "$gm" ./graph
+  # Graphs instantiated while the profiler was stopped run with it stopped: right results, no metrics.
+  step graph-unprepared       env WARPSCOPE_NVPROF_GRAPH_UNPREPARED=1 "$W" nvprof --csv --metrics "$gm" ./graph
   step graph-ncu              ncu --clock-control none --csv --metrics sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct ./graph
   python3 "$here/nvprof-graph-summary.py" "$out" >"$out/graph-summary.txt" 2>&1
   cat "$out/graph-summary.txt"

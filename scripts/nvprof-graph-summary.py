@@ -50,7 +50,7 @@ def main(out):
     plain_ok = "graph: 0 of" in open(os.path.join(out, "graph-plain.out")).read()
     ok = bool(want) and plain_ok
     print(f"plain run: exit {rc.get('graph-plain')}, results {'right' if plain_ok else 'WRONG'}; launches {want}")
-    for step in ("graph-summary", "graph-metrics", "graph-trace-metrics", "graph-kernels"):
+    for step in ("graph-summary", "graph-metrics", "graph-trace-metrics", "graph-kernels", "graph-unprepared"):
         right = "graph: 0 of" in open(os.path.join(out, step + ".out")).read()
         good = rc.get(step) == "0" and right
         ok = ok and good
@@ -102,6 +102,14 @@ def main(out):
     trace_ok = rows == total and with_metric == total
     ok = ok and trace_ok
     print(f"GPU trace: {rows} kernel rows of {total}, {with_metric} with achieved_occupancy {'yes' if trace_ok else 'NO'}")
+    # Graphs taken as instantiated while the profiler was stopped: run unprofiled, the direct launches keep
+    # their metrics (one of each kernel), and the notice says so.
+    un = metric_rows(os.path.join(out, "graph-unprepared.err"))
+    said = "while the profiler was stopped" in open(os.path.join(out, "graph-unprepared.err")).read()
+    direct = {k: n for (k, m), (n, _) in un.items() if m == "achieved_occupancy"}
+    un_ok = direct == {"inc": 1, "scale2": 1} and said
+    ok = ok and un_ok
+    print(f"unprepared graphs: direct launches profiled {direct}, notice {'given' if said else 'MISSING'} {'yes' if un_ok else 'NO'}")
     print("every graph kernel profiled:", "yes" if ok else "NO")
 
 

@@ -56,6 +56,14 @@ struct GraphPending {
     called: u64,
 }
 
+/// An executable graph as instantiated.
+pub(super) struct GraphExec {
+    nodes: Vec<GraphKernel>,
+    /// Instantiated while its context's window was open: only then may it run with the profiler
+    /// started (see the module's note).
+    prepared: bool,
+}
+
 /// What a window holds, in launch order.
 enum Entry {
     Launch(Pending),
@@ -115,8 +123,8 @@ pub(super) struct Prof {
     /// `None` until the first session decides.
     pub(super) counters: Option<Vec<String>>,
     pub(super) replay: Replay,
-    /// Each executable graph's kernel nodes, from its instantiation.
-    pub(super) graphs: HashMap<usize, Vec<GraphKernel>>,
+    /// Each executable graph, from its instantiation.
+    pub(super) graphs: HashMap<usize, GraphExec>,
     /// Graph launches that found no open window (their kernels get no metrics), said once.
     pub(super) graphs_missed: bool,
     /// The program builds CUDA graphs: windows stay open between launches.
@@ -252,9 +260,12 @@ pub(super) fn graphs_ahead(st: &State, prof: &mut Prof, context: Context, id: u3
     arm(st, prof, context);
 }
 
-/// A graph was instantiated: its executable's kernel nodes, for its launches.
-pub(super) fn instantiated(prof: &mut Prof, exec: usize, nodes: Vec<GraphKernel>) {
-    prof.graphs.insert(exec, nodes);
+/// A graph was instantiated on `context`: its executable's kernel nodes, for its launches, and whether
+/// the profiler was started then.
+pub(super) fn instantiated(prof: &mut Prof, context: Context, exec: usize, nodes: Vec<GraphKernel>) {
+    let prepared =
+        prof.contexts.get(&context).is_some_and(|c| c.started) && !switch("WARPSCOPE_NVPROF_GRAPH_UNPREPARED", "1");
+    prof.graphs.insert(exec, GraphExec { nodes, prepared });
 }
 
 /// Keeps a window open on `context` between launches once the process has graphs (see the module's
@@ -293,22 +304,27 @@ pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
             return;
         }
         let Some(ctx) = prof.contexts.get_mut(&g.context) else { return };
-        if !ctx.window.last().is_some_and(|e| matches!(e, Entry::Graph(_)) && e.correlation() == g.correlation) {
-            return;
+        if ctx.window.last().is_some_and(|e| matches!(e, Entry::Graph(_)) && e.correlation() == g.correlation) {
+            // A launch the driver refused ran no kernel.
+            if g.result.is_some_and(|r| r != 0) {
+                ctx.window.pop();
+            }
+            close(st, prof, g.context);
         }
-        // A launch the driver refused ran no kernel.
-        if g.result.is_some_and(|r| r != 0) {
-            ctx.window.pop();
-        }
-        close(st, prof, g.context);
-        arm(st, prof, g.context);
-        return;
+        return arm(st, prof, g.context);
     }
     if g.captured {
         prof.captured.push(g.correlation);
         return;
     }
-    let Some(nodes) = prof.graphs.get(&g.exec).cloned() else { return missed(st, prof) };
+    let Some(exec) = prof.graphs.get(&g.exec) else { return missed(st, prof) };
+    if !exec.prepared {
+        // Instantiated while the profiler was stopped: it runs with the profiler stopped too (started,
+        // CUPTI ran such a graph's kernels wrong), and without metrics.
+        close(st, prof, g.context);
+        return missed(st, prof);
+    }
+    let nodes = exec.nodes.clone();
     let device = device_of(prof, g.context, g.context_id);
     if nodes.is_empty() || prof.filter.exhausted() || !st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device)) {
         return;
@@ -333,7 +349,7 @@ pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
 fn missed(st: &State, prof: &mut Prof) {
     if !prof.graphs_missed {
         prof.graphs_missed = true;
-        st.notice("a CUDA graph was launched while the profiler was not ready for it (not seen instantiated, or another context's window was open): its kernels get no metrics".into());
+        st.notice("a CUDA graph was instantiated or launched while the profiler was stopped (another context's window was open, or another process held the counters): its kernels get no metrics".into());
     }
 }
 
@@ -653,6 +669,9 @@ pub(super) fn close(st: &State, prof: &mut Prof, context: Context) {
 /// - `WARPSCOPE_NVPROF_RATES=split`: rates as count / duration ([`split_rates`]);
 /// - `WARPSCOPE_NVPROF_DURATION=0`: no `gpu__time_duration.sum` beside the metrics (traced profiled
 ///   launches then have no duration), to see what timing every profiled launch costs;
+/// - `WARPSCOPE_NVPROF_GRAPH_UNPREPARED=1`: every CUDA graph is taken as instantiated while the profiler
+///   was stopped, to check on a GPU that such graphs run right (unprofiled) when the profiler is stopped
+///   at their launch (`scripts/nvprof-check.sh OUT graph`);
 /// - `WARPSCOPE_NVPROF_REPLAY=user`: under kernel replay, a counter set that fits one pass is collected
 ///   with CUPTI's user replay (the launch is the one pass, nothing is saved or restored), to see
 ///   whether kernel replay's save/restore costs even when there is nothing to replay.

@@ -286,10 +286,10 @@ fn on_event(e: Event) {
                 graphs_ahead(st, &mut prof, context, context_id, kernels.len());
             }
         }
-        Event::GraphInstantiate { site: Site::Exit, exec, kernels, .. } => {
+        Event::GraphInstantiate { site: Site::Exit, context, exec, kernels, .. } => {
             let mut prof = lock(&st.prof);
             if let Some(exec) = exec {
-                instantiated(&mut prof, exec, kernels);
+                instantiated(&mut prof, context, exec, kernels);
             }
         }
         Event::ContextCreated { context, context_id, device } => {
