@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: `warpscope nvprof` on compiled CUDA programs, against Nsight Compute and plain runs.
 #   scripts/nvprof-check.sh OUTDIR [STEPS...]
-# STEPS (default: all of them): build options seed multi graph overhead
+# STEPS (default: all of them): build options seed multi graph threads overhead
 #   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
 #             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
 #   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
@@ -14,6 +14,8 @@
 #             parent and child (the child while its parent waits, and both at once)
 #   graph     CUDA graphs (tests/programs/graph.cu: captured, hand-built, a child graph): the program's
 #             results, every graph kernel's metrics, invocations and values against ncu (graph-summary.txt)
+#   threads   kernels launched from 4 host threads at once (tests/programs/threads.cu): results, every
+#             launch's metrics, values against ncu (threads-summary.txt)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
 #             matrixMul) on the samples (else on multi), into overhead-summary.txt: the fastest variant
 #             whose values agree with the default's within 1 point / 3 %, and one metric at a time
@@ -24,7 +26,7 @@
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: scripts/nvprof-check.sh OUTDIR [STEPS...]}" && cd "$1" && pwd)
 shift
-steps=${*:-build options seed multi graph overhead}
+steps=${*:-build options seed multi graph threads overhead}
 here=$(cd "$(dirname "$0")" && pwd)
 W=$(realpath "${WARPSCOPE_BIN:-target/release/warpscope}")
 programs=${NVPROF_PROGRAMS:-$here/../tests/programs}
@@ -56,6 +58,7 @@ if has build; then
   nvcc -O3 -arch="$arch" -o "$bin/sumMatrix" "$programs/sumMatrix.cu" >"$out/build-sumMatrix.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/multi" "$programs/multi.cu" >"$out/build-multi.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/graph" "$programs/graph.cu" >"$out/build-graph.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/threads" "$programs/threads.cu" >"$out/build-threads.log" 2>&1 &
   if [ -n "${CUDA_SAMPLES:-}" ]; then
     nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/matrixMul" \
       "$CUDA_SAMPLES/Samples/0_Introduction/matrixMul/matrixMul.cu" >"$out/build-matrixMul.log" 2>&1 &
@@ -146,9 +149,19 @@ if has graph; then
   step graph-kernels          "$W" nvprof --csv --kernels scale2 --metrics "$gm" ./graph
   # Graphs instantiated while the profiler was stopped run with it stopped: right results, no metrics.
   step graph-unprepared       env WARPSCOPE_NVPROF_GRAPH_UNPREPARED=1 "$W" nvprof --csv --metrics "$gm" ./graph
-  step graph-ncu              ncu --clock-control none --csv --metrics sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct ./graph
-  python3 "$here/nvprof-graph-summary.py" "$out" >"$out/graph-summary.txt" 2>&1
+  # ncu without its cache flush before each pass, as nvprof and warpscope run kernels: these kernels
+  # take 3.5 us and their data sits in L2, so a flush changes their achieved occupancy (docs/PERF-NOTES.md).
+  step graph-ncu              ncu --clock-control none --cache-control none --csv --metrics sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct ./graph
+  python3 "$here/nvprof-programs-summary.py" "$out" graph >"$out/graph-summary.txt" 2>&1
   cat "$out/graph-summary.txt"
+fi
+
+if has threads; then
+  step threads-plain          ./threads
+  step threads-metrics        "$W" nvprof --csv --metrics achieved_occupancy,gld_efficiency ./threads
+  step threads-ncu            ncu --clock-control none --cache-control none --csv --metrics sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct ./threads
+  python3 "$here/nvprof-programs-summary.py" "$out" threads >"$out/threads-summary.txt" 2>&1
+  cat "$out/threads-summary.txt"
 fi
 
 if has overhead; then

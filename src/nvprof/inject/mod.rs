@@ -5,6 +5,7 @@
 //! (kernel replay, or one pass per run under application replay), then decoded into one record each.
 //! Everything goes to this process's JSON Lines file as it is known; the rest at `exit`.
 
+mod gate;
 mod launches;
 mod share;
 mod trace;
@@ -28,6 +29,8 @@ use launches::{Ctx, Prof, Timing, close, enter, exit, give_turn, graph_launch, g
 use trace::{Act, on_activity};
 
 static STATE: OnceLock<State> = OnceLock::new();
+/// Launch calls one thread at a time while counters are collected.
+static GATE: gate::Gate = gate::Gate::new();
 /// Set once the results have been flushed (at exit, or on a fatal signal).
 static FINISHED: AtomicBool = AtomicBool::new(false);
 
@@ -259,19 +262,36 @@ fn on_event(e: Event) {
     let Some(st) = STATE.get() else { return };
     match e {
         Event::Launch(l) => {
-            let mut prof = lock(&st.prof);
-            if prof.disabled {
-                return;
+            let site = l.site;
+            if site == Site::Enter {
+                GATE.enter();
             }
-            match l.site {
-                Site::Enter => enter(st, &mut prof, l),
-                Site::Exit => exit(st, &mut prof, l),
+            {
+                let mut prof = lock(&st.prof);
+                if !prof.disabled {
+                    match site {
+                        Site::Enter => enter(st, &mut prof, l),
+                        Site::Exit => exit(st, &mut prof, l),
+                    }
+                }
+            }
+            if site == Site::Exit {
+                GATE.leave();
             }
         }
         Event::GraphLaunch(g) => {
-            let mut prof = lock(&st.prof);
-            if !prof.disabled {
-                graph_launch(st, &mut prof, g);
+            let site = g.site;
+            if site == Site::Enter {
+                GATE.enter();
+            }
+            {
+                let mut prof = lock(&st.prof);
+                if !prof.disabled {
+                    graph_launch(st, &mut prof, g);
+                }
+            }
+            if site == Site::Exit {
+                GATE.leave();
             }
         }
         Event::GraphBuilding { context, context_id } => {

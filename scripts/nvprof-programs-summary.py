@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""tests/programs/graph.cu under `warpscope nvprof` and ncu: the program's results stay right, every
-kernel launched through a CUDA graph gets its metrics (as many invocations as the program launched, in
-the summary and in the GPU trace), the kernel filter applies to graph kernels, and the averages sit
-beside ncu's for the same launches. Passes when all of that holds.
+"""tests/programs/graph.cu and threads.cu under `warpscope nvprof` and ncu (`--cache-control none`, as
+nvprof and warpscope run kernels). graph: the program's results stay right, every kernel launched
+through a CUDA graph gets its metrics (as many invocations as the program launched, in the summary and in
+the GPU trace), the kernel filter applies to graph kernels, a graph instantiated while the profiler was
+stopped runs right without metrics. threads: 4 host threads launching at once keep their results and
+every launch's metrics. Both: each kernel's averages within 3 points (achieved occupancy) and 3 %
+(gld_efficiency) of ncu's over the same launches. Passes when all of that holds.
+  nvprof-programs-summary.py OUTDIR graph|threads
 """
 import csv
 import os
@@ -40,6 +44,50 @@ def metric_rows(path):
     return got
 
 
+def against_ncu(out, prog, want, got):
+    """Each kernel's invocations and averages against ncu's; true when all agree."""
+    ncu = {}
+    header = None
+    for row in csv.reader(l for l in open(os.path.join(out, prog + "-ncu.out")) if l.startswith('"')):
+        if row and row[0] == "ID":
+            header = row
+            continue
+        if header and len(row) == len(header):
+            r = dict(zip(header, row))
+            key = (base(r["Kernel Name"]), r["Metric Name"])
+            ncu.setdefault(key, []).append(float(r["Metric Value"].replace(",", "")))
+    names = {"achieved_occupancy": ("sm__warps_active.avg.pct_of_peak_sustained_active", 0.01, 0.03),
+             "gld_efficiency": ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 1, None)}
+    ok = True
+    print(f"{'kernel':>8} | {'metric':>18} | {'launches ws/ncu/program':>24} | {'ws avg':>9} | {'ncu avg':>9}")
+    for k, n in want.items():
+        for m, (nm, scale, points) in names.items():
+            inv, avg = got.get((k, m), (0, float("nan")))
+            vals = ncu.get((k, nm), [])
+            navg = sum(vals) / len(vals) * scale if vals else float("nan")
+            close = abs(avg - navg) <= points if points else abs(avg - navg) <= 0.03 * abs(navg)
+            good = inv == n and len(vals) == n and close
+            ok = ok and good
+            print(f"{k:>8} | {m:>18} | {inv:>8}/{len(vals)}/{n:<13} | {avg:9.4f} | {navg:9.4f} {'yes' if good else 'NO'}")
+    return ok
+
+
+def threads(out):
+    rc = steps(out)
+    plain = open(os.path.join(out, "threads-plain.out")).read()
+    want = {}
+    for line in plain.splitlines():
+        if line.startswith("launches: "):
+            _, name, n = line.split()
+            want[name] = int(n)
+    ok = bool(want) and "threads: 0 of" in plain
+    right = "threads: 0 of" in open(os.path.join(out, "threads-metrics.out")).read()
+    ok = ok and right and rc.get("threads-metrics") == "0"
+    print(f"threads-metrics: exit {rc.get('threads-metrics')}, program's results {'right' if right else 'WRONG'}")
+    ok = against_ncu(out, "threads", want, metric_rows(os.path.join(out, "threads-metrics.err"))) and ok
+    print("every launch of every thread profiled, values as ncu's:", "yes" if ok else "NO")
+
+
 def main(out):
     rc = steps(out)
     want = {}
@@ -55,31 +103,8 @@ def main(out):
         good = rc.get(step) == "0" and right
         ok = ok and good
         print(f"{step}: exit {rc.get(step)}, program's results {'right' if right else 'WRONG'}")
-    # ncu: the same launches, averages per kernel.
-    ncu = {}
-    header = None
-    for row in csv.reader(l for l in open(os.path.join(out, "graph-ncu.out")) if l.startswith('"')):
-        if row and row[0] == "ID":
-            header = row
-            continue
-        if header and len(row) == len(header):
-            r = dict(zip(header, row))
-            key = (base(r["Kernel Name"]), r["Metric Name"])
-            ncu.setdefault(key, []).append(float(r["Metric Value"].replace(",", "")))
-    names = {"achieved_occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",
-             "gld_efficiency": "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"}
     got = metric_rows(os.path.join(out, "graph-metrics.err"))
-    print(f"{'kernel':>8} | {'metric':>18} | {'launches ws/ncu/program':>24} | {'ws avg':>9} | {'ncu avg':>9}")
-    for k, n in want.items():
-        for m, nm in names.items():
-            inv, avg = got.get((k, m), (0, float("nan")))
-            vals = ncu.get((k, nm), [])
-            navg = sum(vals) / len(vals) if vals else float("nan")
-            if m == "achieved_occupancy":
-                navg /= 100
-            good = inv == n and len(vals) == n
-            ok = ok and good
-            print(f"{k:>8} | {m:>18} | {inv:>8}/{len(vals)}/{n:<13} | {avg:9.4f} | {navg:9.4f} {'yes' if good else 'NO'}")
+    ok = against_ncu(out, "graph", want, got) and ok
     only = metric_rows(os.path.join(out, "graph-kernels.err"))
     filt = all(k == "scale2" for k, _ in only) and only.get(("scale2", "achieved_occupancy"), (0,))[0] == want.get("scale2")
     ok = ok and filt
@@ -114,4 +139,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    (threads if sys.argv[2:] == ["threads"] else main)(sys.argv[1])
