@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: `warpscope nvprof` on compiled CUDA programs, against Nsight Compute and plain runs.
 #   scripts/nvprof-check.sh OUTDIR [STEPS...]
-# STEPS (default: all of them): build options seed multi graph threads overhead
+# STEPS (default: all of them): build options seed multi graph threads region overhead
 #   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
 #             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
 #   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
@@ -14,6 +14,9 @@
 #             parent and child (the child while its parent waits, and both at once)
 #   graph     CUDA graphs (tests/programs/graph.cu: captured, hand-built, a child graph): the program's
 #             results, every graph kernel's metrics, invocations and values against ncu (graph-summary.txt)
+#   region    --profile-from-start off on a program that calls cudaProfilerStart/Stop (tests/programs/
+#             region.cu): only the region's launches and copies, in the summary and the metrics
+#             (region-summary.txt)
 #   threads   kernels launched from 4 host threads at once (tests/programs/threads.cu): results, every
 #             launch's metrics, values against ncu (threads-summary.txt)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
@@ -26,7 +29,7 @@
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: scripts/nvprof-check.sh OUTDIR [STEPS...]}" && cd "$1" && pwd)
 shift
-steps=${*:-build options seed multi graph threads overhead}
+steps=${*:-build options seed multi graph threads region overhead}
 here=$(cd "$(dirname "$0")" && pwd)
 W=$(realpath "${WARPSCOPE_BIN:-target/release/warpscope}")
 programs=${NVPROF_PROGRAMS:-$here/../tests/programs}
@@ -59,6 +62,7 @@ if has build; then
   nvcc -O3 -arch="$arch" -o "$bin/multi" "$programs/multi.cu" >"$out/build-multi.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/graph" "$programs/graph.cu" >"$out/build-graph.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/threads" "$programs/threads.cu" >"$out/build-threads.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/region" "$programs/region.cu" >"$out/build-region.log" 2>&1 &
   if [ -n "${CUDA_SAMPLES:-}" ]; then
     nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/matrixMul" \
       "$CUDA_SAMPLES/Samples/0_Introduction/matrixMul/matrixMul.cu" >"$out/build-matrixMul.log" 2>&1 &
@@ -162,6 +166,15 @@ if has threads; then
   step threads-ncu            ncu --clock-control none --cache-control none --csv --metrics sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct ./threads
   python3 "$here/nvprof-programs-summary.py" "$out" threads >"$out/threads-summary.txt" 2>&1
   cat "$out/threads-summary.txt"
+fi
+
+if has region; then
+  step region-plain           ./region
+  step region-summary         "$W" nvprof --csv --profile-from-start off ./region
+  step region-metrics         "$W" nvprof --csv --profile-from-start off --metrics achieved_occupancy ./region
+  step region-from-start      "$W" nvprof --csv ./region
+  python3 "$here/nvprof-programs-summary.py" "$out" region >"$out/region-summary.txt" 2>&1
+  cat "$out/region-summary.txt"
 fi
 
 if has overhead; then

@@ -6,7 +6,8 @@ the GPU trace), the kernel filter applies to graph kernels, a graph instantiated
 stopped runs right without metrics. threads: 4 host threads launching at once keep their results and
 every launch's metrics. Both: each kernel's averages within 3 points (achieved occupancy) and 3 %
 (gld_efficiency) of ncu's over the same launches. Passes when all of that holds.
-  nvprof-programs-summary.py OUTDIR graph|threads
+region: --profile-from-start off records only what runs between cudaProfilerStart and Stop.
+  nvprof-programs-summary.py OUTDIR graph|threads|region
 """
 import csv
 import os
@@ -70,6 +71,45 @@ def against_ncu(out, prog, want, got):
             ok = ok and good
             print(f"{k:>8} | {m:>18} | {inv:>8}/{len(vals)}/{n:<13} | {avg:9.4f} | {navg:9.4f} {'yes' if good else 'NO'}")
     return ok
+
+
+def summary_calls(path):
+    """nvprof's --csv GPU summary: name -> calls, for GPU activities."""
+    calls = {}
+    header = None
+    for row in csv.reader(l for l in open(path) if l.startswith('"') or l.startswith(",")):
+        if row and row[0] == "Type":
+            header = row
+            continue
+        if header and len(row) == len(header) and row[0] == "GPU activities":
+            r = dict(zip(header, row))
+            calls[base(r["Name"]) if "(" in r["Name"] else r["Name"]] = int(r["Calls"])
+    return calls
+
+
+def region(out):
+    """--profile-from-start off: only what runs between cudaProfilerStart and Stop; on: from the start to
+    the program's cudaProfilerStop."""
+    rc = steps(out)
+    ok = True
+    for step in ("region-plain", "region-summary", "region-metrics", "region-from-start"):
+        right = "region: 0 of" in open(os.path.join(out, step + ".out")).read()
+        good = rc.get(step) == "0" and right
+        ok = ok and good
+        print(f"{step}: exit {rc.get(step)}, program's results {'right' if right else 'WRONG'}")
+    want_off = {"work": 4, "other": 2, "[CUDA memset]": 1}
+    want_on = {"work": 7, "other": 2, "[CUDA memset]": 1, "[CUDA memcpy HtoD]": 1}
+    for step, want in (("region-summary", want_off), ("region-from-start", want_on)):
+        got = summary_calls(os.path.join(out, step + ".err"))
+        good = got == want
+        ok = ok and good
+        print(f"{step}: GPU activities {got} (want {want}) {'yes' if good else 'NO'}")
+    got = metric_rows(os.path.join(out, "region-metrics.err"))
+    inv = {k: n for (k, m), (n, _) in got.items()}
+    good = inv == {"work": 4, "other": 2}
+    ok = ok and good
+    print(f"region-metrics: profiled launches {inv} {'yes' if good else 'NO'}")
+    print("only the profiled region recorded:", "yes" if ok else "NO")
 
 
 def threads(out):
@@ -139,4 +179,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    (threads if sys.argv[2:] == ["threads"] else main)(sys.argv[1])
+    {"threads": threads, "region": region}.get(sys.argv[2] if len(sys.argv) > 2 else "", main)(sys.argv[1])

@@ -97,6 +97,7 @@ fn bad_options_are_one_line_errors_before_anything_runs() {
         (vec!["--replay-mode", "application", "echo"], "error: --replay-mode application"),
         (vec!["--log-file", "same.txt", "-o", "same.txt", "echo"], "error: --export-profile same.txt is the same file"),
         (vec!["--log-file", "/", "echo"], "error: /: is a folder"),
+        (vec!["--profile-from-start", "maybe", "echo"], "error: invalid value 'maybe' for '--profile-from-start"),
     ] {
         let out = nvprof(&args).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();

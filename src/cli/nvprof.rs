@@ -83,6 +83,10 @@ pub struct NvprofArgs {
     /// device, the figures, a sortable, filterable table with each value's provenance.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Profile from the program's start (on), or only between its `cudaProfilerStart()` and
+    /// `cudaProfilerStop()` calls (off): the summary, the trace and the metrics alike.
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    profile_from_start: Switch,
     /// How metrics needing several passes are collected: each kernel replayed (memory saved and
     /// restored), or the whole program run once per group of metrics.
     #[arg(long, value_enum, default_value = "kernel")]
@@ -90,6 +94,12 @@ pub struct NvprofArgs {
     /// The program and its arguments.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "PROGRAM [ARGS]")]
     command: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -132,6 +142,7 @@ impl NvprofArgs {
                 ReplayArg::Kernel => ReplayMode::Kernel,
                 ReplayArg::Application => ReplayMode::Application,
             },
+            from_start: self.profile_from_start == Switch::On,
         })
     }
 }

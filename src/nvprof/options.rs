@@ -66,6 +66,9 @@ pub struct Options {
     pub force: bool,
     /// `--replay-mode`.
     pub replay: ReplayMode,
+    /// Profile from the program's start (`--profile-from-start on`, the default), or only between its
+    /// `cudaProfilerStart` and `cudaProfilerStop` calls (`off`).
+    pub from_start: bool,
 }
 
 /// What [`Options::validate`] found in the metric and event lists.

@@ -62,6 +62,14 @@ pub struct Config {
     pub banner: bool,
     /// Kernels profiled between two decodes of the counters.
     pub ranges: usize,
+    /// Record from the start (`--profile-from-start on`), or only between `cudaProfilerStart` and
+    /// `cudaProfilerStop`.
+    #[serde(default = "from_start")]
+    pub from_start: bool,
+}
+
+fn from_start() -> bool {
+    true
 }
 
 /// A runtime or driver API function's calls in one process.

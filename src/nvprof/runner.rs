@@ -144,6 +144,7 @@ pub fn run(
             origin_unix_ns: now_unix_ns(),
             banner: live && first,
             ranges: ranges(),
+            from_start: opts.from_start,
         };
         let (root, exit) = spawn(&program, opts, &cfg, injection, started)?;
         let processes = collect(&dir)?;

@@ -163,6 +163,10 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
         prof.captured.push(l.correlation);
         return;
     }
+    if !super::recording() {
+        // Before `cudaProfilerStart` (`--profile-from-start off`) or after `cudaProfilerStop`.
+        return close(st, prof, l.context);
+    }
     let t0 = Instant::now();
     let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
     let name = prof.names.entry(l.symbol.clone()).or_insert_with(|| kernel_name(&l.symbol)).clone();
@@ -271,7 +275,7 @@ pub(super) fn instantiated(prof: &mut Prof, context: Context, exec: usize, nodes
 /// Keeps a window open on `context` between launches once the process has graphs (see the module's
 /// note), unless nothing more is to be profiled.
 fn arm(st: &State, prof: &mut Prof, context: Context) {
-    if !prof.graph_mode || prof.disabled || prof.filter.exhausted() {
+    if !prof.graph_mode || prof.disabled || prof.filter.exhausted() || !super::recording() {
         return;
     }
     if prof.active.is_some_and(|a| a != context) {
@@ -316,6 +320,9 @@ pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
     if g.captured {
         prof.captured.push(g.correlation);
         return;
+    }
+    if !super::recording() {
+        return close(st, prof, g.context);
     }
     let Some(exec) = prof.graphs.get(&g.exec) else { return missed(st, prof) };
     if !exec.prepared {
@@ -500,21 +507,16 @@ pub(super) fn give_turn(st: &State, prof: &mut Prof) {
     if !turn.held() || turn.held_for() < LEAST_HOLD || !turn.wanted() {
         return;
     }
-    // warpscope's own driver calls are not the program's: keep them out of "API calls".
-    if st.cfg.api {
-        activity::pause(st.lib, activity::Kind::Driver);
-    }
     let contexts: Vec<Context> = prof.contexts.keys().copied().collect();
     for context in contexts {
-        callback::on_context(context, || {
-            close(st, prof, context);
-            if let Some(c) = prof.contexts.get_mut(&context) {
-                c.session = None;
-            }
+        st.own_driver_calls(|| {
+            callback::on_context(context, || {
+                close(st, prof, context);
+                if let Some(c) = prof.contexts.get_mut(&context) {
+                    c.session = None;
+                }
+            })
         });
-    }
-    if st.cfg.api {
-        activity::resume(st.lib, activity::Kind::Driver);
     }
     if let Some(turn) = prof.turn.as_mut() {
         turn.give();
@@ -529,14 +531,7 @@ fn availability_cache(st: &State, prof: &mut Prof, device: u32) -> Option<PathBu
     prof.availability
         .entry(device)
         .or_insert_with(|| {
-            // warpscope's own driver calls are not the program's: keep them out of "API calls".
-            if st.cfg.api {
-                activity::pause(st.lib, activity::Kind::Driver);
-            }
-            let key = crate::gpu::cache_key(device);
-            if st.cfg.api {
-                activity::resume(st.lib, activity::Kind::Driver);
-            }
+            let key = st.own_driver_calls(|| crate::gpu::cache_key(device));
             let name = crate::profile::Counters::cache_name(&key?).ok()?;
             Some(crate::gpu::calibrate::cache_dir()?.join("cupti").join(name))
         })

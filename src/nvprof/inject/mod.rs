@@ -33,9 +33,18 @@ static STATE: OnceLock<State> = OnceLock::new();
 static GATE: gate::Gate = gate::Gate::new();
 /// Set once the results have been flushed (at exit, or on a fatal signal).
 static FINISHED: AtomicBool = AtomicBool::new(false);
+/// Whether the program is being profiled now: from the start, or (`--profile-from-start off`) between its
+/// `cudaProfilerStart` and `cudaProfilerStop`.
+static RECORDING: AtomicBool = AtomicBool::new(true);
+
+fn recording() -> bool {
+    RECORDING.load(Ordering::SeqCst)
+}
 
 struct State {
     cfg: Config,
+    /// The activity kinds recorded.
+    kinds: Vec<activity::Kind>,
     pid: u32,
     lib: &'static Lib,
     counters: Counters,
@@ -118,10 +127,19 @@ pub fn initialize() {
     let t0 = activity::timestamp(lib).unwrap_or(0);
     let offset_ns = unix_ns() as i64 - cfg.origin_unix_ns as i64;
     let (gpu, api, profile) = (cfg.gpu, cfg.api, counters.any());
+    let mut kinds = Vec::new();
+    if gpu {
+        kinds.extend([activity::Kind::Kernel, activity::Kind::Memcpy, activity::Kind::Memset]);
+    }
+    if api {
+        kinds.extend([activity::Kind::Runtime, activity::Kind::Driver]);
+    }
+    RECORDING.store(cfg.from_start, Ordering::SeqCst);
     // Other processes of the run may profile too: they take turns with the counters.
     let turns = (profile && cfg.children).then(|| share::Turn::new(&cfg.dir, pid));
     let watch = turns.is_some();
     let state = State {
+        kinds: kinds.clone(),
         lib,
         pid,
         t0,
@@ -159,20 +177,15 @@ pub fn initialize() {
         return;
     }
     let Some(st) = STATE.get() else { return };
-    if let Err(e) = callback::subscribe(lib, profile, on_event) {
+    if let Err(e) = callback::subscribe(lib, profile, true, on_event) {
         return st.error(e.to_string());
     }
-    let mut kinds = Vec::new();
-    if gpu {
-        kinds.extend([activity::Kind::Kernel, activity::Kind::Memcpy, activity::Kind::Memset]);
-    }
-    if api {
-        kinds.extend([activity::Kind::Runtime, activity::Kind::Driver]);
-    }
-    if !kinds.is_empty()
-        && let Err(e) = activity::enable(lib, &kinds, on_activity)
-    {
-        st.error(e.to_string());
+    if !kinds.is_empty() {
+        match activity::enable(lib, &kinds, on_activity) {
+            Err(e) => st.error(e.to_string()),
+            Ok(()) if !recording() => st.set_recording(false),
+            Ok(()) => {}
+        }
     }
     // SAFETY: registers a plain function, run once at exit on the exiting thread.
     unsafe { libc::atexit(at_exit) };
@@ -252,6 +265,31 @@ impl State {
         self.emit(&[Message::Error(text)]);
     }
 
+    /// Runs warpscope's own driver calls, kept out of the program's "API calls".
+    fn own_driver_calls<T>(&self, f: impl FnOnce() -> T) -> T {
+        let quiet = self.cfg.api && recording();
+        if quiet {
+            activity::pause(self.lib, activity::Kind::Driver);
+        }
+        let out = f();
+        if quiet {
+            activity::resume(self.lib, activity::Kind::Driver);
+        }
+        out
+    }
+
+    /// Starts or stops recording activities (`cudaProfilerStart`/`Stop` under `--profile-from-start off`).
+    fn set_recording(&self, on: bool) {
+        RECORDING.store(on, Ordering::SeqCst);
+        for k in &self.kinds {
+            if on {
+                activity::resume(self.lib, *k);
+            } else {
+                activity::pause(self.lib, *k);
+            }
+        }
+    }
+
     /// ns since the application was launched, of a CUPTI timestamp.
     fn since_launch(&self, t: u64) -> u64 {
         (t as i64 - self.t0 as i64 + self.offset_ns).max(0) as u64
@@ -312,6 +350,16 @@ fn on_event(e: Event) {
                 instantiated(&mut prof, context, exec, kernels);
             }
         }
+        Event::ProfilerStart => st.set_recording(true),
+        Event::ProfilerStop => {
+            let mut prof = lock(&st.prof);
+            let contexts: Vec<Context> = prof.contexts.keys().copied().collect();
+            for c in contexts {
+                close(st, &mut prof, c);
+            }
+            drop(prof);
+            st.set_recording(false);
+        }
         Event::ContextCreated { context, context_id, device } => {
             lock(&st.prof).contexts.insert(context, Ctx::new(context_id, device));
             announce(st, device);
@@ -344,14 +392,7 @@ fn announce(st: &State, device: u32) {
             }
         }
     }
-    // warpscope's own driver calls are not the program's: keep them out of "API calls".
-    if st.cfg.api {
-        activity::pause(st.lib, activity::Kind::Driver);
-    }
-    let props = callback::device_props(device);
-    if st.cfg.api {
-        activity::resume(st.lib, activity::Kind::Driver);
-    }
+    let props = st.own_driver_calls(|| callback::device_props(device));
     if let Some(p) = props {
         let cc = format!("{}.{}", p.major, p.minor);
         let a = arch::parse_arch(&cc).unwrap_or(&arch::ARCHS[0]);

@@ -50,6 +50,10 @@ const GRAPH_INSTANTIATIONS: &[u32] = &[513, 578, 643, 656, 657];
 /// `ToGraph`, `ToGraph_ptsz`) and `cuGraphCreate`.
 const GRAPH_BUILDING: &[u32] = &[495, 496, 539, 540, 720, 721, 501];
 
+/// `cuProfilerStart` and `cuProfilerStop` (what `cudaProfilerStart`/`Stop` call).
+const PROFILER_START: u32 = 308;
+const PROFILER_STOP: u32 = 309;
+
 /// A CUDA context, as a plain handle that can be kept and sent between threads (the program owns it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Context(usize);
@@ -138,6 +142,10 @@ pub enum Event {
     Launch(Launch),
     /// A CUDA graph launch, before and after the call.
     GraphLaunch(GraphLaunch),
+    /// The program called `cudaProfilerStart` (after the call).
+    ProfilerStart,
+    /// The program called `cudaProfilerStop` (before the call).
+    ProfilerStop,
     /// The program starts building a graph (a stream capture begins, or a graph is created).
     GraphBuilding {
         /// The context it builds in.
@@ -181,11 +189,13 @@ type Handler = Box<dyn Fn(Event) + Send + Sync>;
 
 static HANDLER: OnceLock<(&'static Lib, Handler)> = OnceLock::new();
 
-/// Subscribes `handler` to context creation/destruction and, when `launches`, to every kernel launch.
-/// One subscriber per process (CUPTI's rule): a second call fails.
+/// Subscribes `handler` to context creation/destruction, when `launches` to every kernel launch and
+/// graph, and when `marks` to the program's `cudaProfilerStart`/`Stop` calls. One subscriber per process
+/// (CUPTI's rule): a second call fails.
 pub fn subscribe(
     lib: &'static Lib,
     launches: bool,
+    marks: bool,
     handler: impl Fn(Event) + Send + Sync + 'static,
 ) -> Result<(), Unavailable> {
     if HANDLER.set((lib, Box::new(handler))).is_err() {
@@ -203,6 +213,11 @@ pub fn subscribe(
             let graphs = GRAPH_LAUNCHES.iter().map(|(id, _)| id).chain(GRAPH_INSTANTIATIONS).chain(GRAPH_BUILDING);
             for cbid in LAUNCHES.iter().map(|(id, _, _)| id).chain(graphs) {
                 lib.check("cuptiEnableCallback(launch)", (f.enable_callback)(1, subscriber, DOMAIN_DRIVER, *cbid))?;
+            }
+        }
+        if marks {
+            for cbid in [PROFILER_START, PROFILER_STOP] {
+                lib.check("cuptiEnableCallback(profiler)", (f.enable_callback)(1, subscriber, DOMAIN_DRIVER, cbid))?;
             }
         }
     }
@@ -309,6 +324,7 @@ unsafe extern "C" fn trampoline(_user: *mut c_void, domain: u32, cbid: u32, data
                     .or_else(|| decode_graph_launch(lib, cbid, d))
                     .or_else(|| decode_instantiation(cbid, d))
                     .or_else(|| decode_building(cbid, d))
+                    .or_else(|| decode_mark(cbid, d))
             }
             DOMAIN_RESOURCE => {
                 let r = data as *const c::CUpti_ResourceData;
@@ -483,6 +499,19 @@ unsafe fn decode_instantiation(cbid: u32, d: *const c::CUpti_CallbackData) -> Op
         let context = Context(addr_of!((*d).context).read() as usize);
         let context_id = addr_of!((*d).contextUid).read();
         Some(Event::GraphInstantiate { site, context, context_id, exec, kernels })
+    }
+}
+
+/// The program's profiler start (after the call) or stop (before it).
+///
+/// # Safety
+/// `d` points at the CUpti_CallbackData of a driver API callback with id `cbid`.
+unsafe fn decode_mark(cbid: u32, d: *const c::CUpti_CallbackData) -> Option<Event> {
+    let enter = unsafe { addr_of!((*d).callbackSite).cast::<u32>().read() } == SITE_ENTER;
+    match (cbid, enter) {
+        (PROFILER_START, false) => Some(Event::ProfilerStart),
+        (PROFILER_STOP, true) => Some(Event::ProfilerStop),
+        _ => None,
     }
 }
 
