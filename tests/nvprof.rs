@@ -538,3 +538,48 @@ fn the_metric_trace_names_kernels_by_their_symbol() {
     let (_, _, err) = replay(&["--csv", "--metrics", "achieved_occupancy"], m, &[]);
     assert!(!err.contains(symbol) && err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)"), "{err}");
 }
+
+#[test]
+fn nvprofs_switches_for_names_quiet_runs_and_the_rest_are_honoured() {
+    // The recorded run with the kernel's mangled symbol, as the injection library reports a C++ kernel.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("h100-sumMatrix-32x16-summary.jsonl")).unwrap();
+    let mangled = text.replace(r#""kind":"kernel","#, r#""kind":"kernel","symbol":"_Z16sumMatrixOnGPU2DPfS_S_ii","#);
+    assert_ne!(mangled, text);
+    let messages = dir.path().join("mangled.jsonl");
+    std::fs::write(&messages, mangled).unwrap();
+    let with = |args: &[&str]| {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend([fixture("fake-app.sh").display().to_string(), messages.display().to_string(), "say".into()]);
+        run(&all)
+    };
+    let (code, _, err) = with(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("sumMatrixOnGPU2D(float*, float*, float*, int, int)") && !err.contains("_Z16"), "{err}");
+    let (code, _, err) = with(&["--demangling", "off"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("_Z16sumMatrixOnGPU2DPfS_S_ii") && !err.contains("sumMatrixOnGPU2D(float*"), "{err}");
+    // --quiet: the program's output only.
+    let (code, out, err) = with(&["--quiet"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "program output on stdout\n", "program output on stderr\n"));
+    // Accepted with nvprof's values; a wrong value is one line.
+    for args in [
+        &["--concurrent-kernels", "off"][..],
+        &["--unified-memory-profiling", "off"],
+        &["--unified-memory-profiling", "per-process-device"],
+    ] {
+        let (code, _, err) = with(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(err.contains("Profiling result:"), "{args:?}: {err}");
+    }
+    for args in [
+        &["--concurrent-kernels", "maybe", "echo"][..],
+        &["--unified-memory-profiling", "on", "echo"],
+        &["--demangling", "no", "echo"],
+    ] {
+        let out = nvprof(args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: invalid value") && err.lines().count() == 1, "{args:?}: {err}");
+    }
+}

@@ -87,6 +87,20 @@ pub struct NvprofArgs {
     /// `cudaProfilerStop()` calls (off): the summary, the trace and the metrics alike.
     #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
     profile_from_start: Switch,
+    /// Kernels run as the program issues them, several at once (on), or one at a time (off: CUPTI
+    /// serializes them, as nvprof did).
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    concurrent_kernels: Switch,
+    /// Kernel names demangled (on) or as the compiler mangled them (off).
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    demangling: Switch,
+    /// Print none of nvprof's own output (the program's passes through; -o still writes its report).
+    #[arg(long)]
+    quiet: bool,
+    /// Accepted for nvprof's scripts: warpscope records no unified-memory activity either way.
+    #[arg(long, value_name = "per-process-device|off", default_value = "per-process-device",
+        value_parser = ["per-process-device", "off"])]
+    unified_memory_profiling: String,
     /// How metrics needing several passes are collected: each kernel replayed (memory saved and
     /// restored), or the whole program run once per group of metrics.
     #[arg(long, value_enum, default_value = "kernel")]
@@ -143,6 +157,9 @@ impl NvprofArgs {
                 ReplayArg::Application => ReplayMode::Application,
             },
             from_start: self.profile_from_start == Switch::On,
+            concurrent_kernels: self.concurrent_kernels == Switch::On,
+            demangle: self.demangling == Switch::On,
+            quiet: self.quiet,
         })
     }
 }

@@ -69,6 +69,12 @@ pub struct Options {
     /// Profile from the program's start (`--profile-from-start on`, the default), or only between its
     /// `cudaProfilerStart` and `cudaProfilerStop` calls (`off`).
     pub from_start: bool,
+    /// Kernels may run at once (`--concurrent-kernels on`), or CUPTI serializes them (`off`).
+    pub concurrent_kernels: bool,
+    /// Kernel names demangled (`--demangling on`) or mangled (`off`).
+    pub demangle: bool,
+    /// None of nvprof's own output (`--quiet`).
+    pub quiet: bool,
 }
 
 /// What [`Options::validate`] found in the metric and event lists.

@@ -66,6 +66,9 @@ pub struct Config {
     /// `cudaProfilerStop`.
     #[serde(default = "from_start")]
     pub from_start: bool,
+    /// Kernels one at a time (`--concurrent-kernels off`).
+    #[serde(default)]
+    pub serial_kernels: bool,
 }
 
 fn from_start() -> bool {

@@ -142,9 +142,10 @@ pub fn run(
             replay: opts.replay,
             group: run,
             origin_unix_ns: now_unix_ns(),
-            banner: live && first,
+            banner: live && first && !opts.quiet,
             ranges: ranges(),
             from_start: opts.from_start,
+            serial_kernels: !opts.concurrent_kernels,
         };
         let (root, exit) = spawn(&program, opts, &cfg, injection, started)?;
         let processes = collect(&dir)?;

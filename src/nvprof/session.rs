@@ -37,7 +37,10 @@ pub fn profile(opts: &Options, html: Option<&Path>, command_line: &str) -> Resul
     check_files(opts, html)?;
     let injection = runner::injection_library()?;
     let live = opts.log_file.is_none();
-    let outcome = runner::run(opts, &counters, &injection, live, &crate::signals::forward_to)?;
+    let mut outcome = runner::run(opts, &counters, &injection, live, &crate::signals::forward_to)?;
+    if !opts.demangle {
+        mangled_names(&mut outcome.processes);
+    }
     let view = View { opts, counters: &counters };
     let host = options::hostname();
     let mut blocks: Vec<(u32, String)> =
@@ -58,7 +61,9 @@ pub fn profile(opts: &Options, html: Option<&Path>, command_line: &str) -> Resul
         let shown = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         blocks.push((outcome.root, format!("=={}== Generated HTML report: {}\n", outcome.root, shown.display())));
     }
-    write_out(opts, &host, &blocks)?;
+    if !opts.quiet {
+        write_out(opts, &host, &blocks)?;
+    }
     let errors: Vec<&String> = outcome.processes.iter().flat_map(|p| &p.errors).collect();
     let code = outcome.exit.code();
     if code == 0
@@ -67,6 +72,16 @@ pub fn profile(opts: &Options, html: Option<&Path>, command_line: &str) -> Resul
         return Err(Error::Driver(format!("nothing could be profiled: {e}")));
     }
     Ok(crate::Outcome::Program(code))
+}
+
+/// `--demangling off`: each kernel named by its symbol as the compiler mangled it (where it has one that
+/// differs from the demangled name).
+fn mangled_names(processes: &mut [Process]) {
+    for r in processes.iter_mut().flat_map(|p| p.records.iter_mut()) {
+        if let Some(symbol) = r.trace.as_ref().and_then(|t| t.symbol.clone()) {
+            r.signature = Some(symbol);
+        }
+    }
 }
 
 /// Refuses, before the program runs, output files that cannot be written or that would overwrite the

@@ -129,7 +129,8 @@ pub fn initialize() {
     let (gpu, api, profile) = (cfg.gpu, cfg.api, counters.any());
     let mut kinds = Vec::new();
     if gpu {
-        kinds.extend([activity::Kind::Kernel, activity::Kind::Memcpy, activity::Kind::Memset]);
+        let kernels = if cfg.serial_kernels { activity::Kind::SerialKernel } else { activity::Kind::Kernel };
+        kinds.extend([kernels, activity::Kind::Memcpy, activity::Kind::Memset]);
     }
     if api {
         kinds.extend([activity::Kind::Runtime, activity::Kind::Driver]);

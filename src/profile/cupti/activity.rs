@@ -19,6 +19,8 @@ use super::{Lib, Unavailable};
 pub enum Kind {
     /// Kernels, concurrent ones as they ran.
     Kernel,
+    /// Kernels, CUPTI making them run one at a time.
+    SerialKernel,
     /// Memory copies.
     Memcpy,
     /// Memory sets.
@@ -37,6 +39,7 @@ impl Kind {
             Kind::Driver => 4,
             Kind::Runtime => 5,
             Kind::Kernel => 10,
+            Kind::SerialKernel => 3,
         }
     }
 }
