@@ -164,10 +164,10 @@ fi
 # warpscope nvprof on compiled programs (needs nvcc and ncu): the course's sumMatrix under nvprof's command
 # line against ncu on every seed shape, multi's summary against its CUDA events, the overhead on NVIDIA's
 # samples when CUDA_SAMPLES names a cuda-samples checkout, CUDA graphs' kernels against ncu. Results in
-# $out/nvprof/{seed,multi,graph,threads}-summary.txt.
+# $out/nvprof/{seed,multi,graph,threads,region}-summary.txt.
 if command -v nvcc >/dev/null 2>&1 && command -v ncu >/dev/null 2>&1; then
   # The overhead part (every variant on NVIDIA's samples, ~7 minutes) only with NVPROF_OVERHEAD=1.
-  parts=(build options seed multi graph threads)
+  parts=(build options seed multi graph threads region)
   [ "${NVPROF_OVERHEAD:-0}" = 1 ] && parts+=(overhead)
   step nvprof env WARPSCOPE_BIN="$bin" NVPROF_JOBS="${NVPROF_JOBS:-3}" bash "$here/nvprof-check.sh" "$out/nvprof" "${parts[@]}"
 else
@@ -220,9 +220,10 @@ for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 
 [ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
 [ -f "$out/cupti-cache.log" ] && grep '^cupti-cache ' "$out/cupti-cache.log"
 [ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
-[ -f "$out/nvprof/multi-summary.txt" ] && tail -n 1 "$out/nvprof/multi-summary.txt"
+[ -f "$out/nvprof/multi-summary.txt" ] && grep -E "within 2 %|both profiled|concurrent-kernels" "$out/nvprof/multi-summary.txt"
 [ -f "$out/nvprof/graph-summary.txt" ] && tail -n 1 "$out/nvprof/graph-summary.txt"
 [ -f "$out/nvprof/threads-summary.txt" ] && tail -n 1 "$out/nvprof/threads-summary.txt"
+[ -f "$out/nvprof/region-summary.txt" ] && tail -n 1 "$out/nvprof/region-summary.txt"
 grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
 grep -E "fastest transpose" "$out/transpose.log"
 grep -E "naive transpose" "$out/transpose.log" "$out/transpose-tall.log"
@@ -267,9 +268,10 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
 [ -f "$out/bench.txt" ] && cat "$out/bench.txt"
 [ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
-[ -f "$out/nvprof/multi-summary.txt" ] && tail -n 1 "$out/nvprof/multi-summary.txt"
+[ -f "$out/nvprof/multi-summary.txt" ] && grep -E "within 2 %|both profiled|concurrent-kernels" "$out/nvprof/multi-summary.txt"
 [ -f "$out/nvprof/graph-summary.txt" ] && tail -n 1 "$out/nvprof/graph-summary.txt"
 [ -f "$out/nvprof/threads-summary.txt" ] && tail -n 1 "$out/nvprof/threads-summary.txt"
+[ -f "$out/nvprof/region-summary.txt" ] && tail -n 1 "$out/nvprof/region-summary.txt"
 [ -f "$out/nvprof/steps.txt" ] && grep -E "^overhead-" "$out/nvprof/steps.txt"
 tail -n 3 "$out/occupancy.log"
 python3 - "$out" <<'PY'

@@ -132,6 +132,9 @@ if has multi; then
   step multi-summary          "$W" nvprof --profile-child-processes ./multi
   step multi-summary-csv      "$W" nvprof --profile-child-processes --csv -u ms ./multi
   step multi-trace            "$W" nvprof --print-gpu-trace --profile-child-processes ./multi
+  # The overlap phase's kernels run at once, or (--concurrent-kernels off) one after another.
+  step multi-trace-csv        "$W" nvprof --print-gpu-trace --csv ./multi
+  step multi-serial           "$W" nvprof --print-gpu-trace --csv --concurrent-kernels off ./multi
   step multi-root-only        "$W" nvprof ./multi
   step multi-kernels          "$W" nvprof --kernels "::busy:2|4" --metrics achieved_occupancy,sm_efficiency ./multi
   step multi-ncu-flags        "$W" nvprof -k regex:stencil -s 1 -c 2 --metrics gld_efficiency ./multi

@@ -41,6 +41,42 @@ def main(out):
     print("every kernel within 2 % of its CUDA events:", "yes" if ok_all else "NO")
     for step in ("multi-child-metrics", "multi-together-metrics"):
         child_metrics(out, step)
+    concurrency(out)
+
+
+def overlapping(path):
+    """The overlap phase's kernels in a --csv GPU trace: how many, and how many start before the one
+    before them ends."""
+    rows = [r for r in csv.reader(l for l in open(path) if l[:1].isdigit())]
+    spans = []
+    header = None
+    for r in csv.reader(l for l in open(path) if l.startswith('"Start"')):
+        header = r
+    if not header:
+        return 0, 0
+    units = None
+    for l in open(path):
+        if l.startswith("ms,") or l.startswith("s,") or l.startswith("us,") or l.startswith("ns,"):
+            units = l.split(",")[:2]
+    scale = {"s": 1e3, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
+    name = header.index("Name")
+    for r in rows:
+        if len(r) == len(header) and r[name].startswith("overlap("):
+            start = float(r[0]) * scale[units[0]]
+            spans.append((start, start + float(r[1]) * scale[units[1]]))
+    spans.sort()
+    return len(spans), sum(1 for a, b in zip(spans, spans[1:]) if b[0] < a[1])
+
+
+def concurrency(out):
+    """--concurrent-kernels: on, the overlap phase's kernels overlap; off, none does."""
+    if not os.path.exists(os.path.join(out, "multi-serial.err")):
+        return
+    n_on, over_on = overlapping(os.path.join(out, "multi-trace-csv.err"))
+    n_off, over_off = overlapping(os.path.join(out, "multi-serial.err"))
+    ok = n_on == n_off == 10 and over_on > 0 and over_off == 0
+    print(f"--concurrent-kernels on: {over_on} of {n_on} overlap kernels start before the one before ends; "
+          f"off: {over_off} of {n_off} {'yes' if ok else 'NO'}")
 
 
 def child_metrics(out, step):
