@@ -19,16 +19,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-extern char **environ;
+#include "check.h"
 
-#define CHECK(call)                                                                                \
-    {                                                                                              \
-        cudaError_t e = call;                                                                      \
-        if (e != cudaSuccess) {                                                                    \
-            fprintf(stderr, "Error: %s:%d, %s\n", __FILE__, __LINE__, cudaGetErrorString(e));      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    }
+extern char **environ;
 
 __global__ void spacer(float *x, int n, int iters) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -9,14 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                                                \
-    {                                                                                              \
-        cudaError_t e = call;                                                                      \
-        if (e != cudaSuccess) {                                                                    \
-            fprintf(stderr, "Error: %s:%d, %s\n", __FILE__, __LINE__, cudaGetErrorString(e));      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    }
+#include "check.h"
 
 __global__ void work(float *x, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

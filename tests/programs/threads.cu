@@ -8,14 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                                                \
-    {                                                                                              \
-        cudaError_t e = call;                                                                      \
-        if (e != cudaSuccess) {                                                                    \
-            fprintf(stderr, "Error: %s:%d, %s\n", __FILE__, __LINE__, cudaGetErrorString(e));      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    }
+#include "check.h"
 
 static const int N = 1 << 20, THREADS = 4, LAUNCHES = 25;
 

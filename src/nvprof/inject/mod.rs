@@ -297,42 +297,31 @@ impl State {
     }
 }
 
+/// A launch call's callback (`site`), run with the profiler's state: the gate lets one thread at a time
+/// from a launch call's entry to its exit.
+fn launch_call(st: &State, site: Site, f: impl FnOnce(&mut Prof)) {
+    if site == Site::Enter {
+        GATE.enter();
+    }
+    {
+        let mut prof = lock(&st.prof);
+        if !prof.disabled {
+            f(&mut prof);
+        }
+    }
+    if site == Site::Exit {
+        GATE.leave();
+    }
+}
+
 fn on_event(e: Event) {
     let Some(st) = STATE.get() else { return };
     match e {
-        Event::Launch(l) => {
-            let site = l.site;
-            if site == Site::Enter {
-                GATE.enter();
-            }
-            {
-                let mut prof = lock(&st.prof);
-                if !prof.disabled {
-                    match site {
-                        Site::Enter => enter(st, &mut prof, l),
-                        Site::Exit => exit(st, &mut prof, l),
-                    }
-                }
-            }
-            if site == Site::Exit {
-                GATE.leave();
-            }
-        }
-        Event::GraphLaunch(g) => {
-            let site = g.site;
-            if site == Site::Enter {
-                GATE.enter();
-            }
-            {
-                let mut prof = lock(&st.prof);
-                if !prof.disabled {
-                    graph_launch(st, &mut prof, g);
-                }
-            }
-            if site == Site::Exit {
-                GATE.leave();
-            }
-        }
+        Event::Launch(l) => launch_call(st, l.site, |prof| match l.site {
+            Site::Enter => enter(st, prof, l),
+            Site::Exit => exit(st, prof, l),
+        }),
+        Event::GraphLaunch(g) => launch_call(st, g.site, |prof| graph_launch(st, prof, g)),
         Event::GraphBuilding { context, context_id } => {
             let mut prof = lock(&st.prof);
             if !prof.disabled {
