@@ -145,6 +145,20 @@ def main(out):
         print(f"{step}: exit {rc.get(step)}, program's results {'right' if right else 'WRONG'}")
     got = metric_rows(os.path.join(out, "graph-metrics.err"))
     ok = against_ncu(out, "graph", want, got) and ok
+    # The graph with kernels on parallel branches: traced, its metrics left out with a notice.
+    parallel = {}
+    for line in open(os.path.join(out, "graph-plain.out")):
+        if line.startswith("parallel: "):
+            _, name, n = line.split()
+            parallel[name] = int(n)
+    err = open(os.path.join(out, "graph-metrics.err")).read()
+    said = "parallel branches" in err
+    traced = summary_calls(os.path.join(out, "graph-summary.err"))
+    left_out = not any(k in parallel for k, _ in got)
+    par_ok = bool(parallel) and said and left_out and all(traced.get(k) == n for k, n in parallel.items())
+    ok = ok and par_ok
+    print(f"parallel branches {parallel}: traced {[(k, traced.get(k)) for k in parallel]}, metrics left out "
+          f"{'yes' if left_out else 'NO'}, notice {'given' if said else 'MISSING'} {'yes' if par_ok else 'NO'}")
     only = metric_rows(os.path.join(out, "graph-kernels.err"))
     filt = all(k == "scale2" for k, _ in only) and only.get(("scale2", "achieved_occupancy"), (0,))[0] == want.get("scale2")
     ok = ok and filt

@@ -49,6 +49,8 @@ struct Pending {
 /// A graph launch in a window: its ranges are its kernel nodes, in order.
 struct GraphPending {
     nodes: Vec<GraphKernel>,
+    /// The ranges can be told apart (see [`GraphExec`]); else they are collected and left out.
+    known: bool,
     stream: u32,
     correlation: u32,
     context: u32,
@@ -59,6 +61,9 @@ struct GraphPending {
 /// An executable graph as instantiated.
 pub(super) struct GraphExec {
     nodes: Vec<GraphKernel>,
+    /// Its kernel nodes run in their order, or are all the same launch: CUPTI's ranges (named "1",
+    /// "2", ...) can be told apart by order.
+    known: bool,
     /// Instantiated while its context's window was open: only then may it run with the profiler
     /// started (see the module's note).
     prepared: bool,
@@ -127,6 +132,8 @@ pub(super) struct Prof {
     pub(super) graphs: HashMap<usize, GraphExec>,
     /// Graph launches that found no open window (their kernels get no metrics), said once.
     pub(super) graphs_missed: bool,
+    /// A graph whose kernels ran on parallel branches was left out, said once.
+    pub(super) graphs_unordered: bool,
     /// The program builds CUDA graphs: windows stay open between launches.
     pub(super) graph_mode: bool,
     /// Correlation ids of launches into a stream being captured, between their enter and exit.
@@ -264,12 +271,14 @@ pub(super) fn graphs_ahead(st: &State, prof: &mut Prof, context: Context, id: u3
     arm(st, prof, context);
 }
 
-/// A graph was instantiated on `context`: its executable's kernel nodes, for its launches, and whether
-/// the profiler was started then.
-pub(super) fn instantiated(prof: &mut Prof, context: Context, exec: usize, nodes: Vec<GraphKernel>) {
+/// A graph was instantiated on `context`: its executable's kernel nodes, for its launches, whether they
+/// run in their order (`ordered`), and whether the profiler was started then.
+pub(super) fn instantiated(prof: &mut Prof, context: Context, exec: usize, nodes: Vec<GraphKernel>, ordered: bool) {
     let prepared =
         prof.contexts.get(&context).is_some_and(|c| c.started) && !switch("WARPSCOPE_NVPROF_GRAPH_UNPREPARED", "1");
-    prof.graphs.insert(exec, GraphExec { nodes, prepared });
+    let same = |a: &GraphKernel, b: &GraphKernel| (&a.symbol, a.grid, a.block) == (&b.symbol, b.grid, b.block);
+    let known = ordered || nodes.windows(2).all(|w| same(&w[0], &w[1]));
+    prof.graphs.insert(exec, GraphExec { nodes, known, prepared });
 }
 
 /// Keeps a window open on `context` between launches once the process has graphs (see the module's
@@ -331,7 +340,7 @@ pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
         close(st, prof, g.context);
         return missed(st, prof);
     }
-    let nodes = exec.nodes.clone();
+    let (nodes, known) = (exec.nodes.clone(), exec.known);
     let device = device_of(prof, g.context, g.context_id);
     if nodes.is_empty() || prof.filter.exhausted() || !st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device)) {
         return;
@@ -344,12 +353,21 @@ pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
     }
     ctx.window.push(Entry::Graph(GraphPending {
         nodes,
+        known,
         stream: g.stream,
         correlation: g.correlation,
         context: g.context_id,
         device,
         called,
     }));
+}
+
+/// Says once that a graph's kernels ran on parallel branches (their ranges cannot be told apart).
+fn unordered(st: &State, prof: &mut Prof) {
+    if !prof.graphs_unordered {
+        prof.graphs_unordered = true;
+        st.notice("a CUDA graph's kernel nodes are on parallel branches, so which range is which kernel is not known: their metrics are left out".into());
+    }
 }
 
 /// Says once that a graph launch found no open window.
@@ -642,6 +660,10 @@ pub(super) fn close(st: &State, prof: &mut Prof, context: Context) {
                 Entry::Launch(p) => {
                     let values = ranges.next().unwrap_or_default();
                     msgs.push(Message::Record(Box::new(profiled_record(st, p, &counters, &values))));
+                }
+                Entry::Graph(g) if !g.known => {
+                    ranges.by_ref().take(g.nodes.len()).for_each(drop);
+                    unordered(st, prof);
                 }
                 Entry::Graph(g) => {
                     let values: Vec<Vec<f64>> = ranges.by_ref().take(g.nodes.len()).collect();

@@ -160,6 +160,7 @@ pub fn initialize() {
             replay: Replay::Kernel,
             graphs: HashMap::new(),
             graphs_missed: false,
+            graphs_unordered: false,
             graph_mode: false,
             captured: Vec::new(),
             turn: turns,
@@ -334,10 +335,10 @@ fn on_event(e: Event) {
                 graphs_ahead(st, &mut prof, context, context_id, kernels.len());
             }
         }
-        Event::GraphInstantiate { site: Site::Exit, context, exec, kernels, .. } => {
+        Event::GraphInstantiate { site: Site::Exit, context, exec, kernels, ordered, .. } => {
             let mut prof = lock(&st.prof);
             if let Some(exec) = exec {
-                instantiated(&mut prof, context, exec, kernels);
+                instantiated(&mut prof, context, exec, kernels, ordered);
             }
         }
         Event::ProfilerStart => st.set_recording(true),

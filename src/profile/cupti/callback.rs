@@ -166,6 +166,9 @@ pub enum Event {
         exec: Option<usize>,
         /// Its kernel nodes.
         kernels: Vec<GraphKernel>,
+        /// Whether its kernel nodes run in one order, that of `kernels` (each depends on the one before,
+        /// directly or not); on parallel branches the driver may run them in another.
+        ordered: bool,
     },
     /// A context was created.
     ContextCreated {
@@ -314,9 +317,23 @@ unsafe extern "C" fn trampoline(_user: *mut c_void, domain: u32, cbid: u32, data
     if data.is_null() {
         return;
     }
-    // SAFETY: CUPTI passes a CUpti_CallbackData for API domains and a CUpti_ResourceData for the
-    // resource domain; fields are read one by one (enum-typed ones as integers).
-    let event = unsafe {
+    // A panic must not unwind into CUDA (a driver call of the decoding, a handler): the event is dropped.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: CUPTI passes a CUpti_CallbackData for API domains and a CUpti_ResourceData for the
+        // resource domain; fields are read one by one (enum-typed ones as integers).
+        let event = unsafe { decode(lib, domain, cbid, data) };
+        if let Some(event) = event {
+            handler(event);
+        }
+    }));
+}
+
+/// The event of a callback, if it is one warpscope follows.
+///
+/// # Safety
+/// `data` is what CUPTI passed for `domain` and `cbid`.
+unsafe fn decode(lib: &Lib, domain: u32, cbid: u32, data: *const c_void) -> Option<Event> {
+    unsafe {
         match domain {
             DOMAIN_DRIVER => {
                 let d = data as *const c::CUpti_CallbackData;
@@ -342,10 +359,6 @@ unsafe extern "C" fn trampoline(_user: *mut c_void, domain: u32, cbid: u32, data
             }
             _ => None,
         }
-    };
-    if let Some(event) = event {
-        // A panic must not unwind into CUDA: the event is dropped instead.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(event)));
     }
 }
 
@@ -495,10 +508,10 @@ unsafe fn decode_instantiation(cbid: u32, d: *const c::CUpti_CallbackData) -> Op
             }
         };
         let mut kernels = Vec::new();
-        graph_kernels((*params).hGraph, &mut kernels, 0);
+        let ordered = graph_kernels((*params).hGraph, &mut kernels, 0);
         let context = Context(addr_of!((*d).context).read() as usize);
         let context_id = addr_of!((*d).contextUid).read();
-        Some(Event::GraphInstantiate { site, context, context_id, exec, kernels })
+        Some(Event::GraphInstantiate { site, context, context_id, exec, kernels, ordered })
     }
 }
 
@@ -535,28 +548,35 @@ unsafe fn decode_building(cbid: u32, d: *const c::CUpti_CallbackData) -> Option<
     }
 }
 
-/// The kernel nodes of `graph`, and of the graphs its child-graph nodes hold, in the graph's order.
-fn graph_kernels(graph: CUgraph, out: &mut Vec<GraphKernel>, depth: usize) {
+/// The kernel nodes of `graph`, and of the graphs its child-graph nodes hold, in the graph's order (the
+/// order they were added in, which their dependencies follow); true when they run in that order: each
+/// node holding kernels is reached from the one before it (no parallel branches among them).
+fn graph_kernels(graph: CUgraph, out: &mut Vec<GraphKernel>, depth: usize) -> bool {
     use cudarc::driver::sys::{
-        CUDA_KERNEL_NODE_PARAMS, CUgraphNode, CUgraphNodeType, CUresult, cuFuncGetName, cuGraphChildGraphNodeGetGraph,
-        cuGraphGetNodes, cuGraphKernelNodeGetParams_v2, cuGraphNodeGetType, cuKernelGetName,
+        CUDA_KERNEL_NODE_PARAMS, CUgraphEdgeData, CUgraphNode, CUgraphNodeType, CUresult, cuFuncGetName,
+        cuGraphChildGraphNodeGetGraph, cuGraphGetEdges_v2, cuGraphGetNodes, cuGraphKernelNodeGetParams_v2,
+        cuGraphNodeGetType, cuKernelGetName,
     };
     if graph.is_null() || depth > 16 {
-        return;
+        return false;
     }
     let ok = |r: CUresult| r == CUresult::CUDA_SUCCESS;
-    // SAFETY: the first call counts the nodes, the second fills a buffer of that many; every handle
-    // read below comes from the driver for this graph, which the program keeps during instantiation.
+    // SAFETY: each first call counts, each second fills buffers of that many; every handle read below
+    // comes from the driver for this graph, which the program keeps during instantiation.
     unsafe {
         let mut n = 0usize;
         if !ok(cuGraphGetNodes(graph, ptr::null_mut(), &mut n)) || n == 0 {
-            return;
+            return n == 0;
         }
         let mut nodes: Vec<CUgraphNode> = vec![ptr::null_mut(); n];
         if !ok(cuGraphGetNodes(graph, nodes.as_mut_ptr(), &mut n)) {
-            return;
+            return false;
         }
-        for &node in nodes.iter().take(n) {
+        nodes.truncate(n);
+        let mut ordered = true;
+        // The nodes that hold kernels, in order.
+        let mut holders: Vec<usize> = Vec::new();
+        for (i, &node) in nodes.iter().enumerate() {
             let mut kind = CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
             if !ok(cuGraphNodeGetType(node, &mut kind)) {
                 continue;
@@ -565,6 +585,7 @@ fn graph_kernels(graph: CUgraph, out: &mut Vec<GraphKernel>, depth: usize) {
                 CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL => {
                     let mut p: CUDA_KERNEL_NODE_PARAMS = std::mem::zeroed();
                     if !ok(cuGraphKernelNodeGetParams_v2(node, &mut p)) {
+                        ordered = false;
                         continue;
                     }
                     let mut name: *const c_char = ptr::null();
@@ -580,15 +601,70 @@ fn graph_kernels(graph: CUgraph, out: &mut Vec<GraphKernel>, depth: usize) {
                         block: [p.blockDimX, p.blockDimY, p.blockDimZ],
                         dynamic_smem: p.sharedMemBytes,
                     });
+                    holders.push(i);
                 }
                 CUgraphNodeType::CU_GRAPH_NODE_TYPE_GRAPH => {
                     let mut child: CUgraph = ptr::null_mut();
+                    let before = out.len();
                     if ok(cuGraphChildGraphNodeGetGraph(node, &mut child)) {
-                        graph_kernels(child, out, depth + 1);
+                        ordered &= graph_kernels(child, out, depth + 1);
+                    }
+                    if out.len() > before {
+                        holders.push(i);
                     }
                 }
                 _ => {}
             }
         }
+        if holders.len() < 2 {
+            return ordered;
+        }
+        let mut m = 0usize;
+        if !ok(cuGraphGetEdges_v2(graph, ptr::null_mut(), ptr::null_mut(), ptr::null_mut(), &mut m)) {
+            return false;
+        }
+        let mut from: Vec<CUgraphNode> = vec![ptr::null_mut(); m];
+        let mut to: Vec<CUgraphNode> = vec![ptr::null_mut(); m];
+        let mut data: Vec<CUgraphEdgeData> = vec![std::mem::zeroed(); m];
+        if m > 0 && !ok(cuGraphGetEdges_v2(graph, from.as_mut_ptr(), to.as_mut_ptr(), data.as_mut_ptr(), &mut m)) {
+            return false;
+        }
+        let index = |h: CUgraphNode| nodes.iter().position(|&x| x == h);
+        let mut next: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for (&f, &t) in from.iter().zip(&to).take(m) {
+            if let (Some(f), Some(t)) = (index(f), index(t)) {
+                next[f].push(t);
+            }
+        }
+        ordered && holders.windows(2).all(|w| reaches(&next, w[0], w[1]))
+    }
+}
+
+/// Whether node `to` is reached from node `from` along `next` (the graph's edges).
+fn reaches(next: &[Vec<usize>], from: usize, to: usize) -> bool {
+    let mut seen = vec![false; next.len()];
+    let mut stack = vec![from];
+    while let Some(n) = stack.pop() {
+        if n == to {
+            return true;
+        }
+        if std::mem::replace(&mut seen[n], true) {
+            continue;
+        }
+        stack.extend(next[n].iter().copied());
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reaches;
+
+    #[test]
+    fn a_chain_reaches_onwards_and_parallel_branches_do_not_reach_each_other() {
+        // 0 -> 1 -> 3, 0 -> 2 -> 3: 1 and 2 are parallel branches.
+        let next = vec![vec![1, 2], vec![3], vec![3], vec![]];
+        assert!(reaches(&next, 0, 3) && reaches(&next, 1, 3) && reaches(&next, 0, 0));
+        assert!(!reaches(&next, 1, 2) && !reaches(&next, 2, 1) && !reaches(&next, 3, 0));
     }
 }
