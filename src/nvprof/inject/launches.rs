@@ -333,22 +333,23 @@ pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
     if !super::recording() {
         return close(st, prof, g.context);
     }
-    let Some(exec) = prof.graphs.get(&g.exec) else { return missed(st, prof) };
-    if !exec.prepared {
-        // Instantiated while the profiler was stopped: it runs with the profiler stopped too (started,
-        // CUPTI ran such a graph's kernels wrong), and without metrics.
+    // Every way out but the last runs the graph with the profiler stopped: a graph not seen instantiated
+    // with the profiler started ran wrong under it, and a graph's kernels in a window without its entry
+    // would be ranges nobody claims.
+    let Some(exec) = prof.graphs.get(&g.exec).filter(|e| e.prepared) else {
         close(st, prof, g.context);
         return missed(st, prof);
-    }
+    };
     let (nodes, known) = (exec.nodes.clone(), exec.known);
     let device = device_of(prof, g.context, g.context_id);
     if nodes.is_empty() || prof.filter.exhausted() || !st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device)) {
-        return;
+        return close(st, prof, g.context);
     }
     let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
     let Some(ctx) = prof.contexts.get_mut(&g.context) else { return };
     let room = ctx.session.as_ref().map_or(0, |s| s.max_ranges());
     if !ctx.started || ctx.ranges() + nodes.len() > room {
+        close(st, prof, g.context);
         return missed(st, prof);
     }
     ctx.window.push(Entry::Graph(GraphPending {
