@@ -164,10 +164,10 @@ fi
 # warpscope nvprof on compiled programs (needs nvcc and ncu): the course's sumMatrix under nvprof's command
 # line against ncu on every seed shape, multi's summary against its CUDA events, the overhead on NVIDIA's
 # samples when CUDA_SAMPLES names a cuda-samples checkout, CUDA graphs' kernels against ncu. Results in
-# $out/nvprof/{seed,multi,graph,threads,region}-summary.txt.
+# $out/nvprof/{seed,multi,graph,threads,region,twogpu}-summary.txt (twogpu skipped with one GPU).
 if command -v nvcc >/dev/null 2>&1 && command -v ncu >/dev/null 2>&1; then
   # The overhead part (every variant on NVIDIA's samples, ~7 minutes) only with NVPROF_OVERHEAD=1.
-  parts=(build options seed multi graph threads region)
+  parts=(build options seed multi graph threads region twogpu)
   [ "${NVPROF_OVERHEAD:-0}" = 1 ] && parts+=(overhead)
   step nvprof env WARPSCOPE_BIN="$bin" NVPROF_JOBS="${NVPROF_JOBS:-3}" bash "$here/nvprof-check.sh" "$out/nvprof" "${parts[@]}"
 else
@@ -224,6 +224,7 @@ for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 
 [ -f "$out/nvprof/graph-summary.txt" ] && tail -n 1 "$out/nvprof/graph-summary.txt"
 [ -f "$out/nvprof/threads-summary.txt" ] && tail -n 1 "$out/nvprof/threads-summary.txt"
 [ -f "$out/nvprof/region-summary.txt" ] && tail -n 1 "$out/nvprof/region-summary.txt"
+[ -f "$out/nvprof/twogpu-summary.txt" ] && tail -n 1 "$out/nvprof/twogpu-summary.txt"
 grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
 grep -E "fastest transpose" "$out/transpose.log"
 grep -E "naive transpose" "$out/transpose.log" "$out/transpose-tall.log"
@@ -272,6 +273,7 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/nvprof/graph-summary.txt" ] && tail -n 1 "$out/nvprof/graph-summary.txt"
 [ -f "$out/nvprof/threads-summary.txt" ] && tail -n 1 "$out/nvprof/threads-summary.txt"
 [ -f "$out/nvprof/region-summary.txt" ] && tail -n 1 "$out/nvprof/region-summary.txt"
+[ -f "$out/nvprof/twogpu-summary.txt" ] && tail -n 1 "$out/nvprof/twogpu-summary.txt"
 [ -f "$out/nvprof/steps.txt" ] && grep -E "^overhead-" "$out/nvprof/steps.txt"
 tail -n 3 "$out/occupancy.log"
 python3 - "$out" <<'PY'

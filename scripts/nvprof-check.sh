@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: `warpscope nvprof` on compiled CUDA programs, against Nsight Compute and plain runs.
 #   scripts/nvprof-check.sh OUTDIR [STEPS...]
-# STEPS (default: all of them): build options seed multi graph threads region overhead
+# STEPS (default: all of them): build options seed multi graph threads region twogpu overhead
 #   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
 #             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
 #   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
@@ -17,6 +17,8 @@
 #   region    --profile-from-start off on a program that calls cudaProfilerStart/Stop (tests/programs/
 #             region.cu): only the region's launches and copies, in the summary and the metrics
 #             (region-summary.txt)
+#   twogpu    a program using two GPUs, a graph on the second (tests/programs/twogpu.cu; skipped with one
+#             GPU): each device's kernels and their metrics, --devices 1 (twogpu-summary.txt)
 #   threads   kernels launched from 4 host threads at once (tests/programs/threads.cu): results, every
 #             launch's metrics, values against ncu (threads-summary.txt)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
@@ -29,7 +31,7 @@
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: scripts/nvprof-check.sh OUTDIR [STEPS...]}" && cd "$1" && pwd)
 shift
-steps=${*:-build options seed multi graph threads region overhead}
+steps=${*:-build options seed multi graph threads region twogpu overhead}
 here=$(cd "$(dirname "$0")" && pwd)
 W=$(realpath "${WARPSCOPE_BIN:-target/release/warpscope}")
 programs=${NVPROF_PROGRAMS:-$here/../tests/programs}
@@ -63,6 +65,7 @@ if has build; then
   nvcc -O3 -arch="$arch" -o "$bin/graph" "$programs/graph.cu" >"$out/build-graph.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/threads" "$programs/threads.cu" >"$out/build-threads.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/region" "$programs/region.cu" >"$out/build-region.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/twogpu" "$programs/twogpu.cu" >"$out/build-twogpu.log" 2>&1 &
   if [ -n "${CUDA_SAMPLES:-}" ]; then
     nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/matrixMul" \
       "$CUDA_SAMPLES/Samples/0_Introduction/matrixMul/matrixMul.cu" >"$out/build-matrixMul.log" 2>&1 &
@@ -178,6 +181,19 @@ if has region; then
   step region-from-start      "$W" nvprof --csv ./region
   python3 "$here/nvprof-programs-summary.py" "$out" region >"$out/region-summary.txt" 2>&1
   cat "$out/region-summary.txt"
+fi
+
+if has twogpu; then
+  step twogpu-plain           ./twogpu
+  if grep -q "needs 2 GPUs" "$out/twogpu-plain.out"; then
+    echo "twogpu: skipped, one GPU" | tee "$out/twogpu-summary.txt"
+  else
+    step twogpu-summary       "$W" nvprof --csv ./twogpu
+    step twogpu-metrics       "$W" nvprof --csv --metrics achieved_occupancy,gld_efficiency ./twogpu
+    step twogpu-devices1      "$W" nvprof --csv --devices 1 --metrics achieved_occupancy ./twogpu
+    python3 "$here/nvprof-programs-summary.py" "$out" twogpu >"$out/twogpu-summary.txt" 2>&1
+    cat "$out/twogpu-summary.txt"
+  fi
 fi
 
 if has overhead; then

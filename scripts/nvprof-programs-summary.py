@@ -7,7 +7,8 @@ stopped runs right without metrics. threads: 4 host threads launching at once ke
 every launch's metrics. Both: each kernel's averages within 3 points (achieved occupancy) and 3 %
 (gld_efficiency) of ncu's over the same launches. Passes when all of that holds.
 region: --profile-from-start off records only what runs between cudaProfilerStart and Stop.
-  nvprof-programs-summary.py OUTDIR graph|threads|region
+twogpu: a program on two GPUs, each device's kernels profiled on it; --devices picks.
+  nvprof-programs-summary.py OUTDIR graph|threads|region|twogpu
 """
 import csv
 import os
@@ -112,6 +113,50 @@ def region(out):
     print("only the profiled region recorded:", "yes" if ok else "NO")
 
 
+def device_rows(path):
+    """nvprof's --csv metric result by device: (kernel, device ordinal, metric) -> invocations."""
+    got = {}
+    header = None
+    for row in csv.reader(l for l in open(path) if l.startswith('"')):
+        if row and row[0] == "Device":
+            header = row
+            continue
+        if header and len(row) == len(header):
+            r = dict(zip(header, row))
+            ordinal = int(re.search(r"\((\d+)\)\s*$", r["Device"]).group(1))
+            got[(base(r["Kernel"]), ordinal, r["Metric Name"])] = int(r["Invocations"])
+    return got
+
+
+def twogpu(out):
+    """Two GPUs: each device's kernels (a graph's on the second) traced and profiled on their device;
+    --devices 1 profiles the second's only."""
+    rc = steps(out)
+    want = {}
+    plain = open(os.path.join(out, "twogpu-plain.out")).read()
+    for line in plain.splitlines():
+        if line.startswith("launches: "):
+            _, name, dev, n = line.split()
+            want[(name, int(dev))] = int(n)
+    ok = bool(want) and "twogpu: 0 of" in plain
+    for step in ("twogpu-summary", "twogpu-metrics", "twogpu-devices1"):
+        right = "twogpu: 0 of" in open(os.path.join(out, step + ".out")).read()
+        ok = ok and right and rc.get(step) == "0"
+        print(f"{step}: exit {rc.get(step)}, program's results {'right' if right else 'WRONG'}")
+    calls = summary_calls(os.path.join(out, "twogpu-summary.err"))
+    traced = all(calls.get(k) == n for (k, _), n in want.items())
+    got = device_rows(os.path.join(out, "twogpu-metrics.err"))
+    profiled = all(got.get((k, d, m)) == n for (k, d), n in want.items() for m in ("achieved_occupancy", "gld_efficiency"))
+    only = device_rows(os.path.join(out, "twogpu-devices1.err"))
+    second = {(k, d): n for (k, d, m), n in only.items()}
+    devices1 = second == {kd: n for kd, n in want.items() if kd[1] == 1}
+    ok = ok and traced and profiled and devices1
+    print(f"summary calls {calls} {'yes' if traced else 'NO'}")
+    print(f"metrics by kernel and device {sorted(set((k, d, n) for (k, d, _), n in got.items()))} {'yes' if profiled else 'NO'}")
+    print(f"--devices 1: {sorted(second.items())} {'yes' if devices1 else 'NO'}")
+    print("both GPUs' kernels traced and profiled on their device:", "yes" if ok else "NO")
+
+
 def threads(out):
     rc = steps(out)
     plain = open(os.path.join(out, "threads-plain.out")).read()
@@ -193,4 +238,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    {"threads": threads, "region": region}.get(sys.argv[2] if len(sys.argv) > 2 else "", main)(sys.argv[1])
+    {"threads": threads, "region": region, "twogpu": twogpu}.get(sys.argv[2] if len(sys.argv) > 2 else "", main)(sys.argv[1])
