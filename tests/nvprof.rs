@@ -583,3 +583,33 @@ fn nvprofs_switches_for_names_quiet_runs_and_the_rest_are_honoured() {
         assert!(err.starts_with("error: invalid value") && err.lines().count() == 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_program_past_its_timeout_is_stopped_and_what_it_reported_is_kept() {
+    // Output to files: the stand-in program's own `sleep` outlives it and would hold pipes open.
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let mut args = vec!["--timeout".to_string(), "0.5".into()];
+    args.extend(app("h100-sumMatrix-32x16-summary.jsonl", &["sleep", "6"]));
+    let t0 = std::time::Instant::now();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("warpscope"))
+        .env_remove("WARPSCOPE_BACKEND")
+        .env("WARPSCOPE_INJECTION", fixture("fake-app.sh"))
+        .env_remove("WARPSCOPE_NVPROF_KEEP")
+        .arg("nvprof")
+        .args(&args)
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .status()
+        .unwrap();
+    let took = t0.elapsed().as_secs_f64();
+    let err = std::fs::read_to_string(&err).unwrap();
+    assert!(took < 4.0, "took {took:.1} s: {err}");
+    assert_eq!(status.code(), Some(128 + 15), "{err}");
+    assert!(err.contains("Warning: the program ran past --timeout 0.5 s and was stopped"), "{err}");
+    assert!(err.contains("sumMatrixOnGPU2D"), "the summary of what was recorded: {err}");
+    // A program that ends in time is not touched.
+    let (code, _, err) = replay(&["--timeout", "20"], "h100-sumMatrix-32x16-summary.jsonl", &["exit", "3"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(!err.contains("--timeout"), "{err}");
+}

@@ -97,6 +97,9 @@ pub struct NvprofArgs {
     /// Print none of nvprof's own output (the program's passes through; -o still writes its report).
     #[arg(long)]
     quiet: bool,
+    #[arg(long, value_name = "SECONDS", value_parser = ranges::TIMEOUT.parser(),
+        help = ranges::TIMEOUT.help("Stop the program once it has run this many seconds (SIGTERM, SIGKILL 5 s later); what was collected until then is reported"))]
+    timeout: Option<f64>,
     /// Accepted for nvprof's scripts: warpscope records no unified-memory activity either way.
     #[arg(long, value_name = "per-process-device|off", default_value = "per-process-device",
         value_parser = ["per-process-device", "off"])]
@@ -160,6 +163,7 @@ impl NvprofArgs {
             concurrent_kernels: self.concurrent_kernels == Switch::On,
             demangle: self.demangling == Switch::On,
             quiet: self.quiet,
+            timeout: self.timeout,
         })
     }
 }

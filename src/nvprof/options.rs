@@ -75,6 +75,8 @@ pub struct Options {
     pub demangle: bool,
     /// None of nvprof's own output (`--quiet`).
     pub quiet: bool,
+    /// Stop the program once it has run this many seconds (`--timeout`).
+    pub timeout: Option<f64>,
 }
 
 /// What [`Options::validate`] found in the metric and event lists.

@@ -9,7 +9,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nix::errno::Errno;
 use nix::sys::wait::{WaitStatus, waitpid};
@@ -147,7 +149,7 @@ pub fn run(
             from_start: opts.from_start,
             serial_kernels: !opts.concurrent_kernels,
         };
-        let (root, exit) = spawn(&program, opts, &cfg, injection, started)?;
+        let (root, exit, timed_out) = spawn(&program, opts, &cfg, injection, started)?;
         let processes = collect(&dir)?;
         keep(&dir, run);
         match outcome.as_mut() {
@@ -188,6 +190,9 @@ pub fn run(
                 }
             }
         }
+        if let (true, Some(o), Some(secs)) = (timed_out, outcome.as_mut(), opts.timeout) {
+            o.warnings.push(format!("the program ran past --timeout {secs} s and was stopped (run {})", run + 1));
+        }
         run += 1;
     }
     outcome.ok_or_else(|| Error::Output("the program never ran".into()))
@@ -206,7 +211,7 @@ fn spawn(
     cfg: &Config,
     injection: &Path,
     started: &dyn Fn(Option<u32>),
-) -> Result<(u32, Exit)> {
+) -> Result<(u32, Exit, bool)> {
     if opts.children {
         // Orphaned descendants become warpscope's children, so their ends can be waited for.
         let _ = nix::sys::prctl::set_child_subreaper(true);
@@ -221,17 +226,55 @@ fn spawn(
         .map_err(|e| Error::usage(format!("{}: cannot run: {e}", opts.program)))?;
     let root = Pid::from_raw(child.id() as i32);
     started(Some(child.id()));
-    let exit = wait(root, opts);
+    let ended = Arc::new(AtomicBool::new(false));
+    let fired = opts.timeout.map(|secs| watchdog(root, Duration::from_secs_f64(secs), ended.clone()));
+    let exit = wait(root, opts, &ended);
+    ended.store(true, Ordering::SeqCst);
     started(None);
     let exit = exit?.ok_or_else(|| Error::Output(format!("{}: lost track of the program", opts.program)))?;
-    Ok((root.as_raw() as u32, exit))
+    Ok((root.as_raw() as u32, exit, fired.is_some_and(|f| f.load(Ordering::SeqCst))))
 }
 
-/// Waits for the program `root` (and, profiling children, for every descendant): how it ended.
-fn wait(root: Pid, opts: &Options) -> Result<Option<Exit>> {
+/// nvprof's `--timeout`: once the program has run `limit`, SIGTERM (the injection library flushes what
+/// it collected, then the program dies of it), and SIGKILL 5 s later if it still runs. Nothing is sent
+/// once `ended` (the program was reaped) is set. Returns whether the limit was reached.
+fn watchdog(root: Pid, limit: Duration, ended: Arc<AtomicBool>) -> Arc<AtomicBool> {
+    use nix::sys::signal::{Signal, kill};
+    let fired = Arc::new(AtomicBool::new(false));
+    let flag = fired.clone();
+    // Sleeps in short steps so that a finished program is not signalled (its pid may be reused).
+    let until = move |t: Instant| {
+        while Instant::now() < t {
+            if ended.load(Ordering::SeqCst) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20).min(t.saturating_duration_since(Instant::now())));
+        }
+        !ended.load(Ordering::SeqCst)
+    };
+    std::thread::spawn(move || {
+        if !until(Instant::now() + limit) {
+            return;
+        }
+        flag.store(true, Ordering::SeqCst);
+        let _ = kill(root, Signal::SIGTERM);
+        if until(Instant::now() + Duration::from_secs(5)) {
+            let _ = kill(root, Signal::SIGKILL);
+        }
+    });
+    fired
+}
+
+/// Waits for the program `root` (and, profiling children, for every descendant): how it ended. Sets
+/// `ended` when the root has been reaped.
+fn wait(root: Pid, opts: &Options, ended: &AtomicBool) -> Result<Option<Exit>> {
     let mut exit = None;
     loop {
-        match waitpid(None::<Pid>, None) {
+        let status = waitpid(None::<Pid>, None);
+        if matches!(status, Ok(WaitStatus::Exited(pid, _) | WaitStatus::Signaled(pid, _, _)) if pid == root) {
+            ended.store(true, Ordering::SeqCst);
+        }
+        match status {
             Ok(WaitStatus::Exited(pid, code)) if pid == root => exit = Some(Exit::Code(code)),
             Ok(WaitStatus::Signaled(pid, sig, _)) if pid == root => exit = Some(Exit::Signal(sig as i32)),
             Ok(_) | Err(Errno::EINTR) => {}
