@@ -32,32 +32,28 @@ def base(kernel):
     return kernel.split("(")[0].split("<")[0].split(" ")[-1]
 
 
+def table(path, first, quoted=True):
+    """The rows (as dicts) of the --csv tables in `path` whose header's first cell is `first`."""
+    header = None
+    lines = (l for l in open(path) if l.startswith('"') or (not quoted and l.startswith(",")))
+    for row in csv.reader(lines):
+        if row and row[0] == first:
+            header = row
+        elif header and len(row) == len(header):
+            yield dict(zip(header, row))
+
+
 def metric_rows(path):
     """nvprof's --csv metric result: (kernel, metric) -> (invocations, avg)."""
-    got = {}
-    header = None
-    for row in csv.reader(l for l in open(path) if l.startswith('"')):
-        if row and row[0] == "Device":
-            header = row
-            continue
-        if header and len(row) == len(header):
-            r = dict(zip(header, row))
-            got[(base(r["Kernel"]), r["Metric Name"])] = (int(r["Invocations"]), float(r["Avg"].rstrip("%")))
-    return got
+    return {(base(r["Kernel"]), r["Metric Name"]): (int(r["Invocations"]), float(r["Avg"].rstrip("%")))
+            for r in table(path, "Device")}
 
 
 def against_ncu(out, prog, want, got):
     """Each kernel's invocations and averages against ncu's; true when all agree."""
     ncu = {}
-    header = None
-    for row in csv.reader(l for l in open(os.path.join(out, prog + "-ncu.out")) if l.startswith('"')):
-        if row and row[0] == "ID":
-            header = row
-            continue
-        if header and len(row) == len(header):
-            r = dict(zip(header, row))
-            key = (base(r["Kernel Name"]), r["Metric Name"])
-            ncu.setdefault(key, []).append(float(r["Metric Value"].replace(",", "")))
+    for r in table(os.path.join(out, prog + "-ncu.out"), "ID"):
+        ncu.setdefault((base(r["Kernel Name"]), r["Metric Name"]), []).append(float(r["Metric Value"].replace(",", "")))
     names = {"achieved_occupancy": ("sm__warps_active.avg.pct_of_peak_sustained_active", 0.01, 0.03),
              "gld_efficiency": ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 1, None)}
     ok = True
@@ -76,16 +72,8 @@ def against_ncu(out, prog, want, got):
 
 def summary_calls(path):
     """nvprof's --csv GPU summary: name -> calls, for GPU activities."""
-    calls = {}
-    header = None
-    for row in csv.reader(l for l in open(path) if l.startswith('"') or l.startswith(",")):
-        if row and row[0] == "Type":
-            header = row
-            continue
-        if header and len(row) == len(header) and row[0] == "GPU activities":
-            r = dict(zip(header, row))
-            calls[base(r["Name"]) if "(" in r["Name"] else r["Name"]] = int(r["Calls"])
-    return calls
+    return {(base(r["Name"]) if "(" in r["Name"] else r["Name"]): int(r["Calls"])
+            for r in table(path, "Type", quoted=False) if r["Type"] == "GPU activities"}
 
 
 def region(out):
@@ -115,17 +103,9 @@ def region(out):
 
 def device_rows(path):
     """nvprof's --csv metric result by device: (kernel, device ordinal, metric) -> invocations."""
-    got = {}
-    header = None
-    for row in csv.reader(l for l in open(path) if l.startswith('"')):
-        if row and row[0] == "Device":
-            header = row
-            continue
-        if header and len(row) == len(header):
-            r = dict(zip(header, row))
-            ordinal = int(re.search(r"\((\d+)\)\s*$", r["Device"]).group(1))
-            got[(base(r["Kernel"]), ordinal, r["Metric Name"])] = int(r["Invocations"])
-    return got
+    ordinal = lambda d: int(re.search(r"\((\d+)\)\s*$", d).group(1))
+    return {(base(r["Kernel"]), ordinal(r["Device"]), r["Metric Name"]): int(r["Invocations"])
+            for r in table(path, "Device")}
 
 
 def twogpu(out):
@@ -211,17 +191,11 @@ def main(out):
     # The GPU trace with metrics: every kernel row carries the metric.
     rows = 0
     with_metric = 0
-    header = None
-    for row in csv.reader(l for l in open(os.path.join(out, "graph-trace-metrics.err")) if l.startswith('"')):
-        if row and row[0] == "Device":
-            header = row
-            continue
-        if header and len(row) == len(header):
-            r = dict(zip(header, row))
-            if base(r.get("Kernel", "")) in want:
-                rows += 1
-                if r.get("achieved_occupancy", "") not in ("", "-"):
-                    with_metric += 1
+    for r in table(os.path.join(out, "graph-trace-metrics.err"), "Device"):
+        if base(r.get("Kernel", "")) in want:
+            rows += 1
+            if r.get("achieved_occupancy", "") not in ("", "-"):
+                with_metric += 1
     total = sum(want.values())
     trace_ok = rows == total and with_metric == total
     ok = ok and trace_ok
