@@ -466,7 +466,7 @@ fn finish(wait: bool) {
         }
     }
     if st.cfg.gpu || st.cfg.api {
-        let _ = activity::flush(st.lib);
+        flush_activity(st.lib, wait);
     }
     let Some(act) = grab(&st.act, wait) else { return };
     let mut msgs: Vec<Message> = act.api.values().cloned().map(Message::Api).collect();
@@ -474,6 +474,29 @@ fn finish(wait: bool) {
     drop(act);
     if let Some(mut out) = grab(&st.out, wait) {
         write_now(&mut out, &msgs);
+    }
+}
+
+/// Hands CUPTI's activity buffers over. In a signal handler (`wait` false) the interrupted thread may be
+/// inside a CUDA call holding the driver's or CUPTI's lock, and a flush on it never returned (a traced
+/// program stopped mid-synchronization hung until SIGKILL): there the flush runs on a thread of its own
+/// and is given up after a second, keeping the buffers already handed over.
+fn flush_activity(lib: &'static Lib, wait: bool) {
+    if wait {
+        let _ = activity::flush(lib);
+        return;
+    }
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    let flusher = std::thread::Builder::new().name("warpscope-flush".into()).spawn(move || {
+        let _ = activity::flush(lib);
+        flag.store(true, Ordering::SeqCst);
+    });
+    if flusher.is_ok() {
+        let t0 = std::time::Instant::now();
+        while !done.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(1) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 }
 
