@@ -175,17 +175,10 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
         return close(st, prof, l.context);
     }
     let t0 = Instant::now();
-    let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
-    let name = prof.names.entry(l.symbol.clone()).or_insert_with(|| kernel_name(&l.symbol)).clone();
-    // nvprof's `--kernels` count (from 1, per name as the filter matches it); records count their
-    // own `invocation` from 0 when the process's results are joined.
-    let invocation = {
-        let n = prof.invocations.entry(name.base.clone()).or_insert(0);
-        *n += 1;
-        *n
-    };
+    let called = called(st);
+    let (name, invocation) = counted(prof, &l.symbol);
     let device = device_of(prof, l.context, l.context_id);
-    let device_ok = st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device));
+    let device_ok = wanted(st, device);
     let key = Selectable { context: l.context_id, stream: l.stream, base: &name.base, mangled: &l.symbol, invocation };
     if !(device_ok && prof.filter.select(&key)) {
         close(st, prof, l.context);
@@ -210,6 +203,26 @@ pub(super) fn enter(st: &State, prof: &mut Prof, l: Launch) {
     prof.timing.launches += 1;
     prof.timing.enter += t0.elapsed();
     prof.timing.entered = Some(Instant::now());
+}
+
+/// CUPTI's clock when a launch is called, where launches are traced (the start of a profiled kernel,
+/// which runs alone).
+fn called(st: &State) -> u64 {
+    if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 }
+}
+
+/// A kernel's names and which launch of it this is: nvprof's `--kernels` count (from 1, per name as the
+/// filter matches it); records count their own `invocation` from 0 when the process's results are joined.
+fn counted(prof: &mut Prof, symbol: &str) -> (KernelName, u32) {
+    let name = prof.names.entry(symbol.to_string()).or_insert_with(|| kernel_name(symbol)).clone();
+    let n = prof.invocations.entry(name.base.clone()).or_insert(0);
+    *n += 1;
+    (name, *n)
+}
+
+/// Whether `--devices` lets device `device`'s launches be profiled.
+fn wanted(st: &State, device: u32) -> bool {
+    st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device))
 }
 
 /// The device of `context` (learnt now, as device 0, for a context CUPTI did not announce: created
@@ -254,7 +267,7 @@ fn open_window(st: &State, prof: &mut Prof, context: Context, device: u32, range
 pub(super) fn graphs_ahead(st: &State, prof: &mut Prof, context: Context, id: u32, nodes: usize) {
     prof.graph_mode = true;
     let device = device_of(prof, context, id);
-    if prof.filter.exhausted() || !st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device)) {
+    if prof.filter.exhausted() || !wanted(st, device) {
         return;
     }
     let ctx = prof.contexts.get(&context);
@@ -342,10 +355,10 @@ pub(super) fn graph_launch(st: &State, prof: &mut Prof, g: GraphLaunch) {
     };
     let (nodes, known) = (exec.nodes.clone(), exec.known);
     let device = device_of(prof, g.context, g.context_id);
-    if nodes.is_empty() || prof.filter.exhausted() || !st.cfg.devices.as_ref().is_none_or(|d| d.contains(&device)) {
+    if nodes.is_empty() || prof.filter.exhausted() || !wanted(st, device) {
         return close(st, prof, g.context);
     }
-    let called = if st.cfg.gpu { activity::timestamp(st.lib).unwrap_or(0) } else { 0 };
+    let called = called(st);
     let Some(ctx) = prof.contexts.get_mut(&g.context) else { return };
     let room = ctx.session.as_ref().map_or(0, |s| s.max_ranges());
     if !ctx.started || ctx.ranges() + nodes.len() > room {
@@ -385,12 +398,7 @@ fn graph_launches(prof: &mut Prof, g: &GraphPending, took: &[Option<u64>]) -> Ve
     let mut offset = 0;
     let mut out = Vec::with_capacity(g.nodes.len());
     for (k, took) in g.nodes.iter().zip(took) {
-        let name = prof.names.entry(k.symbol.clone()).or_insert_with(|| kernel_name(&k.symbol)).clone();
-        let invocation = {
-            let n = prof.invocations.entry(name.base.clone()).or_insert(0);
-            *n += 1;
-            *n
-        };
+        let (name, invocation) = counted(prof, &k.symbol);
         let key = Selectable { context: g.context, stream: g.stream, base: &name.base, mangled: &k.symbol, invocation };
         let selected = prof.filter.select(&key);
         out.push(selected.then(|| Pending {
