@@ -5,6 +5,8 @@
 //   calChainInit      builds the pointer chain calChase follows
 //   calChase          DRAM latency on an idle GPU: one thread, each load's address the previous value
 //   calRead           reads a buffer with float4 loads: DRAM read bandwidth (4 x L2, once)
+//   calInflight       reads a buffer with one float4 load in flight per thread: DRAM read bandwidth
+//                     against the bytes in flight per SM (Little's law, measured), at 1 to 64 warps per SM
 //   calL2Read         re-reads a quarter of L2 with float4 loads that bypass L1 (ld.global.cg): L2's
 //                     read bandwidth (plain loads would hit in L1: each thread re-reads its own words)
 //   calL1Read         each block re-reads its own 8 KiB with float4 loads: L1 bandwidth per SM
@@ -44,6 +46,20 @@ extern "C" __global__ void calRead(const float4 *in, int n4, int passes, float *
             float4 v = in[i];
             acc += v.x + v.y + v.z + v.w;
         }
+    if (acc == 1234.5f) out[tid] = acc;
+}
+
+// One float4 load in flight per thread: the loop is not unrolled and each load's value is added before the
+// next iteration loads, so a launch of w warps per SM keeps w x 512 bytes per SM in flight.
+extern "C" __global__ void calInflight(const float4 *in, int n4, float *out)
+{
+    int tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int i = tid; i < n4; i += threads) {
+        float4 v = in[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
     if (acc == 1234.5f) out[tid] = acc;
 }
 

@@ -15,7 +15,7 @@ use cudarc::nvrtc::Ptx;
 use super::{Backend, CompareOn, DeviceInfo, DeviceLimits, KernelAttrs, Launch, Reference, VerifyTimes, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Module, Role};
-use crate::model::calibration::Measurements;
+use crate::model::calibration::{InflightRun, Measurements};
 use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::{Source, Verification};
@@ -683,6 +683,7 @@ impl Backend for CudaBackend {
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
         let (read, l2_read, l1_read, smem_read, partial) =
             (func("calRead")?, func("calL2Read")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
+        let inflight_read = func("calInflight")?;
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
         // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
@@ -775,6 +776,25 @@ impl Backend for CudaBackend {
         let all_n4 = (stream_elems / 4) as i32;
         let dram_read_ms = time_read(&read, all_n4, 1, Some(&flush))?;
         let dram_read_bytes = all_n4 as f64 * 16.0;
+        // DRAM reads against the bytes in flight: 1 to 64 warps per SM (one block of them per SM, two of
+        // 1024 threads for 64), each warp one 512-byte load in flight, 2 x L2 read once, L2 flushed.
+        let inflight_n4 = (all_n4 / 2).max(1);
+        let mut inflight = Vec::new();
+        for warps in [1u32, 2, 4, 8, 16, 32, 64] {
+            let (blocks, threads) = if warps <= 32 { (sms, 32 * warps) } else { (sms * warps / 32, 1024) };
+            let times = self.time_with(1, 3, "calInflight", Some(&flush), || {
+                let mut b = stream.launch_builder(&inflight_read);
+                b.arg(&arrays[0]).arg(&inflight_n4).arg(&sink);
+                // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array; writes at most one float per
+                // thread of the grid (at most sms x 2048 <= the sink's length).
+                unsafe { b.launch(cfg(blocks, threads)) }.map(|_| ()).map_err(cu("calInflight"))
+            })?;
+            inflight.push(InflightRun {
+                bytes_per_sm: warps as f64 * 512.0,
+                bytes: inflight_n4 as f64 * 16.0,
+                ms: median(times, "calInflight")?,
+            });
+        }
         // L2 bandwidth: a quarter of L2 re-read 64 times, past L1 (each thread re-reads its own words:
         // plain loads would measure L1).
         let (l2_n4, passes) = ((l2 / 4 / 16) as i32, 64);
@@ -836,6 +856,7 @@ impl Backend for CudaBackend {
             chase_ms,
             dram_read_bytes,
             dram_read_ms,
+            inflight,
             l2_bytes,
             l2_ms,
             l1_bytes,

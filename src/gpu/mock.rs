@@ -360,6 +360,18 @@ impl Backend for MockBackend {
             chase_ms: 2048.0 * 600e-6,
             dram_read_bytes: 1e9,
             dram_read_ms: 1e9 / (MOCK_GBS * 1e9) * 1e3,
+            // Little's law at the 600 ns latency, up to the mock's bandwidth.
+            inflight: [1.0f64, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+                .iter()
+                .map(|w| {
+                    let gbs = (w * 512.0 * sms / 600e-9 / 1e9).min(MOCK_GBS);
+                    crate::model::calibration::InflightRun {
+                        bytes_per_sm: w * 512.0,
+                        bytes: 1e8,
+                        ms: 1e8 / (gbs * 1e9) * 1e3,
+                    }
+                })
+                .collect(),
             l2_bytes: 1e9,
             l2_ms: 1e9 / (3.0 * MOCK_GBS * 1e9) * 1e3,
             l1_bytes: 128.0 * sms * clock * 1e-4,

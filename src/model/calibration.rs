@@ -43,12 +43,27 @@ pub struct Measurements {
     pub partial_stores: f64,
     /// Time of calPartialStore.
     pub partial_ms: f64,
+    /// calInflight's runs: DRAM reads with 1 to 64 warps per SM, one 512-byte warp load each in flight.
+    /// Absent (empty) from calibrations made before it was measured.
+    #[serde(default)]
+    pub inflight: Vec<InflightRun>,
     /// Bytes a device-to-device copy read and wrote, and its time.
     pub copy_bytes: f64,
     /// Time of the copy.
     pub copy_ms: f64,
     /// Wall time of the whole calibration, kernels and set-up, ms.
     pub wall_ms: f64,
+}
+
+/// One run of calInflight: `bytes` read from DRAM in `ms` with `bytes_per_sm` in flight on every SM.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InflightRun {
+    /// Bytes in flight per SM (warps per SM x 512).
+    pub bytes_per_sm: f64,
+    /// Bytes read.
+    pub bytes: f64,
+    /// Time of the run.
+    pub ms: f64,
 }
 
 /// The figures `m` gives; `source` says where they come from.
@@ -59,6 +74,7 @@ pub struct Measurements {
 /// - bandwidths are bytes over that time; the block rate is the empty blocks per SM over it; L2's
 ///   input rate counts two cycles per store of calPartialStore (a line request and its one sector);
 /// - the DRAM latency is the chase's time per step;
+/// - the read curve is calInflight's bandwidth at each number of bytes in flight per SM;
 /// - per-clock figures divide by SMs and the clock;
 /// - the copy bandwidth is the copy's bytes over its whole time, as the sweep's copy yardstick.
 pub fn figures(m: &Measurements, source: String) -> Figures {
@@ -71,6 +87,7 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
         copy_gbs: if m.copy_ms > 0.0 { m.copy_bytes / (m.copy_ms * 1e-3) / 1e9 } else { 0.0 },
         read_gbs: per_s(m.dram_read_bytes, m.dram_read_ms) / 1e9,
         dram_latency_ns: if m.chase_steps > 0 { work_s(m.chase_ms) * 1e9 / m.chase_steps as f64 } else { 0.0 },
+        read_curve: m.inflight.iter().map(|r| [r.bytes_per_sm, per_s(r.bytes, r.ms) / 1e9]).collect(),
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
         // Each store is a line request carrying one sector: two cycles of L2's input port.
         l2_write_cycles_per_ns: 2.0 * per_s(m.partial_stores, m.partial_ms) / 1e9,
@@ -96,7 +113,8 @@ pub fn check(f: &Figures) -> Result<(), String> {
         ("block rate", f.blocks_per_us_per_sm),
         ("launch overhead", f.launch_ms),
     ];
-    match all.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
+    let curve = f.read_curve.iter().map(|p| ("DRAM read bandwidth in flight", p[1]));
+    match all.into_iter().chain(curve).find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
         Some((name, v)) => Err(format!("calibration gave a {name} of {v}")),
         None => Ok(()),
     }
@@ -134,6 +152,11 @@ mod tests {
             // 3.2e7 stores in 1 ms, each a request and a sector: 64 input cycles per ns.
             partial_stores: 3.2e7,
             partial_ms: 1.002,
+            // 0.2 GB in 1 ms with 512 bytes in flight per SM = 200 GB/s; 0.8 GB = 800 GB/s with 2048.
+            inflight: vec![
+                InflightRun { bytes_per_sm: 512.0, bytes: 0.2e9, ms: 1.002 },
+                InflightRun { bytes_per_sm: 2048.0, bytes: 0.8e9, ms: 1.002 },
+            ],
             // The copy is the sweep's yardstick, taken whole: 2 GB in 1 ms.
             copy_bytes: 2e9,
             copy_ms: 1.0,
@@ -148,11 +171,16 @@ mod tests {
         assert!((f.l2_write_cycles_per_ns - 64.0).abs() < 1e-9);
         assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
         assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
+        assert_eq!(f.read_curve.len(), 2);
+        assert!((f.read_curve[0][0] - 512.0).abs() < 1e-9 && (f.read_curve[0][1] - 200.0).abs() < 1e-9);
+        assert!((f.read_curve[1][0] - 2048.0).abs() < 1e-9 && (f.read_curve[1][1] - 800.0).abs() < 1e-9);
         assert!(check(&f).is_ok());
         // A time within twice the launch is halved rather than less the launch: 1 GB in 0.003 ms
         // counts as 0.0015 ms.
         let short = figures(&Measurements { l2_ms: 0.003, ..m.clone() }, "test".into());
         assert!((short.l2_gbs - 1e9 / 0.0015e-3 / 1e9).abs() < 1e-6, "{}", short.l2_gbs);
+        let no_run = Figures { read_curve: vec![[512.0, 0.0]], ..f.clone() };
+        assert_eq!(check(&no_run).unwrap_err(), "calibration gave a DRAM read bandwidth in flight of 0");
         let bad = Figures { l2_gbs: f64::NAN, ..f };
         assert_eq!(check(&bad).unwrap_err(), "calibration gave a L2 bandwidth of NaN");
     }

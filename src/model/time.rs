@@ -29,6 +29,13 @@ pub struct Figures {
     pub read_gbs: f64,
     /// Latency of one global load that misses L2, on an otherwise idle GPU (a pointer chase), ns.
     pub dram_latency_ns: f64,
+    /// DRAM read bandwidth against the bytes in flight per SM, `[bytes per SM, GB/s]`, ascending
+    /// (calInflight: one load per thread in flight, 1 to 64 warps per SM): Little's law measured, the
+    /// loaded latency being bytes in flight over bandwidth. Shown, not a term: used as the latency
+    /// term's shape in place of [`round_trip_s`]'s, it predicted worse (docs/MODEL.md section 12).
+    /// Empty for the database's cards and calibrations made before it was measured.
+    #[serde(default)]
+    pub read_curve: Vec<[f64; 2]>,
     /// L2 read bandwidth (a buffer a quarter of L2 re-read with loads that bypass L1), GB/s.
     pub l2_gbs: f64,
     /// Cycles per ns of L2's input port, over all its slices: a request from L1 (one 128-byte line)
@@ -65,6 +72,7 @@ impl Figures {
             copy_gbs,
             read_gbs: copy_gbs,
             dram_latency_ns: arch.mem_latency_cycles as f64 / clock_ghz,
+            read_curve: Vec::new(),
             l2_gbs,
             // The input port moves a sector per cycle, as the output port does for reads.
             l2_write_cycles_per_ns: l2_gbs / 32.0,

@@ -80,6 +80,15 @@ impl Listing for Devices {
     }
 }
 
+/// The measured read curve, `0.5: 190, 1: 370, ...` (KiB in flight per SM: GB/s), or `not measured`.
+fn in_flight(f: &crate::model::time::Figures) -> String {
+    if f.read_curve.is_empty() {
+        return "not measured".to_string();
+    }
+    let points: Vec<String> = f.read_curve.iter().map(|p| format!("{}: {:.0}", p[0] / 1024.0, p[1])).collect();
+    points.join(", ")
+}
+
 /// The calibration's figures, one per row, with what measured each.
 fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
     let f = &c.figures;
@@ -88,6 +97,7 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
         ("copy bandwidth", format!("{:.0} GB/s", f.copy_gbs), "device-to-device cuMemcpy, bytes read + written"),
         ("DRAM read bandwidth", format!("{:.0} GB/s", f.read_gbs), "calRead: 4 x L2 read once"),
         ("DRAM latency", format!("{:.0} ns", f.dram_latency_ns), "calChase: one thread, dependent loads 1 MiB apart"),
+        ("DRAM read in flight", in_flight(f), "calInflight: KiB in flight per SM: GB/s"),
         ("L2 bandwidth", format!("{:.0} GB/s", f.l2_gbs), "calL2Read: a quarter of L2 re-read past L1"),
         (
             "L2 input port",
