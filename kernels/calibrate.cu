@@ -7,6 +7,8 @@
 //   calRead           reads a buffer with float4 loads: DRAM read bandwidth (4 x L2, once)
 //   calInflight       reads a buffer with one float4 load in flight per thread: DRAM read bandwidth
 //                     against the bytes in flight per SM (Little's law, measured), at 1 to 64 warps per SM
+//   calRuns           reads or writes a buffer in runs of k contiguous words, the runs in flight together far
+//                     apart: DRAM's rate for runs of 32 to 256 bytes against one contiguous pass
 //   calL2Read         re-reads a quarter of L2 with float4 loads that bypass L1 (ld.global.cg): L2's
 //                     read bandwidth (plain loads would hit in L1: each thread re-reads its own words)
 //   calL1Read         each block re-reads its own 8 KiB with float4 loads: L1 bandwidth per SM
@@ -61,6 +63,23 @@ extern "C" __global__ void calInflight(const float4 *in, int n4, float *out)
         acc += v.x + v.y + v.z + v.w;
     }
     if (acc == 1234.5f) out[tid] = acc;
+}
+
+// Word w of the buffer's 2^(logRuns + logK) (grid-stride) is word w mod k of run w / k, which lies at run
+// (w / k) x stride mod 2^logRuns: the warps in flight together touch runs of k words far apart from each
+// other (stride odd, so every run is visited once, and far from 1). Powers of two keep the index
+// arithmetic to a few instructions per word. write = 0 reads (the sum kept), 1 writes.
+extern "C" __global__ void calRuns(float *buf, int logRuns, int logK, unsigned stride, int write)
+{
+    unsigned n = 1u << (logRuns + logK), runMask = (1u << logRuns) - 1, kMask = (1u << logK) - 1;
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    float acc = 0.0f;
+    for (unsigned w = tid; w < n; w += threads) {
+        unsigned at = ((((w >> logK) * stride) & runMask) << logK) | (w & kMask);
+        if (write) buf[at] = 1.0f;
+        else acc += buf[at];
+    }
+    if (!write && acc == 1234.5f) buf[tid] = acc;
 }
 
 // calRead with loads cached in L2 only (`__ldcg`): re-reading a buffer that fits in L2 measures L2's read

@@ -15,7 +15,7 @@ use cudarc::nvrtc::Ptx;
 use super::{Backend, CompareOn, DeviceInfo, DeviceLimits, KernelAttrs, Launch, Reference, VerifyTimes, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Module, Role};
-use crate::model::calibration::{InflightRun, Measurements};
+use crate::model::calibration::{InflightRun, Measurements, RunsPass};
 use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::{Source, Verification};
@@ -683,7 +683,7 @@ impl Backend for CudaBackend {
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
         let (read, l2_read, l1_read, smem_read, partial) =
             (func("calRead")?, func("calL2Read")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
-        let inflight_read = func("calInflight")?;
+        let (inflight_read, runs_pass) = (func("calInflight")?, func("calRuns")?);
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
         // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
@@ -795,6 +795,30 @@ impl Backend for CudaBackend {
                 ms: median(times, "calInflight")?,
             });
         }
+        // DRAM in short runs: the largest power of two of words of the first array read and written in
+        // runs of 32 to 256 bytes far apart, and whole, L2 flushed before each pass.
+        let log_n = (stream_elems as u64).ilog2() as i32;
+        let mut runs = Vec::new();
+        for log_k in [3, 4, 5, 6, log_n] {
+            for write in [0i32, 1] {
+                let log_runs = log_n - log_k;
+                // An odd stride near 0.618 of the runs: consecutive runs land far apart, each once.
+                let stride = (((1u64 << log_runs) as f64 * 0.618_034) as u32).max(1) | 1;
+                let times = self.time_with(1, 3, "calRuns", Some(&flush), || {
+                    let mut b = stream.launch_builder(&runs_pass);
+                    b.arg(&arrays[0]).arg(&log_runs).arg(&log_k).arg(&stride).arg(&write);
+                    // SAFETY: touches words below 2^log_n <= stream_elems of the zeroed first array.
+                    unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRuns"))
+                })?;
+                runs.push(RunsPass {
+                    run_bytes: 4.0 * (1u64 << log_k) as f64,
+                    write: write == 1,
+                    bytes: 4.0 * (1u64 << log_n) as f64,
+                    ms: median(times, "calRuns")?,
+                });
+            }
+        }
+
         // L2 bandwidth: a quarter of L2 re-read 64 times, past L1 (each thread re-reads its own words:
         // plain loads would measure L1).
         let (l2_n4, passes) = ((l2 / 4 / 16) as i32, 64);
@@ -857,6 +881,7 @@ impl Backend for CudaBackend {
             dram_read_bytes,
             dram_read_ms,
             inflight,
+            runs,
             l2_bytes,
             l2_ms,
             l1_bytes,

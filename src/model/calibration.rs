@@ -47,6 +47,10 @@ pub struct Measurements {
     /// Absent (empty) from calibrations made before it was measured.
     #[serde(default)]
     pub inflight: Vec<InflightRun>,
+    /// calRuns's passes: a buffer read or written in runs of 32 to 256 bytes far apart, and whole.
+    /// Absent (empty) from calibrations made before it was measured.
+    #[serde(default)]
+    pub runs: Vec<RunsPass>,
     /// Bytes a device-to-device copy read and wrote, and its time.
     pub copy_bytes: f64,
     /// Time of the copy.
@@ -66,6 +70,39 @@ pub struct InflightRun {
     pub ms: f64,
 }
 
+/// One pass of calRuns: `bytes` read (or written) in runs of `run_bytes`, in `ms`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunsPass {
+    /// Bytes of each run (the whole buffer for the contiguous pass).
+    pub run_bytes: f64,
+    /// Written rather than read.
+    pub write: bool,
+    /// Bytes moved.
+    pub bytes: f64,
+    /// Time of the pass.
+    pub ms: f64,
+}
+
+/// DRAM's rate for runs of each length over a contiguous pass's, reads and writes:
+/// `[run bytes, read, write]`, ascending, from calRuns's passes (the longest run is the contiguous pass,
+/// the yardstick, not a row).
+fn run_efficiency(passes: &[RunsPass], per_s: impl Fn(f64, f64) -> f64) -> Vec<[f64; 3]> {
+    let rate = |write: bool, run: f64| {
+        passes.iter().find(|p| p.write == write && p.run_bytes == run).map(|p| per_s(p.bytes, p.ms))
+    };
+    let longest = passes.iter().map(|p| p.run_bytes).fold(0.0, f64::max);
+    let mut runs: Vec<f64> = passes.iter().map(|p| p.run_bytes).collect();
+    runs.sort_by(f64::total_cmp);
+    runs.dedup();
+    runs.iter()
+        .filter(|&&run| run < longest)
+        .filter_map(|&run| {
+            let ratio = |w| Some(rate(w, run)? / rate(w, longest)?);
+            Some([run, ratio(false)?, ratio(true)?])
+        })
+        .collect()
+}
+
 /// The figures `m` gives; `source` says where they come from.
 ///
 /// - launch overhead is the empty kernel's time. Every other microbenchmark's time less one launch
@@ -75,6 +112,7 @@ pub struct InflightRun {
 ///   input rate counts two cycles per store of calPartialStore (a line request and its one sector);
 /// - the DRAM latency is the chase's time per step;
 /// - the read curve is calInflight's bandwidth at each number of bytes in flight per SM;
+/// - the run efficiencies are calRuns's rates over its contiguous pass's, per direction;
 /// - per-clock figures divide by SMs and the clock;
 /// - the copy bandwidth is the copy's bytes over its whole time, as the sweep's copy yardstick.
 pub fn figures(m: &Measurements, source: String) -> Figures {
@@ -88,6 +126,7 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
         read_gbs: per_s(m.dram_read_bytes, m.dram_read_ms) / 1e9,
         dram_latency_ns: if m.chase_steps > 0 { work_s(m.chase_ms) * 1e9 / m.chase_steps as f64 } else { 0.0 },
         read_curve: m.inflight.iter().map(|r| [r.bytes_per_sm, per_s(r.bytes, r.ms) / 1e9]).collect(),
+        run_efficiency: run_efficiency(&m.runs, per_s),
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
         // Each store is a line request carrying one sector: two cycles of L2's input port.
         l2_write_cycles_per_ns: 2.0 * per_s(m.partial_stores, m.partial_ms) / 1e9,
@@ -114,7 +153,8 @@ pub fn check(f: &Figures) -> Result<(), String> {
         ("launch overhead", f.launch_ms),
     ];
     let curve = f.read_curve.iter().map(|p| ("DRAM read bandwidth in flight", p[1]));
-    match all.into_iter().chain(curve).find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
+    let runs = f.run_efficiency.iter().flat_map(|p| [("DRAM run efficiency", p[1]), ("DRAM run efficiency", p[2])]);
+    match all.into_iter().chain(curve).chain(runs).find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
         Some((name, v)) => Err(format!("calibration gave a {name} of {v}")),
         None => Ok(()),
     }
@@ -157,6 +197,14 @@ mod tests {
                 InflightRun { bytes_per_sm: 512.0, bytes: 0.2e9, ms: 1.002 },
                 InflightRun { bytes_per_sm: 2048.0, bytes: 0.8e9, ms: 1.002 },
             ],
+            // Runs of 64 bytes: read 0.8 GB and written 0.5 GB in 1 ms; the contiguous passes 1 GB each:
+            // efficiencies 0.8 and 0.5.
+            runs: vec![
+                RunsPass { run_bytes: 64.0, write: false, bytes: 0.8e9, ms: 1.002 },
+                RunsPass { run_bytes: 64.0, write: true, bytes: 0.5e9, ms: 1.002 },
+                RunsPass { run_bytes: 1e9, write: false, bytes: 1e9, ms: 1.002 },
+                RunsPass { run_bytes: 1e9, write: true, bytes: 1e9, ms: 1.002 },
+            ],
             // The copy is the sweep's yardstick, taken whole: 2 GB in 1 ms.
             copy_bytes: 2e9,
             copy_ms: 1.0,
@@ -174,6 +222,8 @@ mod tests {
         assert_eq!(f.read_curve.len(), 2);
         assert!((f.read_curve[0][0] - 512.0).abs() < 1e-9 && (f.read_curve[0][1] - 200.0).abs() < 1e-9);
         assert!((f.read_curve[1][0] - 2048.0).abs() < 1e-9 && (f.read_curve[1][1] - 800.0).abs() < 1e-9);
+        assert_eq!(f.run_efficiency.len(), 1);
+        assert!((f.run_efficiency[0][1] - 0.8).abs() < 1e-9 && (f.run_efficiency[0][2] - 0.5).abs() < 1e-9);
         assert!(check(&f).is_ok());
         // A time within twice the launch is halved rather than less the launch: 1 GB in 0.003 ms
         // counts as 0.0015 ms.

@@ -232,7 +232,7 @@ fn count_warp_memo(s: &mut Scratch, txn_bytes: u64) -> Counts {
 }
 
 /// The thread of linear index `t` in `block`.
-fn thread_of(t: u64, block: Dim3) -> Dim3 {
+pub(crate) fn thread_of(t: u64, block: Dim3) -> Dim3 {
     Dim3::new(
         (t % block.x as u64) as u32,
         ((t / block.x as u64) % block.y as u64) as u32,
@@ -241,7 +241,7 @@ fn thread_of(t: u64, block: Dim3) -> Dim3 {
 }
 
 /// The block of linear index `b` in `grid`.
-fn block_of(b: u64, grid: Dim3) -> Dim3 {
+pub(crate) fn block_of(b: u64, grid: Dim3) -> Dim3 {
     Dim3::new(
         (b % grid.x as u64) as u32,
         ((b / grid.x as u64) % grid.y as u64) as u32,

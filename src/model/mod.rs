@@ -8,6 +8,7 @@ pub mod check;
 pub mod memory;
 pub mod occupancy;
 pub mod resources;
+pub mod runs;
 pub mod time;
 
 use crate::gpu::Launch;
@@ -86,6 +87,12 @@ pub fn evaluate(
     let theoretical = (active_blocks * warps_per_block) as f64 / a.max_warps_per_sm as f64;
     let base = occupancy::achieved(&shape, a.warp_spread, None);
     let mem = memory::analyze(kernel, launch.grid, launch.block, a.global_txn_bytes);
+    // DRAM's runs matter only where they were measured (a calibrated device).
+    let runs = if target.figures.run_efficiency.is_empty() {
+        runs::Runs::default()
+    } else {
+        runs::dram_runs(kernel, launch.grid, launch.block)
+    };
     let warps = shape.blocks as f64 * warps_per_block as f64;
     // Straight-line instructions once, plus the loops' multiply-adds at their body's mix per FMA.
     let code = match kernel.module() {
@@ -105,6 +112,8 @@ pub fn evaluate(
         warps,
         dram_read_bytes: kernel.work().bytes_read as f64,
         store_bytes: mem.stores.transferred_bytes(mem.txn_bytes).min(kernel.work().bytes_written as f64),
+        read_efficiency: target.figures.run_efficiency_of(&runs.loads, false),
+        write_efficiency: target.figures.run_efficiency_of(&runs.stores, true),
         l2_read_requests: if mem.loads.transactions > 0.0 {
             mem.loads.l2_transactions * mem.loads.lines / mem.loads.transactions
         } else {

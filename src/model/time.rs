@@ -36,6 +36,12 @@ pub struct Figures {
     /// Empty for the database's cards and calibrations made before it was measured.
     #[serde(default)]
     pub read_curve: Vec<[f64; 2]>,
+    /// DRAM's rate for short runs of contiguous bytes scattered over its pages, over a contiguous
+    /// pass's: `[run bytes, reads, writes]`, ascending (calRuns, 32 to 256 bytes); runs as long as the
+    /// longest measured or longer move at the contiguous rate. Empty for the database's cards and
+    /// calibrations made before it was measured: every run then counts as long.
+    #[serde(default)]
+    pub run_efficiency: Vec<[f64; 3]>,
     /// L2 read bandwidth (a buffer a quarter of L2 re-read with loads that bypass L1), GB/s.
     pub l2_gbs: f64,
     /// Cycles per ns of L2's input port, over all its slices: a request from L1 (one 128-byte line)
@@ -73,6 +79,7 @@ impl Figures {
             read_gbs: copy_gbs,
             dram_latency_ns: arch.mem_latency_cycles as f64 / clock_ghz,
             read_curve: Vec::new(),
+            run_efficiency: Vec::new(),
             l2_gbs,
             // The input port moves a sector per cycle, as the output port does for reads.
             l2_write_cycles_per_ns: l2_gbs / 32.0,
@@ -82,6 +89,37 @@ impl Figures {
             launch_ms: LAUNCH_MS,
             source: format!("database ({})", arch.sm_name()),
         }
+    }
+
+    /// DRAM's efficiency for traffic in `runs` (bytes each; writes or reads): bytes over the time
+    /// the runs take at their lengths' rates, over that at the contiguous rate. A run as long as the
+    /// longest measured or longer moves at the contiguous rate (at 256 bytes calRuns's runs already do,
+    /// within its noise: 0.96-1.00 on an H100); between two measured lengths on a straight line in log
+    /// run length; shorter than the shortest at its rate. 1 without runs or a measured table.
+    pub fn run_efficiency_of(&self, runs: &[u64], write: bool) -> f64 {
+        let t = &self.run_efficiency;
+        let Some(last) = t.last() else {
+            return 1.0;
+        };
+        let col = if write { 2 } else { 1 };
+        let at = |run: f64| -> f64 {
+            if run >= last[0] {
+                return 1.0;
+            }
+            let i = t.iter().position(|p| p[0] >= run).unwrap_or(0);
+            if i == 0 {
+                return t[0][col];
+            }
+            let (a, b) = (t[i - 1], t[i]);
+            let s = (run / a[0]).ln() / (b[0] / a[0]).ln();
+            a[col] + (b[col] - a[col]) * s
+        };
+        if runs.is_empty() {
+            return 1.0;
+        }
+        let bytes: f64 = runs.iter().map(|&r| r as f64).sum();
+        let time: f64 = runs.iter().map(|&r| r as f64 / at(r as f64).max(1e-3)).sum();
+        (bytes / time).min(1.0)
     }
 }
 
@@ -176,6 +214,11 @@ pub struct Workload {
     /// Bytes the stores write to DRAM: each output once (L2 is write-back: the stores that write parts
     /// of one sector merge there before it is written), at most the stores' transactions.
     pub store_bytes: f64,
+    /// DRAM's efficiency for the runs the loads read and the stores write (1: long runs; calRuns's
+    /// table over the runs of [`crate::model::runs::dram_runs`]).
+    pub read_efficiency: f64,
+    /// The same for the stores.
+    pub write_efficiency: f64,
     /// The loads' line requests to L2 (one per 128-byte line of a load instruction that misses L1,
     /// after a block's reuse there).
     pub l2_read_requests: f64,
@@ -252,7 +295,10 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     // SMs leaves the rest idle.
     let busy = s.min(w.blocks.max(1) as f64);
     let clock = t.clock_hz();
-    let bandwidth = (w.dram_read_bytes + w.store_bytes) / (f.copy_gbs * 1e9);
+    // Reads and writes in short runs scattered over DRAM's pages move at the rate calRuns measured
+    // for their length.
+    let bandwidth = (w.dram_read_bytes / w.read_efficiency.max(1e-3) + w.store_bytes / w.write_efficiency.max(1e-3))
+        / (f.copy_gbs * 1e9);
     // L2's input port takes a cycle per request (a line of one instruction) and one per sector of store
     // data (ncu on an H100: lts__xbar2lts_cycles_active = write requests + write sectors + read requests
     // within 3 % on transposes, resize and the partial-store microbenchmark; docs/MODEL.md section 11).
@@ -331,7 +377,8 @@ fn block_waits_s(t: &Target, w: &Workload) -> f64 {
 pub fn round_trip_s(t: &Target, w: &Workload, resident_warps: f64) -> f64 {
     let bytes_per_warp = if w.warps > 0.0 { w.dram_read_bytes / w.warps } else { 0.0 };
     let in_flight = (t.sms as f64 * resident_warps).min(w.warps);
-    w.serial_loads.max(1.0) * t.latency_s() + in_flight * bytes_per_warp / (t.figures.read_gbs * 1e9)
+    let read_gbs = t.figures.read_gbs * w.read_efficiency.max(1e-3);
+    w.serial_loads.max(1.0) * t.latency_s() + in_flight * bytes_per_warp / (read_gbs * 1e9)
 }
 
 /// Resident blocks per SM the block scheduler sustains when it is the bottleneck: its rate times a
@@ -365,6 +412,8 @@ mod tests {
             warps: blocks as f64 * warps_per_block,
             dram_read_bytes: 8.0 * n,
             store_bytes: 4.0 * n,
+            read_efficiency: 1.0,
+            write_efficiency: 1.0,
             l2_read_requests: 2.0 * n / 32.0,
             store_lines: n / 32.0,
             store_sectors: 4.0 * n / 32.0,
@@ -403,6 +452,40 @@ mod tests {
         assert!(!issue_bound_at(&t, 1 << 20, 0.958));
         // The roofline floor: 3.22 GB at 4220 GB/s.
         assert!((p.bandwidth_ms - 0.763).abs() < 0.001);
+    }
+
+    #[test]
+    fn short_runs_slow_dram_down() {
+        // A made-up table: 32-byte runs read at 0.5 and written at 0.3 of a contiguous pass, 64-byte ones
+        // at 0.8 and 0.55, 128-byte ones at 0.9 and 0.95 (and so, as the longest, at full rate).
+        let mut t = h200();
+        t.figures.run_efficiency = vec![[32.0, 0.5, 0.3], [64.0, 0.8, 0.55], [128.0, 0.9, 0.95]];
+        let f = &t.figures;
+        assert_eq!(f.run_efficiency_of(&[], true), 1.0);
+        assert!((f.run_efficiency_of(&[64; 10], true) - 0.55).abs() < 1e-12);
+        // Half-way between 32 and 64 bytes in log (45.25 bytes): 0.5 + 0.3 x 0.5 = 0.65 for reads.
+        assert!((f.run_efficiency_of(&[45], false) - (0.5 + 0.3 * (45f64 / 32.0).ln() / 2f64.ln())).abs() < 1e-12);
+        // Shorter than the shortest: its rate; as long as the longest or longer: full rate.
+        assert!((f.run_efficiency_of(&[16], true) - 0.3).abs() < 1e-12);
+        assert_eq!(f.run_efficiency_of(&[128], true), 1.0);
+        assert_eq!(f.run_efficiency_of(&[1 << 40], true), 1.0);
+        // 96 bytes, 0.585 of the way from 64 to 128 in log: 0.55 + 0.4 x 0.585.
+        assert!((f.run_efficiency_of(&[96], true) - (0.55 + 0.4 * 1.5f64.log2())).abs() < 1e-12);
+        // 64 bytes of 64-byte runs (0.55) and 128 of long ones: 192 bytes in 64 / 0.55 + 128 byte-times.
+        assert!((f.run_efficiency_of(&[64, 128], true) - 192.0 / (64.0 / 0.55 + 128.0)).abs() < 1e-12);
+        // transposeL's shape on 8192 x 8192: 256 MiB read in long runs, 256 MiB written in 64-byte ones:
+        // 268.4 MB at 4220 GB/s plus 268.4 MB at 0.55 of it = 0.0636 + 0.1157 ms.
+        let mi = (1u64 << 20) as f64;
+        let w = Workload {
+            dram_read_bytes: 256.0 * mi,
+            store_bytes: 256.0 * mi,
+            write_efficiency: 0.55,
+            ..sum_matrix(1 << 18, 8.0, 64.0)
+        };
+        let p = predict(&t, &w);
+        let by_hand = (256.0 * mi + 256.0 * mi / 0.55) / 4220e9 * 1e3;
+        assert!((p.bandwidth_ms - by_hand).abs() < 1e-12, "{} against {by_hand}", p.bandwidth_ms);
+        assert!((p.bandwidth_ms - 0.1793).abs() < 1e-4, "{}", p.bandwidth_ms);
     }
 
     #[test]

@@ -89,6 +89,16 @@ fn in_flight(f: &crate::model::time::Figures) -> String {
     points.join(", ")
 }
 
+/// The measured efficiency of short runs, `32: 0.46 0.29, 64: ...` (bytes per run: reads, writes), or
+/// `not measured`.
+fn runs(f: &crate::model::time::Figures) -> String {
+    if f.run_efficiency.is_empty() {
+        return "not measured".to_string();
+    }
+    let points: Vec<String> = f.run_efficiency.iter().map(|p| format!("{}: {:.2} {:.2}", p[0], p[1], p[2])).collect();
+    points.join(", ")
+}
+
 /// The calibration's figures, one per row, with what measured each.
 fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
     let f = &c.figures;
@@ -98,6 +108,7 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
         ("DRAM read bandwidth", format!("{:.0} GB/s", f.read_gbs), "calRead: 4 x L2 read once"),
         ("DRAM latency", format!("{:.0} ns", f.dram_latency_ns), "calChase: one thread, dependent loads 1 MiB apart"),
         ("DRAM read in flight", in_flight(f), "calInflight: KiB in flight per SM: GB/s"),
+        ("DRAM runs", runs(f), "calRuns: bytes per run: reads, writes over a contiguous pass"),
         ("L2 bandwidth", format!("{:.0} GB/s", f.l2_gbs), "calL2Read: a quarter of L2 re-read past L1"),
         (
             "L2 input port",
