@@ -32,6 +32,8 @@ step() { # step NAME CMD...: runs CMD, logs it with its wall time, records the e
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } >"$out/env.txt" 2>&1
 
 step devices   "$bin" devices
+# The time model's figures measured on this device (every microbenchmark, the run and in-flight tables).
+step calibrate "$bin" devices --calibrate
 step selftest  "$bin" selftest
 # The seed's sweeps: the first with 4 shapes, the second and third as one cartesian sweep (12 shapes,
 # (256,8) invalid), then the seed's one-line run.
@@ -152,6 +154,12 @@ step timing-noise "$bin" "${shapes[@]}" --until-noise 0.5 -o "$out/noise.json"
 step timing-inter "$bin" "${shapes[@]}" --interleave -o "$out/inter.json"
 step baseline     "$bin" compare --baseline "$out/warm.json" "$out/warm2.json"
 step baseline-cold "$bin" compare --baseline "$out/warm.json" "$out/cold.json"
+# The time model against every built-in kernel (issue 14): calibration, ordinary block lists, model-check.
+step model-check env WARPSCOPE_BIN="$bin" bash "$here/model-check.sh" "$out/model-check"
+# DRAM's rate for short runs, standalone (needs nvcc): what calRuns measures, on a 4x larger buffer.
+if command -v nvcc >/dev/null 2>&1; then
+  step dram-runs bash -c "nvcc -O3 -o '$out/dram-runs' '$here/dram-runs.cu' && '$out/dram-runs'"
+fi
 if command -v compute-sanitizer >/dev/null 2>&1; then
   step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 "$bin" selftest
 fi
@@ -219,6 +227,8 @@ PY
 for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 'built for.*after start' "$out/$n.log")" "$(cat "$out/$n.wall")"; done
 [ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
 [ -f "$out/cupti-cache.log" ] && grep '^cupti-cache ' "$out/cupti-cache.log"
+[ -f "$out/model-check/model-check.txt" ] && tail -n 1 "$out/model-check/model-check.txt"
+[ -f "$out/calibrate.log" ] && grep -E "DRAM runs|DRAM read in flight|took" "$out/calibrate.log"
 [ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
 [ -f "$out/nvprof/multi-summary.txt" ] && grep -E "within 2 %|both profiled|concurrent-kernels" "$out/nvprof/multi-summary.txt"
 [ -f "$out/nvprof/graph-summary.txt" ] && tail -n 1 "$out/nvprof/graph-summary.txt"

@@ -1,7 +1,8 @@
-// DRAM bandwidth against the length of the runs its traffic comes in (docs/MODEL.md section 13): reads or
-// writes a buffer of 2^27 floats (512 MiB) in runs of k contiguous words, the runs in flight together far
-// apart (run r at (r x stride) mod runs, stride odd and about 0.618 x runs), L2 flushed before each timed
-// launch. Standalone, so that the question can be asked of a GPU before the model uses the answer:
+// DRAM bandwidth against the length of the runs its traffic comes in (docs/MODEL.md section 13): calRuns
+// reads or writes a buffer of 2^27 floats (512 MiB, four times the calibration's on an H100) in runs of k
+// contiguous words, the runs in flight together far apart (run r at (r x stride) mod runs, stride odd and
+// about 0.618 x runs), L2 flushed before each timed launch, for runs of 32 bytes to 16 KiB. Standalone, so
+// that the question can be asked of a GPU without warpscope:
 //   nvcc -O3 -o dram-runs scripts/dram-runs.cu && ./dram-runs
 // Prints one line per run length and direction: bytes per run, GB/s (median of 5), and the ratio to a
 // contiguous pass in the same direction.
@@ -19,18 +20,8 @@
         }                                                                                                    \
     } while (0)
 
-__global__ void runs(float *buf, int logRuns, int logK, unsigned stride, int write)
-{
-    unsigned n = 1u << (logRuns + logK), runMask = (1u << logRuns) - 1, kMask = (1u << logK) - 1;
-    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
-    float acc = 0.0f;
-    for (unsigned w = tid; w < n; w += threads) {
-        unsigned at = ((((w >> logK) * stride) & runMask) << logK) | (w & kMask);
-        if (write) buf[at] = 1.0f;
-        else acc += buf[at];
-    }
-    if (!write && acc == 1234.5f) buf[tid] = acc;
-}
+// calRuns, the calibration's own microbenchmark (kernels/calibrate.cu).
+#include "../kernels/calibrate.cu"
 
 int main()
 {
@@ -56,7 +47,7 @@ int main()
             for (int i = 0; i < 6; ++i) {
                 CHECK(cudaMemset(flush, i, 2 * (size_t)l2));
                 CHECK(cudaEventRecord(a));
-                runs<<<sms * 8, 256>>>(buf, logRuns, logK, stride, write);
+                calRuns<<<sms * 8, 256>>>(buf, logRuns, logK, stride, write);
                 CHECK(cudaGetLastError());
                 CHECK(cudaEventRecord(b));
                 CHECK(cudaEventSynchronize(b));
