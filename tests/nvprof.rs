@@ -588,7 +588,7 @@ fn nvprofs_switches_for_names_quiet_runs_and_the_rest_are_honoured() {
 fn a_program_past_its_timeout_is_stopped_and_what_it_reported_is_kept() {
     // Output to files: the stand-in program's own `sleep` outlives it and would hold pipes open.
     let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let (out, err_file) = (dir.path().join("out"), dir.path().join("err"));
     let mut args = vec!["--timeout".to_string(), "0.5".into()];
     args.extend(app("h100-sumMatrix-32x16-summary.jsonl", &["sleep", "6"]));
     let t0 = std::time::Instant::now();
@@ -599,15 +599,39 @@ fn a_program_past_its_timeout_is_stopped_and_what_it_reported_is_kept() {
         .arg("nvprof")
         .args(&args)
         .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
+        .stderr(std::fs::File::create(&err_file).unwrap())
         .status()
         .unwrap();
     let took = t0.elapsed().as_secs_f64();
-    let err = std::fs::read_to_string(&err).unwrap();
+    let err = std::fs::read_to_string(&err_file).unwrap();
     assert!(took < 4.0, "took {took:.1} s: {err}");
     assert_eq!(status.code(), Some(128 + 15), "{err}");
     assert!(err.contains("Warning: the program ran past --timeout 0.5 s and was stopped"), "{err}");
     assert!(err.contains("sumMatrixOnGPU2D"), "the summary of what was recorded: {err}");
+    // With child processes followed, warpscope waits for every one: the stand-in's `sleep` (its child)
+    // is stopped with it, not waited for until it ends by itself.
+    let mut args = vec!["--timeout".to_string(), "0.5".into(), "--profile-child-processes".into()];
+    args.extend(app("h100-sumMatrix-32x16-summary.jsonl", &["sleep", "7.31"]));
+    let t0 = std::time::Instant::now();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("warpscope"))
+        .env_remove("WARPSCOPE_BACKEND")
+        .env("WARPSCOPE_INJECTION", fixture("fake-app.sh"))
+        .env_remove("WARPSCOPE_NVPROF_KEEP")
+        .arg("nvprof")
+        .args(&args)
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .status()
+        .unwrap();
+    let took = t0.elapsed().as_secs_f64();
+    let err = std::fs::read_to_string(&err_file).unwrap();
+    assert!(took < 4.0, "took {took:.1} s: {err}");
+    assert_eq!(status.code(), Some(128 + 15), "{err}");
+    let left = std::fs::read_dir("/proc").unwrap().filter_map(|e| {
+        let cmd = std::fs::read(e.ok()?.path().join("cmdline")).ok()?;
+        String::from_utf8_lossy(&cmd).contains("7.31").then_some(())
+    });
+    assert_eq!(left.count(), 0, "the program's child was left running");
     // A program that ends in time is not touched.
     let (code, _, err) = replay(&["--timeout", "20"], "h100-sumMatrix-32x16-summary.jsonl", &["exit", "3"]);
     assert_eq!(code, 3, "{err}");

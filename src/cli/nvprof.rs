@@ -98,7 +98,7 @@ pub struct NvprofArgs {
     #[arg(long)]
     quiet: bool,
     #[arg(long, value_name = "SECONDS", value_parser = ranges::TIMEOUT.parser(),
-        help = ranges::TIMEOUT.help("Stop the program once it has run this many seconds (SIGTERM, SIGKILL 5 s later); what was collected until then is reported"))]
+        help = ranges::TIMEOUT.help("Stop the program and every process it started once it has run this many seconds (SIGTERM, SIGKILL 5 s later); what was collected until then is reported"))]
     timeout: Option<f64>,
     /// Accepted for nvprof's scripts: warpscope records no unified-memory activity either way.
     #[arg(long, value_name = "per-process-device|off", default_value = "per-process-device",

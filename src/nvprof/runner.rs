@@ -226,43 +226,78 @@ fn spawn(
         .map_err(|e| Error::usage(format!("{}: cannot run: {e}", opts.program)))?;
     let root = Pid::from_raw(child.id() as i32);
     started(Some(child.id()));
-    let ended = Arc::new(AtomicBool::new(false));
-    let fired = opts.timeout.map(|secs| watchdog(root, Duration::from_secs_f64(secs), ended.clone()));
+    let (ended, done) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let fired = opts.timeout.map(|secs| watchdog(root, Duration::from_secs_f64(secs), ended.clone(), done.clone()));
     let exit = wait(root, opts, &ended);
     ended.store(true, Ordering::SeqCst);
+    done.store(true, Ordering::SeqCst);
     started(None);
     let exit = exit?.ok_or_else(|| Error::Output(format!("{}: lost track of the program", opts.program)))?;
     Ok((root.as_raw() as u32, exit, fired.is_some_and(|f| f.load(Ordering::SeqCst))))
 }
 
-/// nvprof's `--timeout`: once the program has run `limit`, SIGTERM (the injection library flushes what
-/// it collected, then the program dies of it), and SIGKILL 5 s later if it still runs. Nothing is sent
-/// once `ended` (the program was reaped) is set. Returns whether the limit was reached.
-fn watchdog(root: Pid, limit: Duration, ended: Arc<AtomicBool>) -> Arc<AtomicBool> {
+/// nvprof's `--timeout`: once the program has run `limit`, SIGTERM to it and every process it started
+/// (the injection library flushes what it collected, then each dies of it), and SIGKILL 5 s later to
+/// whatever still runs of them (children left behind become warpscope's own when their parent dies).
+/// Nothing is sent once `done` (everything waited for was reaped) is set, nor to the program itself
+/// once `ended` (it was reaped: its pid may be reused). Returns whether the limit was reached.
+fn watchdog(root: Pid, limit: Duration, ended: Arc<AtomicBool>, done: Arc<AtomicBool>) -> Arc<AtomicBool> {
     use nix::sys::signal::{Signal, kill};
     let fired = Arc::new(AtomicBool::new(false));
     let flag = fired.clone();
-    // Sleeps in short steps so that a finished program is not signalled (its pid may be reused).
+    // Sleeps in short steps so that nothing is signalled once the run is over.
     let until = move |t: Instant| {
         while Instant::now() < t {
-            if ended.load(Ordering::SeqCst) {
+            if done.load(Ordering::SeqCst) {
                 return false;
             }
             std::thread::sleep(Duration::from_millis(20).min(t.saturating_duration_since(Instant::now())));
         }
-        !ended.load(Ordering::SeqCst)
+        !done.load(Ordering::SeqCst)
     };
     std::thread::spawn(move || {
         if !until(Instant::now() + limit) {
             return;
         }
         flag.store(true, Ordering::SeqCst);
-        let _ = kill(root, Signal::SIGTERM);
+        let me = Pid::this();
+        if !ended.load(Ordering::SeqCst) {
+            let _ = kill(root, Signal::SIGTERM);
+        }
+        for pid in descendants(me).into_iter().filter(|&p| p != root) {
+            let _ = kill(pid, Signal::SIGTERM);
+        }
         if until(Instant::now() + Duration::from_secs(5)) {
-            let _ = kill(root, Signal::SIGKILL);
+            for pid in descendants(me) {
+                let _ = kill(pid, Signal::SIGKILL);
+            }
         }
     });
     fired
+}
+
+/// Every process below `top` (children, theirs, ...), from /proc; empty where /proc cannot be read.
+fn descendants(top: Pid) -> Vec<Pid> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    // (pid, parent) of every process: /proc/PID/stat is "pid (comm) state ppid ...", comm may hold spaces.
+    let parents: Vec<(i32, i32)> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut found = vec![top.as_raw()];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        found.extend(parents.iter().filter(|&&(_, pp)| pp == p).map(|&(c, _)| c));
+        i += 1;
+    }
+    found.into_iter().skip(1).map(Pid::from_raw).collect()
 }
 
 /// Waits for the program `root` (and, profiling children, for every descendant): how it ended. Sets
