@@ -584,49 +584,41 @@ fn nvprofs_switches_for_names_quiet_runs_and_the_rest_are_honoured() {
     }
 }
 
-#[test]
-fn a_program_past_its_timeout_is_stopped_and_what_it_reported_is_kept() {
-    // Output to files: the stand-in program's own `sleep` outlives it and would hold pipes open.
+/// `warpscope nvprof ARGS` on the stand-in program, its output to files (the stand-in's own `sleep`
+/// may outlive it and would hold pipes open): exit code, wall seconds and stderr.
+fn stopped(args: &[String]) -> (Option<i32>, f64, String) {
     let dir = tempfile::tempdir().unwrap();
-    let (out, err_file) = (dir.path().join("out"), dir.path().join("err"));
-    let mut args = vec!["--timeout".to_string(), "0.5".into()];
-    args.extend(app("h100-sumMatrix-32x16-summary.jsonl", &["sleep", "6"]));
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
     let t0 = std::time::Instant::now();
     let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("warpscope"))
         .env_remove("WARPSCOPE_BACKEND")
         .env("WARPSCOPE_INJECTION", fixture("fake-app.sh"))
         .env_remove("WARPSCOPE_NVPROF_KEEP")
         .arg("nvprof")
-        .args(&args)
+        .args(args)
         .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err_file).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
         .status()
         .unwrap();
-    let took = t0.elapsed().as_secs_f64();
-    let err = std::fs::read_to_string(&err_file).unwrap();
+    (status.code(), t0.elapsed().as_secs_f64(), std::fs::read_to_string(&err).unwrap())
+}
+
+#[test]
+fn a_program_past_its_timeout_is_stopped_and_what_it_reported_is_kept() {
+    let mut args = vec!["--timeout".to_string(), "0.5".into()];
+    args.extend(app("h100-sumMatrix-32x16-summary.jsonl", &["sleep", "6"]));
+    let (code, took, err) = stopped(&args);
     assert!(took < 4.0, "took {took:.1} s: {err}");
-    assert_eq!(status.code(), Some(128 + 15), "{err}");
+    assert_eq!(code, Some(128 + 15), "{err}");
     assert!(err.contains("Warning: the program ran past --timeout 0.5 s and was stopped"), "{err}");
     assert!(err.contains("sumMatrixOnGPU2D"), "the summary of what was recorded: {err}");
     // With child processes followed, warpscope waits for every one: the stand-in's `sleep` (its child)
     // is stopped with it, not waited for until it ends by itself.
     let mut args = vec!["--timeout".to_string(), "0.5".into(), "--profile-child-processes".into()];
     args.extend(app("h100-sumMatrix-32x16-summary.jsonl", &["sleep", "7.31"]));
-    let t0 = std::time::Instant::now();
-    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("warpscope"))
-        .env_remove("WARPSCOPE_BACKEND")
-        .env("WARPSCOPE_INJECTION", fixture("fake-app.sh"))
-        .env_remove("WARPSCOPE_NVPROF_KEEP")
-        .arg("nvprof")
-        .args(&args)
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err_file).unwrap())
-        .status()
-        .unwrap();
-    let took = t0.elapsed().as_secs_f64();
-    let err = std::fs::read_to_string(&err_file).unwrap();
+    let (code, took, err) = stopped(&args);
     assert!(took < 4.0, "took {took:.1} s: {err}");
-    assert_eq!(status.code(), Some(128 + 15), "{err}");
+    assert_eq!(code, Some(128 + 15), "{err}");
     let left = std::fs::read_dir("/proc").unwrap().filter_map(|e| {
         let cmd = std::fs::read(e.ok()?.path().join("cmdline")).ok()?;
         String::from_utf8_lossy(&cmd).contains("7.31").then_some(())
