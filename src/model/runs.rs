@@ -8,8 +8,8 @@ use crate::model::memory::{block_of, thread_of};
 use crate::spec::Dim3;
 
 /// Threads walked at least: whole blocks, consecutive in the order the block scheduler starts them
-/// (linear index, x fastest), from the start of the grid's middle row; two blocks at least, so that a run one
-/// block leaves short can be seen continued by the next.
+/// (linear index, x fastest), from the start of the grid's middle row; two blocks at least, so that a
+/// run one block leaves short can be seen continued by the next.
 pub const THREADS: u64 = 1024;
 
 /// Run lengths, bytes, of the sectors the walked blocks load and store; none where the runs are longer
@@ -50,7 +50,7 @@ pub fn dram_runs(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Runs {
                     AccessKind::Store => 1,
                     _ => continue,
                 };
-                // Buffers apart (as the memory model lays them out), 4-byte elements.
+                // Buffers far apart, indices in 4-byte elements.
                 let lo = ((a.buffer as u64 + 1) << 40) + a.index * 4;
                 let hi = lo + (a.bytes as u64).max(1) - 1;
                 sectors[dir].extend(lo / 32..=hi / 32);

@@ -463,7 +463,7 @@ mod tests {
         let f = &t.figures;
         assert_eq!(f.run_efficiency_of(&[], true), 1.0);
         assert!((f.run_efficiency_of(&[64; 10], true) - 0.55).abs() < 1e-12);
-        // Half-way between 32 and 64 bytes in log (45.25 bytes): 0.5 + 0.3 x 0.5 = 0.65 for reads.
+        // 45 bytes, 0.49 of the way from 32 to 64 in log: 0.5 + 0.3 x 0.49 for reads.
         assert!((f.run_efficiency_of(&[45], false) - (0.5 + 0.3 * (45f64 / 32.0).ln() / 2f64.ln())).abs() < 1e-12);
         // Shorter than the shortest: its rate; as long as the longest or longer: full rate.
         assert!((f.run_efficiency_of(&[16], true) - 0.3).abs() < 1e-12);
