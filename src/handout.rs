@@ -84,6 +84,12 @@ impl Handout {
         }
     }
 
+    /// How many configurations are still to be handed out, where other devices share them; `None`
+    /// with one device (nobody waits for it at the end).
+    pub fn left_to_share(&self) -> Option<usize> {
+        (self.devices > 1).then(|| lock(&self.queue).left.len())
+    }
+
     /// The next configuration for a free device: its position in [`Handout::list`].
     pub fn next(&self) -> Option<usize> {
         lock(&self.queue).left.pop_front()

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use warpscope::{Error, Outcome, output};
 
 fn main() -> ExitCode {
+    output::started();
     // SIGPIPE stays ignored (Rust's default): a write to a closed pipe fails with EPIPE and ends the
     // command through `Error::BrokenPipe`, after what finished has been written where it was asked to go.
     // Returning from here ends the process, device threads included: a sweep that gave up on a hung

@@ -68,6 +68,19 @@ pub fn progress_line(line: &str) {
     }
 }
 
+/// When the process started (as near as `main` can tell: [`started`] is its first call).
+static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Marks the process's start, for [`since_start`]; later calls change nothing.
+pub fn started() {
+    START.get_or_init(std::time::Instant::now);
+}
+
+/// Seconds since [`started`] (since the first call, where `main` did not mark it).
+pub fn since_start() -> f64 {
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
+}
+
 /// A diagnostic line on standard error. A closed or full standard error loses the line and nothing
 /// else: the command's results never depend on it.
 pub fn note(line: &str) {

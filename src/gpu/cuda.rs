@@ -111,7 +111,14 @@ impl CudaBackend {
         if ordinal as i32 >= n {
             return Err(Error::usage(format!("no CUDA device {ordinal}: this machine has {n} (0..{})", n - 1)));
         }
-        let ctx = CudaContext::new(ordinal as usize).map_err(cu("cuDevicePrimaryCtxRetain"))?;
+        let ctx = {
+            // One context at a time: made at once on 2 x H100 both were ready 0.25-0.33 s after the
+            // driver's initialisation, one after the other 0.11 and 0.23 s after it, and both devices
+            // were set up 0.1-0.2 s sooner (docs/PERF-NOTES.md, 2026-11-26 evening).
+            static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+            let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+            CudaContext::new(ordinal as usize).map_err(cu("cuDevicePrimaryCtxRetain"))?
+        };
         // One stream, so cudarc's cross-stream event tracking only costs time.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();

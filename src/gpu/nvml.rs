@@ -24,9 +24,21 @@ pub struct NvmlInfo {
     pub power_limit_w: Option<f64>,
 }
 
+/// The process's NVML, initialised on first use and kept: `nvmlInit` takes tens of milliseconds, and
+/// was paid twice per device (its clocks, then its monitor). [`prepare`] starts it early.
+fn nvml() -> Option<&'static Nvml> {
+    static NVML: std::sync::OnceLock<Option<Nvml>> = std::sync::OnceLock::new();
+    NVML.get_or_init(|| Nvml::init().ok()).as_ref()
+}
+
+/// Initialises NVML now (on a thread of the caller's), so that the devices' opening finds it ready.
+pub fn prepare() {
+    let _ = nvml();
+}
+
 /// Queries the device at `pci_bus_id` (`00000000:19:00.0`); `None` without NVML.
 pub fn query(pci_bus_id: &str) -> Option<NvmlInfo> {
-    let nvml = Nvml::init().ok()?;
+    let nvml = nvml()?;
     let dev = nvml.device_by_pci_bus_id(pci_bus_id).ok()?;
     Some(NvmlInfo {
         driver: nvml.sys_driver_version().ok(),
@@ -50,14 +62,14 @@ const PERIOD: Duration = Duration::from_millis(5);
 
 /// An open NVML handle on one device.
 pub struct Monitor {
-    nvml: Nvml,
+    nvml: &'static Nvml,
     pci_bus_id: String,
 }
 
 impl Monitor {
     /// NVML on the device at `pci_bus_id`; `None` without NVML or that device.
     pub fn open(pci_bus_id: &str) -> Option<Self> {
-        let nvml = Nvml::init().ok()?;
+        let nvml = nvml()?;
         nvml.device_by_pci_bus_id(pci_bus_id).ok()?;
         Some(Monitor { nvml, pci_bus_id: pci_bus_id.to_string() })
     }

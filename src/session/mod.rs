@@ -62,6 +62,7 @@ impl Session {
     /// host's configurations not done before, and writes the report.
     pub fn run(&self) -> Result<Outcome> {
         let kernel = self.kernel.as_ref();
+        let _nvml = gpu::prepare(self.backend);
         let devices = self.devices.resolve(self.backend)?;
         // Resuming into the file resumed from (JSON Lines appended, a report rewritten whole) is the one
         // way an input may be an output.
@@ -140,6 +141,9 @@ impl Session {
             self.to.emit(&report)?;
         }
         self.visuals.emit(&report)?;
+        if self.to.verbose && !self.to.quiet {
+            note(&format!("results written at {:.2} s", output::since_start()));
+        }
         if let Some(signal) = signals::first() {
             note(&format!(
                 "interrupted: {ran} of {} configurations finished and kept{}",
@@ -194,27 +198,31 @@ impl Session {
             .collect();
         drop(tx);
         let mut reports: Vec<Option<Result<Report>>> = devices.iter().map(|_| None).collect();
+        let mut timeline = printer::Timeline::default();
         loop {
             match rx.recv_timeout(TICK) {
-                Ok((d, name, message)) => match message {
-                    Message::Opened(info) if devices.len() == 1 => {
-                        if let Ok(mut p) = printer.progress.lock() {
-                            p.partial.device = *info;
+                Ok((d, name, message)) => {
+                    timeline.saw(d, &message);
+                    match message {
+                        Message::Opened(info) if devices.len() == 1 => {
+                            if let Ok(mut p) = printer.progress.lock() {
+                                p.partial.device = *info;
+                            }
+                        }
+                        Message::Finished(report) => {
+                            let slot = devices
+                                .iter()
+                                .position(|&x| x == d)
+                                .ok_or_else(|| Error::internal("a report from an unknown device"))?;
+                            reports[slot] = Some(*report);
+                        }
+                        m => {
+                            if let Some(e) = m.event() {
+                                printer.event(d, &name, e);
+                            }
                         }
                     }
-                    Message::Finished(report) => {
-                        let slot = devices
-                            .iter()
-                            .position(|&x| x == d)
-                            .ok_or_else(|| Error::internal("a report from an unknown device"))?;
-                        reports[slot] = Some(*report);
-                    }
-                    m => {
-                        if let Some(e) = m.event() {
-                            printer.event(d, &name, e);
-                        }
-                    }
-                },
+                }
                 Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => {}
             }
@@ -224,6 +232,10 @@ impl Session {
             }
         }
         printer.bar.finish_and_clear();
+        if self.to.verbose && !self.to.quiet {
+            timeline.lines().iter().for_each(|l| note(l));
+            note(&format!("every device closed at {:.2} s", output::since_start()));
+        }
         // The sweep is over: --timeout no longer applies (writing and plotting may take their time).
         if let Ok(mut p) = printer.progress.lock() {
             p.last = None;

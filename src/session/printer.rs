@@ -136,11 +136,78 @@ impl Printer<'_> {
             Event::NoCounters(why) => note(&format!("warning: measured metrics unavailable: {why}; showing estimates")),
             Event::Warning(why) => note(&format!("warning: {why}")),
             Event::Phase(phase) => {
-                if to.verbose && !to.quiet {
+                if to.verbose && !to.quiet && multi {
+                    note(&format!("device {device}: {phase}"));
+                } else if to.verbose && !to.quiet {
                     note(&phase.to_string());
                 }
             }
         });
+    }
+}
+
+/// When each device reached each stage of its sweep, in seconds since the process started: what
+/// `--verbose` shows at the end, so that the fixed part of a sweep (opening, set-up, tear-down) can be
+/// told from the work, device by device.
+#[derive(Default)]
+pub(super) struct Timeline(Vec<(u32, Stages)>);
+
+#[derive(Default)]
+struct Stages {
+    opened: Option<f64>,
+    set_up: Option<f64>,
+    first: Option<f64>,
+    last: Option<f64>,
+    records: usize,
+    finished: Option<f64>,
+}
+
+impl Timeline {
+    /// Notes the time `message` from `device` arrived.
+    pub fn saw(&mut self, device: u32, message: &Message) {
+        let now = output::since_start();
+        let at = match self.0.iter().position(|(d, _)| *d == device) {
+            Some(at) => at,
+            None => {
+                self.0.push((device, Stages::default()));
+                self.0.len() - 1
+            }
+        };
+        let s = &mut self.0[at].1;
+        match message {
+            Message::Opened(_) => s.opened = Some(now),
+            Message::Baseline(_) => s.set_up = Some(now),
+            Message::Record(_) => {
+                s.first.get_or_insert(now);
+                s.last = Some(now);
+                s.records += 1;
+            }
+            Message::Finished(_) => s.finished = Some(now),
+            _ => {}
+        }
+    }
+
+    /// One line per device: `device 0: open at 0.41 s, set up at 0.93 s, 32 records 0.95-3.40 s,
+    /// done at 3.41 s`.
+    pub fn lines(&self) -> Vec<String> {
+        let at = |t: Option<f64>| t.map_or("-".to_string(), |t| format!("{t:.2} s"));
+        self.0
+            .iter()
+            .map(|(d, s)| {
+                let records = match (s.first, s.last) {
+                    (Some(a), Some(b)) => {
+                        format!("{} record{} {a:.2}-{b:.2} s", s.records, if s.records == 1 { "" } else { "s" })
+                    }
+                    _ => "no records".to_string(),
+                };
+                format!(
+                    "device {d}: open at {}, set up at {}, {records}, done at {} (since the process started)",
+                    at(s.opened),
+                    at(s.set_up),
+                    at(s.finished)
+                )
+            })
+            .collect()
     }
 }
 
@@ -188,5 +255,38 @@ impl Message {
             Message::Warning(w) => Event::Warning(w.clone()),
             Message::Opened(_) | Message::Finished(_) => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Status;
+    use crate::spec::Dim3;
+
+    #[test]
+    fn the_timeline_gives_each_device_its_stages_in_the_order_they_came() {
+        let mut t = Timeline::default();
+        let record =
+            || Message::Record(Box::new(Record::new("k", "p", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), Status::Ok)));
+        let metric =
+            Metric { name: "m".into(), value: 1.0, unit: "GB/s".into(), source: crate::record::Source::Measured };
+        t.saw(1, &Message::Opened(Box::new(crate::gpu::DeviceInfo::unknown())));
+        t.saw(0, &Message::Warning("seen, not timed".into()));
+        t.saw(1, &Message::Baseline(metric));
+        t.saw(1, &record());
+        t.saw(1, &record());
+        t.saw(1, &Message::Finished(Box::new(Err(crate::Error::internal("x")))));
+        let lines = t.lines();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with("device 1: open at "), "{}", lines[0]);
+        assert!(lines[0].contains(", set up at ") && lines[0].contains(" s, 2 records "), "{}", lines[0]);
+        let times: Vec<f64> =
+            lines[0].split(|c: char| !(c.is_ascii_digit() || c == '.')).filter_map(|w| w.parse().ok()).collect();
+        // The device, open, set up, the records' count, first and last record, done: the times in order.
+        assert_eq!(times.len(), 7, "{times:?}");
+        let order = [times[1], times[2], times[4], times[5], times[6]];
+        assert!(order.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+        assert_eq!(lines[1], "device 0: open at -, set up at -, no records, done at - (since the process started)");
     }
 }
