@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags, CUfunction_attribute as FnAttr, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
     PinnedHostSlice, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
@@ -286,10 +286,29 @@ fn upload_staged(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>, host: &[f32])
     // SAFETY: each staging buffer is filled before it is copied from.
     let pinned = || unsafe { ctx.alloc_pinned::<f32>(STAGE) }.map_err(cu("cuMemHostAlloc"));
     let mut stages = [pinned()?, pinned()?];
+    let copied = copy_through(stream, host, &mut stages, &mut dst);
+    // Whatever happened, no copy may still read a staging buffer when it is freed.
+    let synced = stream.synchronize().map_err(cu("cuMemcpyHtoDAsync"));
+    copied.and(synced)?;
+    Ok(dst)
+}
+
+/// The copies of [`upload_staged`], queued on `stream`.
+fn copy_through(
+    stream: &Arc<CudaStream>,
+    host: &[f32],
+    stages: &mut [PinnedHostSlice<f32>; 2],
+    dst: &mut CudaSlice<f32>,
+) -> Result<()> {
+    // When the copy that last read each staging buffer is done. Kept here: with one stream and event
+    // tracking off, cudarc records none for page-locked buffers, and `as_mut_slice` would not wait.
+    let mut copied: [Option<CudaEvent>; 2] = [None, None];
     let whole = host.len() / STAGE * STAGE;
     for (i, chunk) in host[..whole].chunks(STAGE).enumerate() {
+        if let Some(done) = &copied[i % 2] {
+            done.synchronize().map_err(cu("cuEventSynchronize"))?;
+        }
         let stage = &mut stages[i % 2];
-        // Waits for the copy that last read this staging buffer (its event).
         let fill = stage.as_mut_slice().map_err(cu("cuEventSynchronize"))?;
         let part = STAGE.div_ceil(FILLERS);
         std::thread::scope(|s| {
@@ -299,13 +318,13 @@ fn upload_staged(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>, host: &[f32])
         });
         let mut view = dst.slice_mut(i * STAGE..(i + 1) * STAGE);
         stream.memcpy_htod(stage, &mut view).map_err(cu("cuMemcpyHtoDAsync"))?;
+        copied[i % 2] = Some(stream.record_event(None).map_err(cu("cuEventRecord"))?);
     }
     if whole < host.len() {
         let mut view = dst.slice_mut(whole..);
         stream.memcpy_htod(&host[whole..], &mut view).map_err(cu("cuMemcpyHtoD"))?;
     }
-    stream.synchronize().map_err(cu("cuMemcpyHtoDAsync"))?;
-    Ok(dst)
+    Ok(())
 }
 
 /// Threads that fill a staging buffer of [`upload_staged`].
