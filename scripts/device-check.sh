@@ -35,6 +35,9 @@ step devices   "$bin" devices
 # The time model's figures measured on this device (every microbenchmark, the run and in-flight tables).
 step calibrate "$bin" devices --calibrate
 step selftest  "$bin" selftest
+# A reference that is not a whole number of the 16 MiB staging buffers it reaches the GPU through
+# (src/gpu/cuda.rs upload_staged): 256,016,000 outputs, the last 163,456 copied on their own.
+step staging   "$bin" sweep sum-matrix --nx 16000 --ny 16001 --bx 32,64 --by 2 -v -o "$out/staging.json" --format json
 # The seed's sweeps: the first with 4 shapes, the second and third as one cartesian sweep (12 shapes,
 # (256,8) invalid), then the seed's one-line run.
 # The whole seed sweep in one process, for its wall time (setup and verification included): source 001's
@@ -198,6 +201,15 @@ for rec in r["records"]:
 PY
 done
 grep -E "^selftest:" "$out/selftest.log"
+python3 - "$out/staging.json" <<'PY'
+import json, os, sys
+if os.path.exists(sys.argv[1]):
+    r = json.load(open(sys.argv[1]))["records"]
+    v = [x["verification"] or {} for x in r]
+    ok = sum(1 for x in r if x["status"] == "ok")
+    bad = sum(x.get("mismatches", 0) for x in v)
+    print(f"staging: {ok} of {len(r)} verified, {bad} mismatches in {sum(x.get('checked', 0) for x in v)} elements")
+PY
 for f in "$out"/kf-*.log; do
   n=$(basename "$f" .log)
   printf '%-22s %s (%ss)\n' "$n" "$(grep -m1 '^checked' "$f" | cut -c1-110)" "$(cat "$out/$n.wall")"
