@@ -135,13 +135,11 @@ impl Printer<'_> {
             }
             Event::NoCounters(why) => note(&format!("warning: measured metrics unavailable: {why}; showing estimates")),
             Event::Warning(why) => note(&format!("warning: {why}")),
-            Event::Phase(phase) => {
-                if to.verbose && !to.quiet && multi {
-                    note(&format!("device {device}: {phase}"));
-                } else if to.verbose && !to.quiet {
-                    note(&phase.to_string());
-                }
-            }
+            Event::Phase(phase) if to.verbose && !to.quiet => match multi {
+                true => note(&format!("device {device}: {phase}")),
+                false => note(&phase.to_string()),
+            },
+            Event::Phase(_) => {}
         });
     }
 }
