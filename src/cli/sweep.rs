@@ -88,8 +88,8 @@ pub struct SweepArgs {
         "Timed launches per configuration"
     ))]
     iters: u32,
-    /// Flush L2 before every timed launch (a scratch buffer of twice the L2 is overwritten outside the
-    /// timed events): cold-cache times instead of warm ones.
+    /// Flush L2 before every timed launch (a scratch buffer of twice the L2 is read outside the timed
+    /// events, leaving L2 clean): cold-cache times instead of warm ones.
     #[arg(long)]
     cold: bool,
     #[arg(long, value_name = "PCT", conflicts_with = "iters", value_parser = ranges::NOISE_PCT.parser(),

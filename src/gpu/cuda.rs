@@ -46,14 +46,46 @@ pub struct CudaBackend {
     info: DeviceInfo,
     modules: HashMap<String, Arc<CudaModule>>,
     current: Option<Current>,
-    /// `--cold`: the buffer written before each timed launch to evict L2 (allocated on first use).
-    flush: Option<CudaSlice<u32>>,
+    /// `--cold`: the buffer read before each timed launch to evict L2 (allocated on first use).
+    flush: Option<L2Flush>,
     /// NVML on this device, sampling while configurations are timed.
     monitor: Option<nvml::Monitor>,
     /// What the monitor saw during the last timing.
     conditions: Option<crate::record::Conditions>,
     /// A user's kernel and its buffers (kernel files).
     user: user::UserState,
+}
+
+/// Evicts L2 by reading a zeroed buffer of twice its size (calibrate.cu's calRead). Reading, not
+/// writing: a memset would leave L2 full of dirty lines that the next, timed kernel has to write back
+/// (up to 10 us more for a read of 200 MB on an H100: docs/MODEL.md section 14).
+struct L2Flush {
+    buf: CudaSlice<u32>,
+    read: CudaFunction,
+    blocks: u32,
+}
+
+impl L2Flush {
+    fn new(backend: &mut CudaBackend) -> Result<Self> {
+        let read = backend
+            .module(Module::Embedded("calibrate"))?
+            .load_function("calRead")
+            .map_err(cu("cuModuleGetFunction(calRead)"))?;
+        let words = ((2 * backend.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20) / 4) & !3;
+        let buf = backend.stream.alloc_zeros::<u32>(words).map_err(cu("cuMemAlloc"))?;
+        Ok(L2Flush { buf, read, blocks: backend.info.sms.unwrap_or(1).max(1) * 8 })
+    }
+
+    /// Queues the read on `stream`.
+    fn run(&self, stream: &CudaStream) -> Result<()> {
+        let (n4, passes) = ((self.buf.len() / 4) as i32, 1i32);
+        let mut b = stream.launch_builder(&self.read);
+        // The zeroed buffer is also calRead's `out`: it writes only where the sum is 1234.5, never.
+        b.arg(&self.buf).arg(&n4).arg(&passes).arg(&self.buf);
+        let cfg = LaunchConfig { grid_dim: (self.blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: calRead(const float4*, int n4, int, float*) reads n4 float4 of a buffer of 4 x n4 words.
+        unsafe { b.launch(cfg) }.map(|_| ()).map_err(cu("calRead (L2 flush)"))
+    }
 }
 
 /// The loaded kernel and its device buffers.
@@ -210,13 +242,13 @@ impl CudaBackend {
     }
 
     /// Times `op` `iters` times with a pair of events each, after `warmup` untimed runs; with `flush`,
-    /// that buffer is overwritten before each timed run (outside its events), evicting L2.
+    /// L2 is evicted before each timed run (outside its events).
     fn time_with(
         &self,
         warmup: u32,
         iters: u32,
         what: &str,
-        flush: Option<&CudaSlice<u32>>,
+        flush: Option<&L2Flush>,
         op: impl Fn() -> Result<()>,
     ) -> Result<Vec<f64>> {
         for _ in 0..warmup {
@@ -225,13 +257,9 @@ impl CudaBackend {
         self.sync(what)?;
         let event = || self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(cu("cuEventCreate"));
         let pairs: Vec<_> = (0..iters).map(|_| Ok((event()?, event()?))).collect::<Result<_>>()?;
-        for (i, (start, end)) in pairs.iter().enumerate() {
-            if let Some(buf) = flush {
-                let (ptr, _guard) = buf.device_ptr(&self.stream);
-                // SAFETY: a live allocation of `buf.len()` u32 words.
-                unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, i as u32, buf.len(), self.stream.cu_stream()) }
-                    .result()
-                    .map_err(cu("cuMemsetD32Async"))?;
+        for (start, end) in &pairs {
+            if let Some(f) = flush {
+                f.run(&self.stream)?;
             }
             start.record(&self.stream).map_err(cu("cuEventRecord"))?;
             op()?;
@@ -700,10 +728,8 @@ impl Backend for CudaBackend {
         let entry = self.current()?.entry.clone();
         let call = format!("cuLaunchKernel({entry})");
         if cold && self.flush.is_none() {
-            // One scratch buffer of twice the L2, allocated on first use and kept.
-            let words = (2 * self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20) / 4;
-            // SAFETY: only ever written by cuMemsetD32.
-            self.flush = Some(unsafe { self.stream.alloc::<u32>(words) }.map_err(cu("cuMemAlloc"))?);
+            // One buffer of twice the L2, allocated on first use and kept.
+            self.flush = Some(L2Flush::new(self)?);
         }
         let flush = if cold { self.flush.as_ref() } else { None };
         let run = || self.time_with(warmup, iters, &entry, flush, || self.launch_once(launch).map_err(cu(&call)));
@@ -807,7 +833,7 @@ impl Backend for CudaBackend {
             // SAFETY: calChainInit(unsigned*, unsigned n, unsigned) writes n words of a buffer of n.
             unsafe { b.launch(cfg(sms * 8, 256)) }.map_err(cu("calChainInit"))?;
         }
-        let flush = unsafe { stream.alloc::<u32>(2 * l2 / 4) }.map_err(cu("cuMemAlloc"))?;
+        let flush = L2Flush::new(self)?;
         let chase_steps = 2048i32;
         let start = 0u32;
         let out_word = unsafe { stream.alloc::<u32>(1) }.map_err(cu("cuMemAlloc"))?;
@@ -822,7 +848,8 @@ impl Backend for CudaBackend {
         )?;
         drop(next);
 
-        // DRAM read bandwidth: a buffer of 4 x L2 read once, L2 flushed before each run.
+        // DRAM read bandwidth: half a buffer of 4 x L2 and all of it read once, L2 flushed before each run
+        // (the rate between the two leaves out the launch and the first and last loads' latency).
         let arrays: Vec<CudaSlice<u32>> = (0..2)
             .map(|_| unsafe { stream.alloc::<u32>(stream_elems) }.map_err(cu("cuMemAlloc")))
             .collect::<Result<_>>()?;
@@ -830,7 +857,7 @@ impl Backend for CudaBackend {
             zero(a)?;
         }
         // `n4` float4 from the start of the first array, `passes` times, by 8 blocks of 256 per SM.
-        let time_read = |kernel: &CudaFunction, n4: i32, passes: i32, flush: Option<&CudaSlice<u32>>| {
+        let time_read = |kernel: &CudaFunction, n4: i32, passes: i32, flush: Option<&L2Flush>| {
             let times = self.time_with(1, 5, "calRead", flush, || {
                 let mut b = stream.launch_builder(kernel);
                 b.arg(&arrays[0]).arg(&n4).arg(&passes).arg(&sink);
@@ -840,25 +867,31 @@ impl Backend for CudaBackend {
             median(times, "calRead")
         };
         let all_n4 = (stream_elems / 4) as i32;
+        let dram_read_half_ms = time_read(&read, all_n4 / 2, 1, Some(&flush))?;
         let dram_read_ms = time_read(&read, all_n4, 1, Some(&flush))?;
         let dram_read_bytes = all_n4 as f64 * 16.0;
         // DRAM reads against the bytes in flight: 1 to 64 warps per SM (one block of them per SM, two of
-        // 1024 threads for 64), each warp one 512-byte load in flight, 2 x L2 read once, L2 flushed.
-        let inflight_n4 = (all_n4 / 2).max(1);
+        // 1024 threads for 64), each warp one 512-byte load in flight, 2 and 4 x L2 read once, L2 flushed.
         let mut inflight = Vec::new();
         for warps in [1u32, 2, 4, 8, 16, 32, 64] {
             let (blocks, threads) = if warps <= 32 { (sms, 32 * warps) } else { (sms * warps / 32, 1024) };
-            let times = self.time_with(1, 3, "calInflight", Some(&flush), || {
-                let mut b = stream.launch_builder(&inflight_read);
-                b.arg(&arrays[0]).arg(&inflight_n4).arg(&sink);
-                // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array; writes at most one float per
-                // thread of the grid (at most sms x 2048 <= the sink's length).
-                unsafe { b.launch(cfg(blocks, threads)) }.map(|_| ()).map_err(cu("calInflight"))
-            })?;
+            let time_inflight = |n4: i32| {
+                let times = self.time_with(1, 3, "calInflight", Some(&flush), || {
+                    let mut b = stream.launch_builder(&inflight_read);
+                    b.arg(&arrays[0]).arg(&n4).arg(&sink);
+                    // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array; writes at most one float
+                    // per thread of the grid (at most sms x 2048 <= the sink's length).
+                    unsafe { b.launch(cfg(blocks, threads)) }.map(|_| ()).map_err(cu("calInflight"))
+                })?;
+                median(times, "calInflight")
+            };
+            let half_n4 = (all_n4 / 2).max(1);
             inflight.push(InflightRun {
                 bytes_per_sm: warps as f64 * 512.0,
-                bytes: inflight_n4 as f64 * 16.0,
-                ms: median(times, "calInflight")?,
+                bytes: half_n4 as f64 * 16.0,
+                ms: time_inflight(half_n4)?,
+                more_bytes: all_n4 as f64 * 16.0,
+                more_ms: time_inflight(all_n4)?,
             });
         }
         // DRAM in short runs: the largest power of two of words of the first array read and written in
@@ -950,6 +983,7 @@ impl Backend for CudaBackend {
             chase_ms,
             dram_read_bytes,
             dram_read_ms,
+            dram_read_half_ms,
             inflight,
             runs,
             l2_bytes,

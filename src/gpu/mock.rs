@@ -358,8 +358,10 @@ impl Backend for MockBackend {
             empty_ms: MOCK_LAUNCH_MS + 0.1,
             chase_steps: 2048,
             chase_ms: 2048.0 * 600e-6,
+            // Each read pays the launch; the rate between the half and the whole is the mock's.
             dram_read_bytes: 1e9,
-            dram_read_ms: 1e9 / (MOCK_GBS * 1e9) * 1e3,
+            dram_read_ms: MOCK_LAUNCH_MS + 1e9 / (MOCK_GBS * 1e9) * 1e3,
+            dram_read_half_ms: MOCK_LAUNCH_MS + 0.5e9 / (MOCK_GBS * 1e9) * 1e3,
             // Little's law at the 600 ns latency, up to the mock's bandwidth.
             inflight: [1.0f64, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
                 .iter()
@@ -368,7 +370,9 @@ impl Backend for MockBackend {
                     crate::model::calibration::InflightRun {
                         bytes_per_sm: w * 512.0,
                         bytes: 1e8,
-                        ms: 1e8 / (gbs * 1e9) * 1e3,
+                        ms: MOCK_LAUNCH_MS + 1e8 / (gbs * 1e9) * 1e3,
+                        more_bytes: 2e8,
+                        more_ms: MOCK_LAUNCH_MS + 2e8 / (gbs * 1e9) * 1e3,
                     }
                 })
                 .collect(),

@@ -27,6 +27,9 @@ pub struct Measurements {
     pub dram_read_bytes: f64,
     /// Time of that read.
     pub dram_read_ms: f64,
+    /// Time of calRead over the first half of the buffer (0 in calibrations made before it was measured).
+    #[serde(default)]
+    pub dram_read_half_ms: f64,
     /// Bytes calL2Read loaded re-reading a quarter of L2 past L1, and its time.
     pub l2_bytes: f64,
     /// Time of that read.
@@ -59,7 +62,8 @@ pub struct Measurements {
     pub wall_ms: f64,
 }
 
-/// One run of calInflight: `bytes` read from DRAM in `ms` with `bytes_per_sm` in flight on every SM.
+/// One run of calInflight: `bytes` read from DRAM in `ms`, and `more_bytes` in `more_ms`, with
+/// `bytes_per_sm` in flight on every SM.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InflightRun {
     /// Bytes in flight per SM (warps per SM x 512).
@@ -68,6 +72,12 @@ pub struct InflightRun {
     pub bytes: f64,
     /// Time of the run.
     pub ms: f64,
+    /// Bytes of the longer run (0 in calibrations made before it was measured).
+    #[serde(default)]
+    pub more_bytes: f64,
+    /// Time of the longer run.
+    #[serde(default)]
+    pub more_ms: f64,
 }
 
 /// One pass of calRuns: `bytes` read (or written) in runs of `run_bytes`, in `ms`.
@@ -108,7 +118,9 @@ fn run_efficiency(passes: &[RunsPass], per_s: impl Fn(f64, f64) -> f64) -> Vec<[
 /// - launch overhead is the empty kernel's time. Every other microbenchmark's time less one launch
 ///   is its work's (the time model adds the launch back to every prediction); a time less than twice
 ///   the launch is halved instead, so that a figure never comes from noise around the launch;
-/// - bandwidths are bytes over that time; the block rate is the empty blocks per SM over it; L2's
+/// - bandwidths are bytes over that time; DRAM's read bandwidth, and each point of the read curve, is
+///   the rate between two lengths of the same read (the extra bytes over the extra time), so that
+///   neither the launch nor the ramp at either end counts (docs/MODEL.md section 14); the block rate is the empty blocks per SM over it; L2's
 ///   input rate counts two cycles per store of calPartialStore (a line request and its one sector);
 /// - the DRAM latency is the chase's time per step;
 /// - the read curve is calInflight's bandwidth at each number of bytes in flight per SM;
@@ -118,14 +130,26 @@ fn run_efficiency(passes: &[RunsPass], per_s: impl Fn(f64, f64) -> f64) -> Vec<[
 pub fn figures(m: &Measurements, source: String) -> Figures {
     let work_s = |ms: f64| (ms - m.launch_ms).max(ms * 0.5) * 1e-3;
     let per_s = |bytes: f64, ms: f64| if ms > 0.0 { bytes / work_s(ms) } else { 0.0 };
+    // Between two lengths of a read, when both were measured and the longer took longer.
+    let between = |bytes: f64, ms: f64, more_bytes: f64, more_ms: f64| {
+        if more_bytes > bytes && more_ms > ms && ms > 0.0 {
+            (more_bytes - bytes) / ((more_ms - ms) * 1e-3)
+        } else {
+            per_s(bytes.max(more_bytes), if more_bytes > bytes { more_ms } else { ms })
+        }
+    };
     let sms = m.sms.max(1) as f64;
     let clock = m.clock_mhz.max(1) as f64 * 1e6;
     let block_secs = work_s(m.empty_ms);
     Figures {
         copy_gbs: if m.copy_ms > 0.0 { m.copy_bytes / (m.copy_ms * 1e-3) / 1e9 } else { 0.0 },
-        read_gbs: per_s(m.dram_read_bytes, m.dram_read_ms) / 1e9,
+        read_gbs: between(m.dram_read_bytes / 2.0, m.dram_read_half_ms, m.dram_read_bytes, m.dram_read_ms) / 1e9,
         dram_latency_ns: if m.chase_steps > 0 { work_s(m.chase_ms) * 1e9 / m.chase_steps as f64 } else { 0.0 },
-        read_curve: m.inflight.iter().map(|r| [r.bytes_per_sm, per_s(r.bytes, r.ms) / 1e9]).collect(),
+        read_curve: m
+            .inflight
+            .iter()
+            .map(|r| [r.bytes_per_sm, between(r.bytes, r.ms, r.more_bytes, r.more_ms) / 1e9])
+            .collect(),
         run_efficiency: run_efficiency(&m.runs, per_s),
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
         // Each store is a line request carrying one sector: two cycles of L2's input port.
@@ -178,9 +202,11 @@ mod tests {
             // 1000 dependent loads in 0.5 ms: 500 ns each.
             chase_steps: 1000,
             chase_ms: 0.502,
-            // 3 GB in 1 ms = 3000 GB/s.
+            // DRAM reads also pay a ramp (here 0.010 ms) that the rate between two lengths leaves out:
+            // 3 GB in 1.012 ms and 1.5 GB in 0.512 ms: 1.5 GB more in 0.5 ms more = 3000 GB/s.
             dram_read_bytes: 3e9,
-            dram_read_ms: 1.002,
+            dram_read_ms: 1.012,
+            dram_read_half_ms: 0.512,
             // 1 GB in 1 ms = 1000 GB/s.
             l2_bytes: 1e9,
             l2_ms: 1.002,
@@ -192,10 +218,10 @@ mod tests {
             // 3.2e7 stores in 1 ms, each a request and a sector: 64 input cycles per ns.
             partial_stores: 3.2e7,
             partial_ms: 1.002,
-            // 0.2 GB in 1 ms with 512 bytes in flight per SM = 200 GB/s; 0.8 GB = 800 GB/s with 2048.
+            // With 512 bytes in flight per SM, 0.2 GB more in 1 ms more = 200 GB/s; with 2048, 800 GB/s.
             inflight: vec![
-                InflightRun { bytes_per_sm: 512.0, bytes: 0.2e9, ms: 1.002 },
-                InflightRun { bytes_per_sm: 2048.0, bytes: 0.8e9, ms: 1.002 },
+                InflightRun { bytes_per_sm: 512.0, bytes: 0.2e9, ms: 1.01, more_bytes: 0.4e9, more_ms: 2.01 },
+                InflightRun { bytes_per_sm: 2048.0, bytes: 0.8e9, ms: 1.01, more_bytes: 1.6e9, more_ms: 2.01 },
             ],
             // Runs of 64 bytes: read 0.8 GB and written 0.5 GB in 1 ms; the contiguous passes 1 GB each:
             // efficiencies 0.8 and 0.5.
@@ -229,6 +255,17 @@ mod tests {
         // counts as 0.0015 ms.
         let short = figures(&Measurements { l2_ms: 0.003, ..m.clone() }, "test".into());
         assert!((short.l2_gbs - 1e9 / 0.0015e-3 / 1e9).abs() < 1e-6, "{}", short.l2_gbs);
+        // A calibration from before the second lengths were measured: the whole read less the launch.
+        let old = figures(
+            &Measurements {
+                dram_read_half_ms: 0.0,
+                inflight: vec![InflightRun { more_bytes: 0.0, more_ms: 0.0, ..m.inflight[0].clone() }],
+                ..m.clone()
+            },
+            "test".into(),
+        );
+        assert!((old.read_gbs - 3e9 / 1.010e-3 / 1e9).abs() < 1e-6, "{}", old.read_gbs);
+        assert!((old.read_curve[0][1] - 0.2e9 / 1.008e-3 / 1e9).abs() < 1e-6, "{:?}", old.read_curve);
         let no_run = Figures { read_curve: vec![[512.0, 0.0]], ..f.clone() };
         assert_eq!(check(&no_run).unwrap_err(), "calibration gave a DRAM read bandwidth in flight of 0");
         let bad = Figures { l2_gbs: f64::NAN, ..f };

@@ -105,7 +105,7 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
     let m = &c.measurements;
     let rows: Vec<(&str, String, &str)> = vec![
         ("copy bandwidth", format!("{:.0} GB/s", f.copy_gbs), "device-to-device cuMemcpy, bytes read + written"),
-        ("DRAM read bandwidth", format!("{:.0} GB/s", f.read_gbs), "calRead: 4 x L2 read once"),
+        ("DRAM read bandwidth", format!("{:.0} GB/s", f.read_gbs), "calRead: 2 and 4 x L2 once, the rate between"),
         ("DRAM latency", format!("{:.0} ns", f.dram_latency_ns), "calChase: one thread, dependent loads 1 MiB apart"),
         ("DRAM read in flight", in_flight(f), "calInflight: KiB in flight per SM: GB/s"),
         ("DRAM runs", runs(f), "calRuns: bytes per run: reads, writes over a contiguous pass"),
