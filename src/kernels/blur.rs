@@ -602,25 +602,45 @@ impl Kernel for Blur {
                 }
             }
             Stage::RgV | Stage::RgH | Stage::RgVSeg => {
-                // One line per thread: every sample is loaded twice and stored twice (both recursions).
+                // One line per thread, as `deriche` (kernels/blur.cu) runs it: the causal pass loads
+                // in[from..hi] (and its first sample once more before the loop) and stores out[lo..hi]; the
+                // anti-causal pass loads in[lo..to] backwards (and its first sample before the loop) and
+                // adds to out[lo..hi], a load and a store. The segments' warm-up reaches `warm` samples
+                // past each end of the segment (none at the ends of the column).
                 let line =
                     if self.stage == Stage::RgVSeg { x } else { t.block.x as i64 * t.dim.x as i64 + t.thread.x as i64 };
                 if line >= self.lines() as i64 {
                     return;
                 }
-                let (lo, hi) = if self.stage == Stage::RgVSeg {
+                let n = if self.stage == Stage::RgH { w as i64 } else { h as i64 };
+                let (from, lo, hi, to) = if self.stage == Stage::RgVSeg {
                     let lo = y * self.seg as i64;
-                    if lo >= h as i64 {
+                    if lo >= n {
                         return;
                     }
-                    (lo, (lo + self.seg as i64).min(h as i64))
+                    let hi = (lo + self.seg as i64).min(n);
+                    let from = if lo == 0 { 0 } else { lo - self.warm as i64 };
+                    (from, lo, hi, if hi == n { hi } else { (hi + self.warm as i64).min(n) })
                 } else {
-                    (0, if self.stage == Stage::RgH { w as i64 } else { h as i64 })
+                    (0, 0, n, n)
                 };
                 let at = |i: i64| if self.stage == Stage::RgH { idx(i, line) } else { idx(line, i) };
-                for (k, i) in (lo..hi).enumerate() {
-                    out.push(Access::load(2 * k, 0, at(i), 4));
-                    out.push(Access::store(2 * k + 1, 1, at(i), 4));
+                let mut insn = 0..;
+                let mut next = || insn.next().unwrap_or(0);
+                out.push(Access::load(next(), 0, at(from), 4));
+                for i in from..hi {
+                    out.push(Access::load(next(), 0, at(i), 4));
+                    if i >= lo {
+                        out.push(Access::store(next(), 1, at(i), 4));
+                    }
+                }
+                out.push(Access::load(next(), 0, at(to - 1), 4));
+                for i in (lo..to).rev() {
+                    out.push(Access::load(next(), 0, at(i), 4));
+                    if i < hi {
+                        out.push(Access::load(next(), 1, at(i), 4));
+                        out.push(Access::store(next(), 1, at(i), 4));
+                    }
                 }
             }
         }
