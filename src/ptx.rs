@@ -131,14 +131,19 @@ impl Mix {
     }
 }
 
+/// An instruction without its guard predicate (`@%p1 bra ...` -> `bra ...`).
+fn unguarded(line: &str) -> &str {
+    let l = line.trim();
+    if l.starts_with('@') { l.split_once(char::is_whitespace).map_or(l, |(_, rest)| rest.trim()) } else { l }
+}
+
 /// The pipe of one executed PTX line and how many SASS instructions it stands for, about.
 pub fn classify(line: &str) -> Option<(Pipe, f64)> {
     if !executes(line) {
         return None;
     }
-    let l = line.trim();
     // A guard predicate (`@%p1 bra ...`) does not change the pipe.
-    let l = if l.starts_with('@') { l.split_once(char::is_whitespace).map_or(l, |(_, rest)| rest.trim()) } else { l };
+    let l = unguarded(line);
     let op = l.split(|c: char| c.is_whitespace()).next().unwrap_or("");
     let head = op.split('.').next().unwrap_or("");
     let wide = [".s64", ".u64", ".b64"].iter().any(|t| op.ends_with(t));
@@ -219,6 +224,16 @@ pub fn setup_mix(name: &str, entry: &str, n: usize) -> Option<Mix> {
     Some(mix_of(&lines[..=end]))
 }
 
+/// Whether `entry` has a barrier after which, in program order, it loads nothing from global memory:
+/// its warps then leave a block together (what follows is the same short tail for every warp), not
+/// one memory round trip apart. `None` for an entry that is not in the module.
+pub fn leaves_together(name: &str, entry: &str) -> Option<bool> {
+    let lines = body(name, entry)?;
+    let ops: Vec<&str> = lines.iter().map(|l| unguarded(l)).collect();
+    let last = ops.iter().rposition(|l| l.starts_with("bar.sync") || l.starts_with("barrier.sync"));
+    Some(last.is_some_and(|b| !ops[b..].iter().any(|l| l.starts_with("ld.global"))))
+}
+
 /// The instruction mix per multiply-add of `entry`'s hot loop: of the innermost loops (a label, a
 /// later branch back to it, no loop inside) with multiply-adds, the one that also loads (from global
 /// or shared memory) with the most multiply-adds, or else the one with the most. `None` without such
@@ -278,6 +293,17 @@ mod tests {
         assert!(setup.mem < all.mem && setup.total() < all.total());
         assert!(setup_mix("blur", "blurRows", 3).is_none(), "blurRows has two barriers");
         assert!(setup_mix("sum_matrix", "sumMatrixOnGPU2D", 1).is_none());
+    }
+
+    #[test]
+    fn warps_leave_together_after_a_last_barrier_with_no_global_load() {
+        // A tile through shared memory: loads, barrier, stores (kernels/transpose.cu, kernels/blur.cu).
+        assert_eq!(leaves_together("transpose", "transposeShared"), Some(true));
+        assert_eq!(leaves_together("blur", "blurRowsTiled"), Some(true));
+        // The blurs' set-up barrier comes before the taps loop's global loads; sumMatrix has no barrier.
+        assert_eq!(leaves_together("blur", "blurDirect"), Some(false));
+        assert_eq!(leaves_together("sum_matrix", "sumMatrixOnGPU2D"), Some(false));
+        assert_eq!(leaves_together("sum_matrix", "noSuchEntry"), None);
     }
 
     #[test]

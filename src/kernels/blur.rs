@@ -602,11 +602,12 @@ impl Kernel for Blur {
                 }
             }
             Stage::RgV | Stage::RgH | Stage::RgVSeg => {
-                // One line per thread, as `deriche` (kernels/blur.cu) runs it: the causal pass loads
-                // in[from..hi] (and its first sample once more before the loop) and stores out[lo..hi]; the
-                // anti-causal pass loads in[lo..to] backwards (and its first sample before the loop) and
-                // adds to out[lo..hi], a load and a store. The segments' warm-up reaches `warm` samples
-                // past each end of the segment (none at the ends of the column).
+                // One line per thread, as kernels/blur.cu runs it: the causal pass loads in[from..hi] (and
+                // its first sample once more before the loop), the anti-causal pass in[lo..to] backwards
+                // (and its first sample before the loop). rgV and rgH (`deriche`) store out[lo..hi] in the
+                // first and add to it in the second, a load and a store; rgVSeg keeps its segment's causal
+                // results in registers and stores each output once. Its warm-up reaches `warm` samples past
+                // each end of the segment (none at the ends of the column).
                 let line =
                     if self.stage == Stage::RgVSeg { x } else { t.block.x as i64 * t.dim.x as i64 + t.thread.x as i64 };
                 if line >= self.lines() as i64 {
@@ -627,10 +628,11 @@ impl Kernel for Blur {
                 let at = |i: i64| if self.stage == Stage::RgH { idx(i, line) } else { idx(line, i) };
                 let mut insn = 0..;
                 let mut next = || insn.next().unwrap_or(0);
+                let in_place = self.stage != Stage::RgVSeg;
                 out.push(Access::load(next(), 0, at(from), 4));
                 for i in from..hi {
                     out.push(Access::load(next(), 0, at(i), 4));
-                    if i >= lo {
+                    if in_place && i >= lo {
                         out.push(Access::store(next(), 1, at(i), 4));
                     }
                 }
@@ -638,7 +640,9 @@ impl Kernel for Blur {
                 for i in (lo..to).rev() {
                     out.push(Access::load(next(), 0, at(i), 4));
                     if i < hi {
-                        out.push(Access::load(next(), 1, at(i), 4));
+                        if in_place {
+                            out.push(Access::load(next(), 1, at(i), 4));
+                        }
                         out.push(Access::store(next(), 1, at(i), 4));
                     }
                 }

@@ -41,6 +41,9 @@ struct Code {
     per_fma: Option<crate::ptx::Mix>,
     /// The code up to the first, second, ... barrier: a block's set-up ([`Kernel::setup_barriers`]).
     setups: [Option<crate::ptx::Mix>; 4],
+    /// A barrier with no global load after it: the block's warps leave together
+    /// ([`crate::ptx::leaves_together`]).
+    leaves_together: bool,
 }
 
 /// The code of every embedded entry, parsed once.
@@ -54,7 +57,8 @@ fn code(module: &str, entry: &str) -> Code {
             .map(|(m, e)| {
                 let straight = crate::ptx::straight_mix(m, e).unwrap_or_default();
                 let setups = std::array::from_fn(|i| crate::ptx::setup_mix(m, e, i + 1));
-                ((m, e), Code { straight, per_fma: crate::ptx::loop_mix_per_fma(m, e), setups })
+                let leaves_together = crate::ptx::leaves_together(m, e).unwrap_or(false);
+                ((m, e), Code { straight, per_fma: crate::ptx::loop_mix_per_fma(m, e), setups, leaves_together })
             })
             .collect()
     });
@@ -62,6 +66,7 @@ fn code(module: &str, entry: &str) -> Code {
         straight: Default::default(),
         per_fma: None,
         setups: [None; 4],
+        leaves_together: false,
     })
 }
 
@@ -85,7 +90,6 @@ pub fn evaluate(
         sms: target.sms,
     };
     let theoretical = (active_blocks * warps_per_block) as f64 / a.max_warps_per_sm as f64;
-    let base = occupancy::achieved(&shape, a.warp_spread, None);
     let mem = memory::analyze(kernel, launch.grid, launch.block, a.global_txn_bytes);
     // DRAM's runs matter only where they were measured (a calibrated device).
     let runs = if target.figures.run_efficiency.is_empty() {
@@ -98,7 +102,9 @@ pub fn evaluate(
     let code = match kernel.module() {
         crate::kernels::Module::Embedded(module) => code(module, kernel.entry()),
         // Code given at run time is not parsed: its instruction mix is not modelled.
-        crate::kernels::Module::Ptx { .. } => Code { straight: Default::default(), per_fma: None, setups: [None; 4] },
+        crate::kernels::Module::Ptx { .. } => {
+            Code { straight: Default::default(), per_fma: None, setups: [None; 4], leaves_together: false }
+        }
     };
     let per_fma = code.per_fma.unwrap_or(crate::ptx::Mix { fp32: 1.0, ..Default::default() });
     // A block's set-up runs once per block (on its first warp), not once per warp: out of the warps'
@@ -107,7 +113,7 @@ pub fn evaluate(
     let straight = setup.map_or(code.straight, |s| code.straight.add_scaled(&s, -1.0));
     let insns = straight.add_scaled(&per_fma, kernel.loop_fmas());
     let txn = mem.txn_bytes as f64;
-    let workload = Workload {
+    let mut workload = Workload {
         blocks: shape.blocks,
         warps,
         dram_read_bytes: kernel.work().bytes_read as f64,
@@ -126,12 +132,25 @@ pub fn evaluate(
         smem_wavefronts: mem.shared_loads.wavefronts + mem.shared_stores.wavefronts,
         insns,
         barriers: kernel.barriers() as f64,
-        resident_warps: base * a.max_warps_per_sm as f64,
+        resident_warps: 0.0,
         loads_global: mem.loads.requests > 0.0,
         serial_loads: kernel.serial_loads(launch.block),
         setup,
         resident_blocks: active_blocks as f64,
     };
+    // A block's warps end apart by the spread of one memory round trip (model 2's drain); a warp that
+    // lives longer than one round trip (more loads, a loop, compute, DRAM's queue) spreads no more in
+    // absolute terms, so relatively less. Its life comes from the time predicted with the full spread
+    // (Little's law: a warp stays time x resident warps per SM / warps per SM), and the occupancy and
+    // the prediction are taken again with the spread scaled by round trip over life. Warps that meet
+    // at a barrier and load nothing after it leave together: no spread.
+    let base_full = occupancy::achieved(&shape, a.warp_spread, None);
+    workload.resident_warps = base_full * a.max_warps_per_sm as f64;
+    let first = time::predict(target, &workload);
+    let spread =
+        if code.leaves_together { 0.0 } else { a.warp_spread * time::round_trip_share(target, &workload, &first) };
+    let base = occupancy::achieved(&shape, spread, None);
+    workload.resident_warps = base * a.max_warps_per_sm as f64;
     let prediction = time::predict(target, &workload);
     // Block-issue bound: the scheduler's term clearly dominates the model's others, and (when the time
     // was measured) blocks really did finish at about the scheduler's rate.
@@ -140,7 +159,7 @@ pub fn evaluate(
     let issue_bound =
         p.issue_ms > 1.1 * others && measured_ms.is_none_or(|ms| time::issue_bound_at(target, shape.blocks, ms));
     let achieved = if issue_bound {
-        occupancy::achieved(&shape, a.warp_spread, Some(time::issue_resident_blocks(target, &workload)))
+        occupancy::achieved(&shape, spread, Some(time::issue_resident_blocks(target, &workload)))
     } else {
         base
     };
@@ -175,9 +194,44 @@ impl Evaluation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::{Diverge, Layout, MatMul};
+    use crate::kernels::{Diverge, Layout, MatMul, SumMatrix, Transpose, TransposeVariant};
     use crate::model::arch::{arch, find_card};
     use crate::spec::Dim3;
+
+    /// Model 2's drain applies to warps that end one memory round trip apart: a tile kernel's warps meet
+    /// at its last barrier and leave together; a loop's warps live many round trips, so spread less.
+    #[test]
+    fn warps_that_meet_or_live_long_drain_less() {
+        let t = Target::from_card(find_card("H100").unwrap(), arch((9, 0)).unwrap());
+        let a = t.arch;
+        let launch = |k: &dyn Kernel, b: Dim3| Launch { grid: k.grid(b), block: b, dynamic_smem: k.dynamic_smem(b) };
+        // transposeShared at (32,8) over 8192 x 8192: 65,536 blocks of 8 warps, 8 per SM. 496 or 497
+        // blocks per SM (64 SMs get 497) run in 62 or 63 rounds: fill = 65536 / ((68 x 62 + 64 x 63) x 8)
+        // = 0.99321, and no drain.
+        let tr = Transpose::new(TransposeVariant::Shared, 8192, 8192).unwrap();
+        let e = evaluate(&t, &tr, &launch(&tr, Dim3::new(32, 8, 1)), 8, None);
+        assert!((e.achieved - 65536.0 / (8248.0 * 8.0)).abs() < 1e-9, "{}", e.achieved);
+        // sumMatrix's warps live one round trip (latency-bound): model 2 as it was.
+        let sm = SumMatrix::new(16384, 16384).unwrap();
+        let l = launch(&sm, Dim3::new(32, 32, 1));
+        let e = evaluate(&t, &sm, &l, 2, None);
+        let shape = occupancy::LaunchShape {
+            blocks: l.grid.volume(),
+            warps_per_block: 32,
+            active_blocks_per_sm: 2,
+            max_warps_per_sm: a.max_warps_per_sm,
+            sms: t.sms,
+        };
+        assert_eq!(e.achieved, occupancy::achieved(&shape, a.warp_spread, None));
+        // The strided matmul's warps loop over 1024 products: between model 2's drain and none.
+        let mm = MatMul::new(false, 1024).unwrap();
+        let l = launch(&mm, Dim3::new(32, 8, 1));
+        let e = evaluate(&t, &mm, &l, 8, None);
+        let shape = occupancy::LaunchShape { warps_per_block: 8, active_blocks_per_sm: 8, ..shape };
+        let shape = occupancy::LaunchShape { blocks: l.grid.volume(), ..shape };
+        assert!(e.achieved > occupancy::achieved(&shape, a.warp_spread, None) + 0.1, "{}", e.achieved);
+        assert!(e.achieved < occupancy::achieved(&shape, 0.0, None), "{}", e.achieved);
+    }
 
     /// The model against times measured on an H200 (scripts/device-check.sh, 2026-11-22, docs/MODEL.md):
     /// the loops and the L1 passes, which the straight-line kernels of the seeds do not exercise.

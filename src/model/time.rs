@@ -381,6 +381,16 @@ pub fn round_trip_s(t: &Target, w: &Workload, resident_warps: f64) -> f64 {
     w.serial_loads.max(1.0) * t.latency_s() + in_flight * bytes_per_warp / (read_gbs * 1e9)
 }
 
+/// One round trip over a warp's life in `p` (at most 1): the life is the predicted time, less the launch,
+/// times the resident warps per SM over the warps each SM runs (Little's law).
+pub fn round_trip_share(t: &Target, w: &Workload, p: &Prediction) -> f64 {
+    let per_sm = w.warps / t.sms as f64;
+    let secs = (p.time_ms - t.figures.launch_ms).max(0.0) * 1e-3;
+    let life = if per_sm > 0.0 { secs * w.resident_warps.min(per_sm) / per_sm } else { 0.0 };
+    let trip = round_trip_s(t, w, w.resident_warps);
+    if life > trip && life > 0.0 { trip / life } else { 1.0 }
+}
+
 /// Resident blocks per SM the block scheduler sustains when it is the bottleneck: its rate times a
 /// block's shortest life (one round trip of an SM full of such warps), by Little's law.
 pub fn issue_resident_blocks(t: &Target, w: &Workload) -> f64 {
@@ -612,6 +622,28 @@ mod tests {
         let spread = predict(&t, &Workload { blocks: 132, warps: 132.0 * 32.0, ..w });
         assert!((p.compute_ms - spread.compute_ms).abs() < 1e-9 && p.compute_ms > 0.0);
         assert!((p.l1_ms - spread.l1_ms * 33.0).abs() < 1e-9 * p.l1_ms, "{} {}", p.l1_ms, spread.l1_ms);
+    }
+
+    #[test]
+    fn a_round_trip_over_a_warps_life() {
+        // 2^23 warps of 8 on 132 SMs, 48 resident per SM: a warp stays time x 48 / (2^23 / 132).
+        let (t, w) = (h200(), sum_matrix(1 << 20, 8.0, 48.0));
+        let trip = round_trip_s(&t, &w, 48.0);
+        let per_sm = w.warps / t.sms as f64;
+        let lasting = |life: f64| Prediction {
+            time_ms: life * per_sm / 48.0 * 1e3 + t.figures.launch_ms,
+            bandwidth_ms: 0.0,
+            l2_ms: 0.0,
+            l1_ms: 0.0,
+            latency_ms: 0.0,
+            issue_ms: 0.0,
+            compute_ms: 0.0,
+            sync_ms: 0.0,
+            bound: Bound::Compute,
+        };
+        // Four round trips long: a quarter; shorter than one (the latency term's own): 1.
+        assert!((round_trip_share(&t, &w, &lasting(4.0 * trip)) - 0.25).abs() < 1e-9);
+        assert_eq!(round_trip_share(&t, &w, &lasting(0.5 * trip)), 1.0);
     }
 
     #[test]
