@@ -159,9 +159,13 @@ step baseline     "$bin" compare --baseline "$out/warm.json" "$out/warm2.json"
 step baseline-cold "$bin" compare --baseline "$out/warm.json" "$out/cold.json"
 # The time model against every built-in kernel (issue 14): calibration, ordinary block lists, model-check.
 step model-check env WARPSCOPE_BIN="$bin" bash "$here/model-check.sh" "$out/model-check"
-# DRAM's rate for short runs, standalone (needs nvcc): what calRuns measures, on a 4x larger buffer.
+# The memory and occupancy models against CUPTI's counters, every built-in kernel at a few shapes.
+step model-counters env WARPSCOPE_BIN="$bin" bash "$here/model-counters.sh" "$out/model-counters"
+# DRAM's rate for short runs, standalone (needs nvcc): what calRuns measures, on a 4x larger buffer; and
+# DRAM's read rate as calRead measures it, by flush and length (calibration version 4).
 if command -v nvcc >/dev/null 2>&1; then
   step dram-runs bash -c "nvcc -O3 -o '$out/dram-runs' '$here/dram-runs.cu' && '$out/dram-runs'"
+  step dram-read bash -c "nvcc -O3 -std=c++17 -o '$out/dram-read' '$here/dram-read.cu' && '$out/dram-read'"
 fi
 if command -v compute-sanitizer >/dev/null 2>&1; then
   step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 "$bin" selftest
@@ -298,6 +302,7 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/nvprof/twogpu-summary.txt" ] && tail -n 1 "$out/nvprof/twogpu-summary.txt"
 [ -f "$out/nvprof/steps.txt" ] && grep -E "^overhead-" "$out/nvprof/steps.txt"
 tail -n 3 "$out/occupancy.log"
+[ -f "$out/model-counters/summary.txt" ] && tail -n 1 "$out/model-counters/summary.txt"
 python3 - "$out" <<'PY'
 import json, sys, os
 for name in ["seed17", "ske-resize", "ske-rgb-to-gray", "ske-gaussian-smooth"]:
