@@ -25,6 +25,8 @@
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
+
 use crate::kernels::{Access, AccessKind, Kernel, Thread};
 use crate::spec::Dim3;
 
@@ -706,23 +708,29 @@ pub fn analyze_exact(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u3
     if stats.total_blocks == 0 || threads == 0 || txn_bytes == 0 {
         return stats;
     }
-    let mut s = Scratch::default();
-    let mut total = [0.0; c::N];
-    let mut l2 = 0.0;
-    let mut txns = Vec::new();
-    for b in 0..stats.total_blocks {
-        txns.clear();
-        for w in 0..threads.div_ceil(32) {
-            collect(kernel, block_of(b, grid), block, w, &mut s);
-            let counts = count_warp(&mut s, txn_bytes as u64, Some(&mut txns));
-            for (t, v) in total.iter_mut().zip(counts) {
-                *t += v;
+    // Blocks in parallel (a few long threads, as the recursive blurs', are as costly as a large grid);
+    // every count is a whole number, so the sums do not depend on the order.
+    let per_block = (0..stats.total_blocks).into_par_iter().map_init(
+        || (Scratch::default(), Vec::new()),
+        |(s, txns), b| {
+            txns.clear();
+            let mut sum = [0.0; c::N];
+            for w in 0..threads.div_ceil(32) {
+                collect(kernel, block_of(b, grid), block, w, s);
+                add(&mut sum, &count_warp(s, txn_bytes as u64, Some(txns)));
             }
-        }
-        txns.sort_unstable();
-        txns.dedup();
-        l2 += txns.len() as f64;
-    }
+            txns.sort_unstable();
+            txns.dedup();
+            (sum, txns.len() as f64)
+        },
+    );
+    let (total, l2) = per_block.reduce(
+        || ([0.0; c::N], 0.0),
+        |(mut a, la), (b, lb)| {
+            add(&mut a, &b);
+            (a, la + lb)
+        },
+    );
     stats.sampled_blocks = stats.total_blocks;
     stats.sampled_warps = stats.total_warps;
     fill(&mut stats, &total, l2, kernel.load_repeat());
