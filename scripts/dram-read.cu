@@ -14,14 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                                             \
-    do {                                                                                                     \
-        cudaError_t e_ = (x);                                                                                \
-        if (e_ != cudaSuccess) {                                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));              \
-            exit(1);                                                                                         \
-        }                                                                                                    \
-    } while (0)
+#include "../tests/programs/check.h"
 
 #include "../kernels/calibrate.cu"
 

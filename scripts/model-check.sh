@@ -7,23 +7,7 @@
 # ("N of M kernels meet the targets") and the verdict column; calibration.txt shows the figures the model
 # used (they differ between cards: no constant of the model is fitted to either).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
-device=0
-out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --device) device=$2; shift 2 ;;
-    *) out=$1; shift ;;
-  esac
-done
-
-# The binary: $WARPSCOPE_BIN (e.g. one built elsewhere, on a machine without Rust), else built here.
-ws=${WARPSCOPE_BIN:-}
-if [ -z "$ws" ]; then
-  cargo build --release --locked -q
-  ws=target/release/warpscope
-fi
+source "$(dirname "$0")/args.sh"
 gpu=$("$ws" devices --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[int(sys.argv[1])]["name"].replace(" ", "-"))' "$device")
 out=${out:-model-check-$gpu-$(date -u +%Y%m%d-%H%M)}
 mkdir -p "$out"

@@ -10,21 +10,7 @@
 # Prints one line per kernel, shape and metric: measured, estimated, estimated/measured; the last line
 # counts the metrics within 2 % (transactions) or 5 points (occupancy).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
-device=0
-out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --device) device=$2; shift 2 ;;
-    *) out=$1; shift ;;
-  esac
-done
-ws=${WARPSCOPE_BIN:-}
-if [ -z "$ws" ]; then
-  cargo build --release --locked -q
-  ws=target/release/warpscope
-fi
+source "$(dirname "$0")/args.sh"
 out=${out:-model-counters-$(date -u +%Y%m%d-%H%M)}
 mkdir -p "$out"
 metrics=gld_transactions,gst_transactions,achieved_occupancy,shared_load_transactions_per_request

@@ -207,3 +207,26 @@ fn experiment_files_take_kernel_files() {
     assert_eq!(r[0]["problem"], "nx=64, ny=32");
     assert_eq!(r[1]["block"], serde_json::json!([16, 16, 1]));
 }
+
+#[test]
+fn cold_timing_is_taken_with_a_kernel_file() {
+    // `--cold` flushes L2 before each timed launch of a kernel file's configurations too (the flush
+    // itself needs a GPU; the mock runs no user kernel): accepted, and said in the report.
+    let v = json(&[
+        "sweep",
+        "--kernel-file",
+        "examples/kernels/sum_matrix_ptx.toml",
+        "--size",
+        "nx=64",
+        "--size",
+        "ny=64",
+        "--block",
+        "32x8",
+        "--cold",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(v["timing"]["cold"], true);
+    assert_eq!(v["records"][0]["reason"], MOCK_REASON);
+}

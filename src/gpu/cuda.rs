@@ -237,6 +237,15 @@ impl CudaBackend {
         Ok(m)
     }
 
+    /// Makes `--cold`'s flush, when `cold`: a buffer of twice the L2, allocated on first use and kept
+    /// in `self.flush`.
+    fn prepare_flush(&mut self, cold: bool) -> Result<()> {
+        if cold && self.flush.is_none() {
+            self.flush = Some(L2Flush::new(self)?);
+        }
+        Ok(())
+    }
+
     fn sync(&self, what: &str) -> Result<()> {
         self.stream.synchronize().map_err(cu(what))
     }
@@ -727,11 +736,8 @@ impl Backend for CudaBackend {
     fn time(&mut self, _kernel: &dyn Kernel, launch: &Launch, warmup: u32, iters: u32, cold: bool) -> Result<Vec<f64>> {
         let entry = self.current()?.entry.clone();
         let call = format!("cuLaunchKernel({entry})");
-        if cold && self.flush.is_none() {
-            // One buffer of twice the L2, allocated on first use and kept.
-            self.flush = Some(L2Flush::new(self)?);
-        }
-        let flush = if cold { self.flush.as_ref() } else { None };
+        self.prepare_flush(cold)?;
+        let flush = self.flush.as_ref().filter(|_| cold);
         let run = || self.time_with(warmup, iters, &entry, flush, || self.launch_once(launch).map_err(cu(&call)));
         let (times, conditions) = match &self.monitor {
             Some(m) => m.watch(run),

@@ -33,8 +33,16 @@ pub trait UserGpu {
     fn user_read(&mut self, i: usize) -> Result<Vec<u8>>;
     /// Launches the current user kernel once and waits for it.
     fn user_launch(&mut self, launch: &Launch, args: &[UserArg<'_>]) -> Result<()>;
-    /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each).
-    fn user_time(&mut self, launch: &Launch, args: &[UserArg<'_>], warmup: u32, iters: u32) -> Result<Vec<f64>>;
+    /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each);
+    /// `cold` flushes L2 before each timed launch (outside the events).
+    fn user_time(
+        &mut self,
+        launch: &Launch,
+        args: &[UserArg<'_>],
+        warmup: u32,
+        iters: u32,
+        cold: bool,
+    ) -> Result<Vec<f64>>;
     /// The counters enabled with [`super::Backend::enable_counters`] over one launch.
     fn user_counters(&mut self, launch: &Launch, args: &[UserArg<'_>]) -> std::result::Result<Vec<f64>, Unavailable>;
 }

@@ -120,8 +120,9 @@ fn run_efficiency(passes: &[RunsPass], per_s: impl Fn(f64, f64) -> f64) -> Vec<[
 ///   the launch is halved instead, so that a figure never comes from noise around the launch;
 /// - bandwidths are bytes over that time; DRAM's read bandwidth, and each point of the read curve, is
 ///   the rate between two lengths of the same read (the extra bytes over the extra time), so that
-///   neither the launch nor the ramp at either end counts (docs/MODEL.md section 14); the block rate is the empty blocks per SM over it; L2's
-///   input rate counts two cycles per store of calPartialStore (a line request and its one sector);
+///   neither the launch nor the ramp at either end counts (docs/MODEL.md section 14); the block rate
+///   is the empty blocks per SM over it; L2's input rate counts two cycles per store of
+///   calPartialStore (a line request and its one sector);
 /// - the DRAM latency is the chase's time per step;
 /// - the read curve is calInflight's bandwidth at each number of bytes in flight per SM;
 /// - the run efficiencies are calRuns's rates over its contiguous pass's, per direction;

@@ -164,7 +164,6 @@ impl Request {
             (Input::Timeout, self.timeout.is_some()),
             (Input::Interleave, m.interleave),
             (Input::UntilNoise, m.until_noise.is_some()),
-            (Input::Cold, m.cold),
         ];
         if let Some((input, _)) = not_yet.iter().find(|(_, on)| *on) {
             return Err(Error::usage(format!(

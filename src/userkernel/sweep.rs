@@ -409,7 +409,7 @@ impl UserSweep<'_> {
                 None
             }
         };
-        let times = gpu.user_time(&launch, &args, self.options.warmup, self.options.iters)?;
+        let times = gpu.user_time(&launch, &args, self.options.warmup, self.options.iters, self.options.cold)?;
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("no timing".into()))?;
         let metric =
             |name: &str, value: f64, unit: &str| Metric { name: name.into(), value, unit: unit.into(), source };
@@ -524,6 +524,9 @@ pub fn rerun_line(
         "jsonl".into(),
         "-q".into(),
     ]);
+    if options.cold {
+        rerun.push("--cold".into());
+    }
     if let Some(m) = metrics {
         rerun.extend(["--metrics".into(), m.to_string()]);
     }

@@ -178,8 +178,17 @@ impl UserGpu for CudaBackend {
         self.user_wait()
     }
 
-    fn user_time(&mut self, launch: &Launch, args: &[UserArg<'_>], warmup: u32, iters: u32) -> Result<Vec<f64>> {
-        let times = self.time_with(warmup, iters, "user kernel", None, || self.user_launch_async(launch, args));
+    fn user_time(
+        &mut self,
+        launch: &Launch,
+        args: &[UserArg<'_>],
+        warmup: u32,
+        iters: u32,
+        cold: bool,
+    ) -> Result<Vec<f64>> {
+        self.prepare_flush(cold)?;
+        let flush = self.flush.as_ref().filter(|_| cold);
+        let times = self.time_with(warmup, iters, "user kernel", flush, || self.user_launch_async(launch, args));
         match times {
             // A fault while timing surfaces at the wait, as a CUDA error of the synchronisation.
             Err(Error::Cuda { .. }) => self.user_wait().and(times),
