@@ -10,6 +10,10 @@ use serde_json::Value;
 
 const MOCK_REASON: &str = "not run: the mock backend does not run user kernels";
 
+/// `sweep` of the PTX kernel file on a 64 x 64 problem; a test adds its blocks and options.
+const PTX_64: [&str; 7] =
+    ["sweep", "--kernel-file", "examples/kernels/sum_matrix_ptx.toml", "--size", "nx=64", "--size", "ny=64"];
+
 fn json(args: &[&str]) -> Value {
     let out = mock(args).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -120,22 +124,9 @@ fn a_source_that_does_not_compile_is_an_error_with_the_compilers_log() {
 
 #[test]
 fn configs_runs_a_subset_and_streams_json_lines() {
-    let out = common::stdout(&mut mock(&[
-        "sweep",
-        "--kernel-file",
-        "examples/kernels/sum_matrix_ptx.toml",
-        "--size",
-        "nx=64",
-        "--size",
-        "ny=64",
-        "--block",
-        "32x32,32x16,16x16",
-        "--configs",
-        "2,0",
-        "--format",
-        "jsonl",
-        "-q",
-    ]));
+    let out = common::stdout(&mut mock(
+        &[&PTX_64[..], &["--block", "32x32,32x16,16x16", "--configs", "2,0", "--format", "jsonl", "-q"]].concat(),
+    ));
     let indices: Vec<i64> =
         out.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["index"].as_i64().unwrap()).collect();
     assert_eq!(indices, [2, 0]);
@@ -143,7 +134,7 @@ fn configs_runs_a_subset_and_streams_json_lines() {
 
 #[test]
 fn bad_use_is_one_line_and_exit_2() {
-    let k = ["sweep", "--kernel-file", "examples/kernels/sum_matrix_ptx.toml", "--size", "nx=64", "--size", "ny=64"];
+    let k = PTX_64;
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--devices", "all"], "--devices is not supported with --kernel-file yet"),
         (vec!["--block", "32x8", "--configs", "7"], "--configs 7: the sweep has 1 configurations"),
@@ -212,21 +203,7 @@ fn experiment_files_take_kernel_files() {
 fn cold_timing_is_taken_with_a_kernel_file() {
     // `--cold` flushes L2 before each timed launch of a kernel file's configurations too (the flush
     // itself needs a GPU; the mock runs no user kernel): accepted, and said in the report.
-    let v = json(&[
-        "sweep",
-        "--kernel-file",
-        "examples/kernels/sum_matrix_ptx.toml",
-        "--size",
-        "nx=64",
-        "--size",
-        "ny=64",
-        "--block",
-        "32x8",
-        "--cold",
-        "--format",
-        "json",
-        "-q",
-    ]);
+    let v = json(&[&PTX_64[..], &["--block", "32x8", "--cold", "--format", "json", "-q"]].concat());
     assert_eq!(v["timing"]["cold"], true);
     assert_eq!(v["records"][0]["reason"], MOCK_REASON);
 }
