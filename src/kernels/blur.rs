@@ -690,6 +690,20 @@ mod tests {
     use super::*;
     use crate::kernels::AccessKind;
 
+    #[test]
+    fn a_recursion_over_a_tall_image_counts_every_sector() {
+        // rgV over 32 columns of 20,000 rows: one warp, each request one 128-byte line (4 sectors). The
+        // causal pass loads h samples and its first once more, the anti-causal pass the same and reads
+        // back each of its h outputs: 3h + 2 load requests; stores 2h. 5h accesses per thread pass the
+        // 65,536 instruction ids: those wrap, and no sector is lost.
+        let h = 20_000u64;
+        let k = Blur::new(Stage::RgV, 32, h as u32, Gaussian::new(5.0).unwrap()).unwrap();
+        let block = Dim3::new(32, 1, 1);
+        let m = crate::model::memory::analyze_exact(&k, k.grid(block), block, 32);
+        assert_eq!(m.loads.transactions, (4 * (3 * h + 2)) as f64);
+        assert_eq!(m.stores.transactions, (4 * 2 * h) as f64);
+    }
+
     fn image(w: u32, h: u32) -> Vec<f32> {
         // A smooth gradient with a sharp square: edges and flat regions.
         (0..h)
