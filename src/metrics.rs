@@ -39,6 +39,8 @@ pub const GST_TRANSACTIONS: &str = "gst_transactions";
 pub const GST_THROUGHPUT: &str = "gst_throughput";
 /// Shared-memory wavefronts per shared load instruction (1 without bank conflicts).
 pub const SHARED_LD_PER_REQUEST: &str = "shared_load_transactions_per_request";
+/// Warp instructions executed.
+pub const INST_EXECUTED: &str = "inst_executed";
 /// Kernel duration as the GPU timed it (CUPTI / ncu gpu__time_duration).
 pub const DURATION: &str = "duration";
 /// The time model's prediction.
@@ -259,6 +261,13 @@ pub static CATALOGUE: &[MetricDef] = &[
         Scale(100.0 / 32.0),
         PCT,
         "Warp Execution Efficiency: active threads per executed instruction over 32",
+    ),
+    def(
+        INST_EXECUTED,
+        &["smsp__inst_executed.sum"],
+        Scale(1.0),
+        COUNT,
+        "Instructions Executed: warp instructions (estimated: the PTX run for sample threads, loops by their trip counts)",
     ),
 ];
 

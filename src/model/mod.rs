@@ -32,6 +32,8 @@ pub struct Evaluation {
     pub prediction: Prediction,
     /// Whether the launch is block-issue bound (from the measured time when there is one).
     pub issue_bound: bool,
+    /// Warp instructions the launch executes.
+    pub instructions: f64,
 }
 
 /// The compiled code of an entry: its instructions once, and per multiply-add of its hot loop.
@@ -70,6 +72,47 @@ fn code(module: &str, entry: &str) -> Code {
     })
 }
 
+/// Every embedded entry's program, parsed once.
+fn program<'a>(module: &'a str, entry: &'a str) -> Option<&'a crate::ptx::run::Program> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    type Programs = HashMap<(&'static str, &'static str), Option<crate::ptx::run::Program>>;
+    static TABLE: OnceLock<Programs> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        crate::ptx::modules()
+            .flat_map(|m| crate::ptx::entries(m).into_iter().map(move |e| (m, e)))
+            .map(|(m, e)| ((m, e), crate::ptx::run::Program::parse(crate::ptx::module(m).unwrap_or(""), e)))
+            .collect()
+    });
+    table.get(&(module, entry))?.as_ref()
+}
+
+/// What a block of `launch` executes, from running its PTX for sample threads with the kernel's
+/// arguments; `None` where the code cannot be run so (not parsed, or a thread runs too long).
+fn executed(kernel: &dyn Kernel, launch: &Launch) -> Option<crate::ptx::run::Executed> {
+    let args = kernel.args();
+    let run = |p: &crate::ptx::run::Program| p.execute(&args, launch.grid, launch.block, kernel.setup_barriers());
+    match kernel.module() {
+        crate::kernels::Module::Embedded(m) => run(program(m, kernel.entry())?),
+        crate::kernels::Module::Ptx { text, .. } => run(&crate::ptx::run::Program::parse(text, kernel.entry())?),
+    }
+}
+
+/// The instruction mix per warp, and the block's set-up, from the PTX counted once per line: the loops'
+/// multiply-adds ([`Kernel::loop_fmas`]) at their body's mix per FMA. Code given at run time: none.
+fn static_mix(kernel: &dyn Kernel) -> (crate::ptx::Mix, Option<crate::ptx::Mix>) {
+    let code = match kernel.module() {
+        crate::kernels::Module::Embedded(module) => code(module, kernel.entry()),
+        crate::kernels::Module::Ptx { .. } => return Default::default(),
+    };
+    let per_fma = code.per_fma.unwrap_or(crate::ptx::Mix { fp32: 1.0, ..Default::default() });
+    // A block's set-up runs once per block (on its first warp), not once per warp: out of the warps'
+    // straight-line code, into its own term.
+    let setup = (kernel.setup_barriers() as usize).checked_sub(1).and_then(|i| code.setups.get(i).copied().flatten());
+    let straight = setup.map_or(code.straight, |s| code.straight.add_scaled(&s, -1.0));
+    (straight.add_scaled(&per_fma, kernel.loop_fmas()), setup)
+}
+
 /// Evaluates `launch` of `kernel` on `target` with `active_blocks` resident blocks per SM (from the
 /// driver or the occupancy calculator); `measured_ms`, when given, decides whether the block
 /// scheduler was the bottleneck.
@@ -98,20 +141,13 @@ pub fn evaluate(
         runs::dram_runs(kernel, launch.grid, launch.block)
     };
     let warps = shape.blocks as f64 * warps_per_block as f64;
-    // Straight-line instructions once, plus the loops' multiply-adds at their body's mix per FMA.
-    let code = match kernel.module() {
-        crate::kernels::Module::Embedded(module) => code(module, kernel.entry()),
-        // Code given at run time is not parsed: its instruction mix is not modelled.
-        crate::kernels::Module::Ptx { .. } => {
-            Code { straight: Default::default(), per_fma: None, setups: [None; 4], leaves_together: false }
-        }
+    // The code run for sample threads of a block (loops by their trip counts); where that fails, the
+    // straight-line instructions once plus the loops' multiply-adds at their body's mix per FMA.
+    let (insns, setup) = match executed(kernel, launch) {
+        // The set-up is priced per block (issue_cycles adds it back): out of the per-warp mix.
+        Some(run) => (run.per_warp.add_scaled(&run.setup.unwrap_or_default(), -1.0 / warps_per_block as f64), run.setup),
+        None => static_mix(kernel),
     };
-    let per_fma = code.per_fma.unwrap_or(crate::ptx::Mix { fp32: 1.0, ..Default::default() });
-    // A block's set-up runs once per block (on its first warp), not once per warp: out of the warps'
-    // straight-line code, into its own term.
-    let setup = (kernel.setup_barriers() as usize).checked_sub(1).and_then(|i| code.setups.get(i).copied().flatten());
-    let straight = setup.map_or(code.straight, |s| code.straight.add_scaled(&s, -1.0));
-    let insns = straight.add_scaled(&per_fma, kernel.loop_fmas());
     let txn = mem.txn_bytes as f64;
     let mut workload = Workload {
         blocks: shape.blocks,
@@ -147,8 +183,12 @@ pub fn evaluate(
     let base_full = occupancy::achieved(&shape, a.warp_spread, None);
     workload.resident_warps = base_full * a.max_warps_per_sm as f64;
     let first = time::predict(target, &workload);
+    let leaves_together = match kernel.module() {
+        crate::kernels::Module::Embedded(module) => code(module, kernel.entry()).leaves_together,
+        crate::kernels::Module::Ptx { .. } => false,
+    };
     let spread =
-        if code.leaves_together { 0.0 } else { a.warp_spread * time::round_trip_share(target, &workload, &first) };
+        if leaves_together { 0.0 } else { a.warp_spread * time::round_trip_share(target, &workload, &first) };
     let base = occupancy::achieved(&shape, spread, None);
     workload.resident_warps = base * a.max_warps_per_sm as f64;
     let prediction = time::predict(target, &workload);
@@ -163,7 +203,8 @@ pub fn evaluate(
     } else {
         base
     };
-    Evaluation { theoretical, achieved, mem, prediction, issue_bound }
+    let instructions = insns.total() * warps + setup.map_or(0.0, |m| m.total()) * shape.blocks as f64;
+    Evaluation { theoretical, achieved, mem, prediction, issue_bound, instructions }
 }
 
 impl Evaluation {
@@ -187,6 +228,7 @@ impl Evaluation {
         out.extend(st.efficiency_pct(txn).map(|e| metric(m::GST_EFFICIENCY, e, PCT)));
         out.push(metric(m::GST_TRANSACTIONS, st.transactions.round(), COUNT));
         out.extend(self.mem.shared_loads.per_request().map(|r| metric(m::SHARED_LD_PER_REQUEST, r, RATIO)));
+        out.push(metric(m::INST_EXECUTED, self.instructions.round(), COUNT));
         out
     }
 }

@@ -58,6 +58,7 @@ const NVPROF: &[(&str, &str, &str)] = &[
         "Warp Execution Efficiency",
         "Ratio of the average active threads per warp to the maximum number of threads per warp supported on a multiprocessor",
     ),
+    ("inst_executed", "Instructions Executed", "The number of instructions executed"),
     // warpscope's own, which nvprof did not have.
     ("duration", "Duration", "Kernel duration measured by the GPU's own timer (Nsight Compute's gpu__time_duration)"),
 ];

@@ -1,5 +1,7 @@
 //! The PTX embedded at build time (see build.rs): one module per kernels/*.cu.
 
+pub mod run;
+
 mod index {
     include!(concat!(env!("OUT_DIR"), "/ptx_index.rs"));
 }
@@ -144,13 +146,15 @@ pub fn classify(line: &str) -> Option<(Pipe, f64)> {
     }
     // A guard predicate (`@%p1 bra ...`) does not change the pipe.
     let l = unguarded(line);
-    let op = l.split(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let op = l.split(|c: char| c.is_whitespace()).next().unwrap_or("").trim_end_matches(';');
     let head = op.split('.').next().unwrap_or("");
     let wide = [".s64", ".u64", ".b64"].iter().any(|t| op.ends_with(t));
     let float = op.contains(".f32") || op.contains(".f64") || op.contains(".f16");
     Some(match head {
-        // Kernel parameters live in the constant bank: SASS reads them as operands.
+        // Kernel parameters live in the constant bank, and so does a `__constant__` read at a fixed
+        // address: SASS reads them as operands (a register address takes an LDC).
         "ld" if op.starts_with("ld.param") => return None,
+        "ld" if op.starts_with("ld.const") && !l.split_once('[').is_some_and(|(_, a)| a.contains('%')) => return None,
         "ld" | "st" | "atom" | "red" | "ldu" | "prefetch" => (Pipe::Mem, 1.0),
         "bra" | "bar" | "ret" | "exit" | "call" | "membar" | "fence" => (Pipe::Other, 1.0),
         "mov" => (Pipe::Other, 1.0),
@@ -169,7 +173,11 @@ pub fn classify(line: &str) -> Option<(Pipe, f64)> {
 
 /// The PTX lines of `entry`'s body.
 fn body(name: &str, entry: &str) -> Option<Vec<&'static str>> {
-    let text = module(name)?;
+    body_in(module(name)?, entry)
+}
+
+/// The lines of `entry`'s body in the module `text`, from its `.entry` line to its closing brace.
+fn body_in<'a>(text: &'a str, entry: &str) -> Option<Vec<&'a str>> {
     let start = text.find(&format!(".entry {entry}("))?;
     let body = &text[start..];
     Some(body[..body.find("\n}")?].lines().map(str::trim).collect())
@@ -271,7 +279,7 @@ pub fn loop_insns_per_fma(name: &str, entry: &str) -> Option<f64> {
 }
 
 /// Compiled register/shared-memory use per kernel and arch, from `ptxas -v` (kernels-ptx/resources.json).
-pub const RESOURCES_JSON: &str = include_str!("../kernels-ptx/resources.json");
+pub const RESOURCES_JSON: &str = include_str!("../../kernels-ptx/resources.json");
 
 #[cfg(test)]
 mod tests {

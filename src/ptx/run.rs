@@ -1,0 +1,695 @@
+//! Runs an entry's PTX for a few threads of one block, integers and control flow only, to count how
+//! many times each instruction executes per warp: loops by their real trip counts (constant, or set by
+//! the block shape and the kernel's arguments), a divergent branch's both sides, a block's set-up done
+//! by one warp. The time model prices the result, and it is the estimate of nvprof's `inst_executed`.
+
+use std::collections::HashMap;
+
+use super::{Mix, Pipe};
+use crate::kernels::Arg;
+use crate::spec::Dim3;
+
+/// Steps one sampled thread may take before the run gives up (the model then falls back to the
+/// instruction mix counted once per line).
+const MAX_STEPS: u64 = 4_000_000;
+/// Steps all sampled threads of one launch may take together: fewer threads are sampled past it.
+const BUDGET: u64 = 8_000_000;
+/// Warps of the block run at most (evenly spaced, the first and the last included).
+const SAMPLED: u64 = 8;
+
+/// An operand, resolved once.
+#[derive(Clone, Debug, PartialEq)]
+enum Operand {
+    /// A register, by its index in the program's register table.
+    Reg(usize),
+    /// A special register: `%tid`, `%ntid`, `%ctaid`, `%nctaid` (axis 0-2), `%laneid`, `%warpid`.
+    Special(Sreg, usize),
+    /// An integer immediate (or a float's bits).
+    Imm(u64),
+    /// A kernel parameter's address (`[name]`), by its position.
+    Param(usize),
+    /// Anything else (a symbol, an address in memory).
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sreg {
+    Tid,
+    Ntid,
+    Ctaid,
+    Nctaid,
+    Lane,
+    Warp,
+}
+
+/// One parsed instruction.
+#[derive(Clone, Debug)]
+struct Insn {
+    /// `@%p` / `@!%p`: the predicate register and whether it is negated.
+    guard: Option<(usize, bool)>,
+    /// What it computes, where the run tracks it.
+    op: Option<Op>,
+    /// `ret`, `exit` or `trap`: the thread ends.
+    ends: bool,
+    /// Its operands.
+    args: Vec<Operand>,
+    /// Registers it writes.
+    dests: Vec<usize>,
+    /// A branch's target, an instruction index.
+    target: Option<usize>,
+    /// What one execution costs: its pipe and SASS instructions (`None`: folds into another).
+    cost: Option<(Pipe, f64)>,
+}
+
+/// An entry ready to run: its instructions, labels and parameter names.
+#[derive(Clone, Debug)]
+pub struct Program {
+    insns: Vec<Insn>,
+    /// Registers in all.
+    registers: usize,
+    /// Index of the first instruction after each barrier (`bar.sync`, `barrier.sync`), in order.
+    barriers: Vec<usize>,
+}
+
+/// What a block's warps execute, per warp, and the part of it that is the block's set-up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Executed {
+    /// Warp instructions per warp, averaged over the block's warps.
+    pub per_warp: Mix,
+    /// The first warp's instructions up to the set-up's last barrier (`None` without one).
+    pub setup: Option<Mix>,
+}
+
+impl Program {
+    /// Parses `entry` of the PTX module `text`; `None` when the entry is not there.
+    pub fn parse(text: &str, entry: &str) -> Option<Program> {
+        let lines = super::body_in(text, entry)?;
+        let params: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| l.trim().strip_prefix(".param"))
+            .filter_map(|l| l.trim_end_matches([',', ')']).split_whitespace().last())
+            .collect();
+        let mut labels = HashMap::new();
+        let mut text_of = Vec::new();
+        for line in lines.iter().map(|l| l.trim()) {
+            if let Some(label) = line.strip_suffix(':') {
+                labels.insert(label, text_of.len());
+            } else if !(line.is_empty() || line.starts_with('.') || line.starts_with("//") || !line.ends_with(';')) {
+                text_of.push(line);
+            }
+        }
+        let mut names = HashMap::new();
+        let mut insns: Vec<Insn> =
+            text_of.iter().map(|l| parse_insn(l, &params, &labels, &mut names)).collect::<Option<_>>()?;
+        // Costs as the static count gives them: instructions that execute, less those that fold into
+        // the next one that does.
+        let executed: Vec<usize> = (0..text_of.len()).filter(|&i| super::executes(text_of[i])).collect();
+        for (k, &i) in executed.iter().enumerate() {
+            let next = executed.get(k + 1).map(|&j| text_of[j]);
+            if !super::folds_into_next(text_of[i], next) {
+                insns[i].cost = super::classify(text_of[i]);
+            }
+        }
+        let barriers = (0..insns.len()).filter(|&i| is_barrier(text_of[i])).map(|i| i + 1).collect();
+        Some(Program { insns, registers: names.len(), barriers })
+    }
+
+    /// Runs sample threads (lanes 0, 1 and 31 of up to [`SAMPLED`] warps, evenly spaced) of one block
+    /// of each kind `grid` has: a middle block, and the last along each dimension with more than one
+    /// (where a problem that does not divide by the block leaves threads idle), each weighed by how many
+    /// blocks it stands for. The first `setup_barriers` barriers close the block's set-up. `None` when
+    /// a thread runs past [`MAX_STEPS`].
+    pub fn execute(&self, args: &[Arg], grid: Dim3, block: Dim3, setup_barriers: u32) -> Option<Executed> {
+        if block.volume() == 0 || grid.volume() == 0 {
+            return None;
+        }
+        let dims = [grid.x, grid.y, grid.z];
+        let mut per_warp = Mix::default();
+        let mut setup = None;
+        for class in 0..8u32 {
+            // Bit d set: the last block along dimension d, else one in the middle.
+            let last = |d: usize| class & (1 << d) != 0;
+            if (0..3).any(|d| last(d) && dims[d] < 2) {
+                continue;
+            }
+            let pick = |d: usize| if last(d) { dims[d] - 1 } else { (dims[d] - 1) / 2 };
+            let weight: f64 = (0..3).map(|d| if last(d) { 1.0 } else { (dims[d] - dims[d].min(2) + 1) as f64 }).product();
+            let (mix, first) = self.block(args, grid, block, Dim3::new(pick(0), pick(1), pick(2)))?;
+            per_warp = per_warp.add_scaled(&mix, weight / grid.volume() as f64);
+            if class == 0 {
+                setup = (setup_barriers as usize)
+                    .checked_sub(1)
+                    .and_then(|i| self.barriers.get(i))
+                    .map(|&end| self.mix(&first, 0..end));
+            }
+        }
+        Some(Executed { per_warp, setup })
+    }
+
+    /// One block's mix per warp (warp 0, which may do the block's set-up, weighs one warp; the others
+    /// sampled share the rest) and warp 0's counts.
+    fn block(&self, args: &[Arg], grid: Dim3, block: Dim3, at: Dim3) -> Option<(Mix, Vec<u32>)> {
+        let threads = block.volume();
+        let warps = threads.div_ceil(32);
+        let lanes = |w: u64| {
+            let mut v: Vec<u64> = [0u64, 1, 31].iter().map(|l| w * 32 + l).filter(|&t| t < threads).collect();
+            v.dedup();
+            v
+        };
+        // Warp 0 first: its cost sets how many more warps the budget allows.
+        let (first, steps) = self.warp(args, grid, block, at, &lanes(0))?;
+        let affordable = (BUDGET / (steps.max(1) * 3)).clamp(2, SAMPLED);
+        let n = (warps - 1).min(affordable - 1);
+        let all = 0..self.insns.len();
+        let mut mix = Mix::default().add_scaled(&self.mix(&first, all.clone()), 1.0 / warps as f64);
+        for k in 1..=n {
+            let (c, _) = self.warp(args, grid, block, at, &lanes(k * (warps - 1) / n))?;
+            mix = mix.add_scaled(&self.mix(&c, all.clone()), (warps - 1) as f64 / warps as f64 / n as f64);
+        }
+        Some((mix, first))
+    }
+
+    /// One warp's instruction counts (per instruction, the most any sampled lane ran it: a divergent
+    /// branch's both sides, a loop's longest trip) and the most steps one lane took.
+    fn warp(&self, args: &[Arg], grid: Dim3, block: Dim3, at: Dim3, lanes: &[u64]) -> Option<(Vec<u32>, u64)> {
+        let mut counts = vec![0u32; self.insns.len()];
+        let mut most = 0;
+        for &t in lanes {
+            let tid = Dim3::new(
+                (t % block.x as u64) as u32,
+                (t / block.x as u64 % block.y as u64) as u32,
+                (t / (block.x as u64 * block.y as u64)) as u32,
+            );
+            let (c, steps) = self.thread(args, grid, block, at, tid, (t % 32) as u32, (t / 32) as u32)?;
+            for (a, b) in counts.iter_mut().zip(c) {
+                *a = (*a).max(b);
+            }
+            most = most.max(steps);
+        }
+        Some((counts, most))
+    }
+
+    /// The mix of `counts` over instructions `range`.
+    fn mix(&self, counts: &[u32], range: std::ops::Range<usize>) -> Mix {
+        let mut m = Mix::default();
+        for i in range {
+            if let Some((pipe, n)) = self.insns[i].cost {
+                m.add(pipe, n * counts[i] as f64);
+            }
+        }
+        m
+    }
+
+    /// Runs one thread: per-instruction counts and steps. A branch on a value the run does not know (one
+    /// loaded from memory, a float) is taken as not taken.
+    #[allow(clippy::too_many_arguments)]
+    fn thread(
+        &self,
+        args: &[Arg],
+        grid: Dim3,
+        block: Dim3,
+        at: Dim3,
+        tid: Dim3,
+        lane: u32,
+        warp: u32,
+    ) -> Option<(Vec<u32>, u64)> {
+        let mut regs: Vec<Option<u64>> = vec![None; self.registers];
+        let mut counts = vec![0u32; self.insns.len()];
+        let mut pc = 0;
+        let mut steps = 0u64;
+        let axis = |d: Dim3, a: usize| [d.x, d.y, d.z][a] as u64;
+        let special = |r: Sreg, a: usize| match r {
+            Sreg::Tid => axis(tid, a),
+            Sreg::Ntid => axis(block, a),
+            Sreg::Ctaid => axis(at, a),
+            Sreg::Nctaid => axis(grid, a),
+            Sreg::Lane => lane as u64,
+            Sreg::Warp => warp as u64,
+        };
+        let param = |i: usize| -> Option<u64> {
+            Some(match args.get(i)? {
+                Arg::Buf(b) => (*b as u64 + 1) << 40,
+                Arg::I32(v) => *v as u32 as u64,
+                Arg::F32(f) => f.to_bits() as u64,
+            })
+        };
+        while pc < self.insns.len() {
+            steps += 1;
+            if steps > MAX_STEPS {
+                return None;
+            }
+            counts[pc] += 1;
+            let insn = &self.insns[pc];
+            let guard = insn.guard.map(|(p, neg)| regs[p].map(|v| (v != 0) != neg));
+            if let Some(target) = insn.target {
+                pc = if matches!(guard, None | Some(Some(true))) { target } else { pc + 1 };
+                continue;
+            }
+            if insn.ends {
+                if matches!(guard, None | Some(Some(true))) {
+                    break;
+                }
+                pc += 1;
+                continue;
+            }
+            let value = match guard {
+                Some(Some(false)) => {
+                    pc += 1;
+                    continue;
+                }
+                Some(None) => None,
+                None | Some(Some(true)) => {
+                    let get = |k: usize| -> Option<u64> {
+                        match insn.args.get(k)? {
+                            Operand::Reg(r) => regs[*r],
+                            Operand::Special(r, a) => Some(special(*r, *a)),
+                            Operand::Imm(v) => Some(*v),
+                            Operand::Param(i) => param(*i),
+                            Operand::Other => None,
+                        }
+                    };
+                    insn.op.and_then(|op| apply(op, &get))
+                }
+            };
+            for &d in &insn.dests {
+                regs[d] = value;
+            }
+            pc += 1;
+        }
+        Some((counts, steps))
+    }
+}
+
+/// An integer operation, decoded once from its opcode.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Op {
+    head: Head,
+    /// Operand width in bits (1 for predicates) and signedness, from the type suffix.
+    bits: u32,
+    signed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Head {
+    /// ld.param, mov, cvta: the operand's value.
+    Move,
+    /// cvt between integer types: from `bits`/`signed` of the source to a destination width.
+    Cvt(u32),
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Div,
+    Rem,
+    Not,
+    Neg,
+    /// mul/mad (`mad`: an addend), low half, wide (double width) or high half.
+    Mul { mad: bool, half: Half },
+    Selp,
+    /// setp.CMP[.and/.or/.xor]: the comparison and how it combines with a predicate operand.
+    Setp(Cmp, Option<Combine>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Combine {
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Half {
+    Lo,
+    Wide,
+    Hi,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Decodes an opcode whose result the run tracks: integer and predicate operations (`None` for the
+/// rest: floating point, memory other than parameters, anything not listed).
+fn decode(op: &str) -> Option<Op> {
+    let parts: Vec<&str> = op.split('.').collect();
+    let ty = *parts.last()?;
+    let (bits, signed) = type_of(ty)?;
+    let at = |i: usize| parts.get(i).copied().unwrap_or("");
+    let head = match parts[0] {
+        "ld" if at(1) == "param" => Head::Move,
+        "mov" | "cvta" => Head::Move,
+        "cvt" => {
+            // cvt[.rnd][.sat].dst.src, integers only: the source's type is the op's.
+            if parts.iter().any(|p| p.starts_with('f') || p.starts_with("rn") || p.starts_with("rz")) {
+                return None;
+            }
+            Head::Cvt(type_of(at(parts.len().checked_sub(2)?))?.0)
+        }
+        "add" => Head::Add,
+        "sub" => Head::Sub,
+        "min" => Head::Min,
+        "max" => Head::Max,
+        "and" => Head::And,
+        "or" => Head::Or,
+        "xor" => Head::Xor,
+        "shl" => Head::Shl,
+        "shr" => Head::Shr,
+        "div" => Head::Div,
+        "rem" => Head::Rem,
+        "not" => Head::Not,
+        "neg" => Head::Neg,
+        h @ ("mul" | "mad") => Head::Mul {
+            mad: h == "mad",
+            half: match at(1) {
+                "wide" => Half::Wide,
+                "hi" => Half::Hi,
+                _ => Half::Lo,
+            },
+        },
+        "selp" => Head::Selp,
+        "setp" => {
+            let cmp = match at(1) {
+                "eq" => Cmp::Eq,
+                "ne" => Cmp::Ne,
+                "lt" | "lo" => Cmp::Lt,
+                "le" | "ls" => Cmp::Le,
+                "gt" | "hi" => Cmp::Gt,
+                "ge" | "hs" => Cmp::Ge,
+                _ => return None,
+            };
+            let combine = match at(2) {
+                "and" => Some(Combine::And),
+                "or" => Some(Combine::Or),
+                "xor" => Some(Combine::Xor),
+                _ => None,
+            };
+            Head::Setp(cmp, combine)
+        }
+        _ => return None,
+    };
+    Some(Op { head, bits, signed })
+}
+
+/// The value `op` writes, from its operands' values (`get(k)`: operand k), when they are known.
+fn apply(op: Op, get: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
+    let Op { head, bits, signed } = op;
+    let s = |v: u64| sign_extend(v, bits);
+    let wrap = |v: u64| mask(v, bits);
+    let pair = || Some((get(1)?, get(2)?));
+    Some(match head {
+        Head::Move => wrap(get(1)?),
+        Head::Cvt(to) => mask(if signed { s(get(1)?) as u64 } else { wrap(get(1)?) }, to),
+        Head::Add => wrap(get(1)?.wrapping_add(get(2)?)),
+        Head::Sub => wrap(get(1)?.wrapping_sub(get(2)?)),
+        Head::Min | Head::Max => {
+            let (a, b) = pair()?;
+            let less = if signed { s(a) < s(b) } else { wrap(a) < wrap(b) };
+            wrap(if less == (head == Head::Min) { a } else { b })
+        }
+        Head::And => get(1)? & get(2)?,
+        Head::Or => get(1)? | get(2)?,
+        Head::Xor => get(1)? ^ get(2)?,
+        Head::Shl => wrap(wrap(get(1)?).checked_shl(u32::try_from(get(2)?).ok()?).unwrap_or(0)),
+        Head::Shr if signed => wrap((s(get(1)?) >> get(2)?.min(63)) as u64),
+        Head::Shr => wrap(get(1)?).checked_shr(u32::try_from(get(2)?).ok()?).unwrap_or(0),
+        Head::Div | Head::Rem => {
+            let (a, b) = pair()?;
+            let r = match (signed, head == Head::Div) {
+                (true, true) => s(a).checked_div(s(b))? as u64,
+                (true, false) => s(a).checked_rem(s(b))? as u64,
+                (false, true) => wrap(a).checked_div(wrap(b))?,
+                (false, false) => wrap(a).checked_rem(wrap(b))?,
+            };
+            wrap(r)
+        }
+        Head::Not => wrap(if bits == 1 { (get(1)? == 0) as u64 } else { !get(1)? }),
+        Head::Neg => wrap(get(1)?.wrapping_neg()),
+        Head::Mul { mad, half } => {
+            let (a, b) = pair()?;
+            let c = if mad { get(3)? } else { 0 };
+            let p = if signed { s(a) as i128 * s(b) as i128 } else { wrap(a) as i128 * wrap(b) as i128 };
+            match half {
+                Half::Wide => mask((p as u64).wrapping_add(c), 2 * bits),
+                Half::Hi => wrap(((p >> bits) as u64).wrapping_add(c)),
+                Half::Lo => wrap((p as u64).wrapping_add(c)),
+            }
+        }
+        Head::Selp => wrap(if get(3)? != 0 { get(1)? } else { get(2)? }),
+        Head::Setp(cmp, combine) => {
+            let (a, b) = pair()?;
+            let ord = if signed { s(a).cmp(&s(b)) } else { wrap(a).cmp(&wrap(b)) };
+            let r = match cmp {
+                Cmp::Eq => ord.is_eq(),
+                Cmp::Ne => ord.is_ne(),
+                Cmp::Lt => ord.is_lt(),
+                Cmp::Le => ord.is_le(),
+                Cmp::Gt => ord.is_gt(),
+                Cmp::Ge => ord.is_ge(),
+            };
+            // setp.CMP.and/or/xor.TYPE p, a, b, q: combined with a predicate.
+            let q = || get(3).map(|q| q != 0);
+            (match combine {
+                Some(Combine::And) => r && q()?,
+                Some(Combine::Or) => r || q()?,
+                Some(Combine::Xor) => r ^ q()?,
+                None => r,
+            }) as u64
+        }
+    })
+}
+
+/// Parses one instruction line, resolving registers (into `names`), parameters and labels.
+fn parse_insn<'a>(
+    line: &'a str,
+    params: &[&str],
+    labels: &HashMap<&str, usize>,
+    names: &mut HashMap<&'a str, usize>,
+) -> Option<Insn> {
+    let line = line.trim_end_matches(';').trim();
+    let mut reg = |r: &'a str| {
+        let n = names.len();
+        *names.entry(r).or_insert(n)
+    };
+    let (guard, rest) = match line.strip_prefix('@') {
+        Some(g) => {
+            let (p, rest) = g.split_once(char::is_whitespace)?;
+            let neg = p.starts_with('!');
+            (Some((reg(p.trim_start_matches('!')), neg)), rest.trim())
+        }
+        None => (None, line),
+    };
+    let (op, operands) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let mut texts = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    for (i, c) in operands.char_indices() {
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                texts.push(operands[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !operands[from..].trim().is_empty() {
+        texts.push(operands[from..].trim());
+    }
+    let head = op.split('.').next().unwrap_or("");
+    if head == "bra" {
+        let target = Some(*labels.get(*texts.first()?)?);
+        return Some(Insn { guard, op: None, ends: false, args: Vec::new(), dests: Vec::new(), target, cost: None });
+    }
+    let writes = !matches!(head, "st" | "bar" | "barrier" | "red" | "prefetch" | "membar" | "fence" | "call");
+    let dests = match texts.first() {
+        Some(first) if writes => first
+            .trim_matches(|c| c == '{' || c == '}')
+            .split([',', '|'])
+            .map(str::trim)
+            .filter(|r| r.starts_with('%'))
+            .map(&mut reg)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let args = texts
+        .iter()
+        .map(|t| {
+            if let Some(inner) = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+                return params.iter().position(|p| *p == inner).map_or(Operand::Other, Operand::Param);
+            }
+            if let Some(name) = t.strip_prefix('%') {
+                let (base, ax) = name.split_once('.').unwrap_or((name, ""));
+                let a = match ax {
+                    "x" => Some(0),
+                    "y" => Some(1),
+                    "z" => Some(2),
+                    _ => None,
+                };
+                let sreg = match base {
+                    "tid" => Some(Sreg::Tid),
+                    "ntid" => Some(Sreg::Ntid),
+                    "ctaid" => Some(Sreg::Ctaid),
+                    "nctaid" => Some(Sreg::Nctaid),
+                    "laneid" => return Operand::Special(Sreg::Lane, 0),
+                    "warpid" => return Operand::Special(Sreg::Warp, 0),
+                    _ => None,
+                };
+                return match (sreg, a) {
+                    (Some(s), Some(a)) => Operand::Special(s, a),
+                    _ => Operand::Reg(reg(t)),
+                };
+            }
+            immediate(t).map_or(Operand::Other, Operand::Imm)
+        })
+        .collect();
+    let ends = matches!(head, "ret" | "exit" | "trap");
+    Some(Insn { guard, op: decode(op), ends, args, dests, target: None, cost: None })
+}
+
+fn is_barrier(line: &str) -> bool {
+    let l = line.trim_start();
+    l.starts_with("bar.sync") || l.starts_with("barrier.sync") || l.starts_with("bar ") || l.starts_with("bar.cta.sync")
+}
+
+/// Width and signedness of a PTX type suffix (`pred`: 1 bit).
+fn type_of(ty: &str) -> Option<(u32, bool)> {
+    let signed = ty.starts_with('s');
+    match ty {
+        "pred" => Some((1, false)),
+        _ if ty.len() > 1 && matches!(&ty[..1], "s" | "u" | "b") => ty[1..].parse().ok().map(|b| (b, signed)),
+        _ => None,
+    }
+}
+
+fn mask(v: u64, bits: u32) -> u64 {
+    if bits >= 64 { v } else { v & ((1u64 << bits) - 1) }
+}
+
+fn sign_extend(v: u64, bits: u32) -> i64 {
+    if bits >= 64 || bits == 0 {
+        v as i64
+    } else {
+        let shift = 64 - bits;
+        ((v << shift) as i64) >> shift
+    }
+}
+
+/// An integer immediate: decimal, `0x` hex, or a float's bits (`0f3F800000`).
+fn immediate(a: &str) -> Option<u64> {
+    let (neg, body) = a.strip_prefix('-').map_or((false, a), |b| (true, b));
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        u64::from_str_radix(h.trim_end_matches('U'), 16).ok()?
+    } else if let Some(h) = body.strip_prefix("0f").or_else(|| body.strip_prefix("0d")) {
+        u64::from_str_radix(h, 16).ok()?
+    } else {
+        body.trim_end_matches('U').parse::<u64>().ok()?
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loop whose trip count comes from the block shape and a parameter, then a branch on the lane's
+    /// parity: `for (j = tid.y; j < n; j += ntid.y);` then `odd ? n + 1 : (n + 2) * 3`.
+    const LOOP_AND_BRANCH: &str = "
+.visible .entry k(
+	.param .u32 k_param_0
+)
+{
+	ld.param.u32 	%r1, [k_param_0];
+	mov.u32 	%r2, %tid.y;
+	mov.u32 	%r3, %ntid.y;
+$L_loop:
+	add.s32 	%r2, %r2, %r3;
+	setp.lt.s32 	%p1, %r2, %r1;
+	@%p1 bra 	$L_loop;
+	mov.u32 	%r4, %laneid;
+	and.b32 	%r5, %r4, 1;
+	setp.eq.s32 	%p2, %r5, 0;
+	@%p2 bra 	$L_even;
+	add.s32 	%r6, %r1, 1;
+	bra.uni 	$L_end;
+$L_even:
+	add.s32 	%r6, %r1, 2;
+	mul.lo.s32 	%r6, %r6, 3;
+$L_end:
+	ret;
+}
+";
+
+    fn mix(text: &str, n: i32, grid: Dim3, block: Dim3) -> Mix {
+        Program::parse(text, "k").unwrap().execute(&[Arg::I32(n)], grid, block, 0).unwrap().per_warp
+    }
+
+    #[test]
+    fn loops_run_their_trip_count_and_a_warp_runs_both_sides_of_a_branch() {
+        // Block (32, 4): every warp has one tid.y (0-3) and adds 4 until it reaches 32: 8 trips.
+        // Per warp: the two movs; 8 x (add, setp, bra); mov, and, setp, bra; the odd lanes' add and
+        // bra.uni, the even lanes' add and mul; ret. Int 8 x 2 + 2 + 1 + 1 = 20, Imul 1, the rest
+        // 2 + 8 + 2 + 1 + 1 = 14 (ld.param is an operand of its user in SASS).
+        let m = mix(LOOP_AND_BRANCH, 32, Dim3::new(1, 1, 1), Dim3::new(32, 4, 1));
+        assert_eq!((m.int, m.imul, m.other, m.total()), (20.0, 1.0, 14.0, 35.0), "{m:?}");
+        // Half the bound, half the trips: 4.
+        let m = mix(LOOP_AND_BRANCH, 16, Dim3::new(1, 1, 1), Dim3::new(32, 4, 1));
+        assert_eq!((m.int, m.other), (12.0, 10.0), "{m:?}");
+        // A block twice as tall steps twice as far: 4 trips at n = 32.
+        let m = mix(LOOP_AND_BRANCH, 32, Dim3::new(1, 1, 1), Dim3::new(32, 8, 1));
+        assert_eq!((m.int, m.other), (12.0, 10.0), "{m:?}");
+    }
+
+    #[test]
+    fn a_loop_that_never_ends_gives_up() {
+        let spin = ".visible .entry k(\n.param .u32 k_param_0\n)\n{\n$L:\n\tbra.uni \t$L;\n}\n";
+        let p = Program::parse(spin, "k").unwrap();
+        assert_eq!(p.execute(&[Arg::I32(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0), None);
+        // A branch to a label that is not there: no program.
+        assert!(Program::parse(".visible .entry k(\n)\n{\n\tbra.uni \t$nowhere;\n}\n", "k").is_none());
+    }
+
+    #[test]
+    fn gaussian_smooth_runs_its_taps_loop_five_times() {
+        // kernels/frames.cu: `for (dy = -2; dy <= 2; ++dy)` is a loop in the PTX (its dx loop is
+        // unrolled): 15 loads per trip, 75 per thread, 3 stores, and the trip's tap weight from
+        // `__constant__` memory at a register address (an LDC; the fixed-address ones are operands).
+        // 480 x 270 frames in (32, 8)
+        // blocks: the last row of blocks (rows 264-271) has two rows past the frame, whose warps
+        // return before loading: 2 of 8 warps in 15 x 64 of the 15 x 34 x 64 blocks.
+        let p = Program::parse(super::super::module("frames").unwrap(), "gaussianSmooth").unwrap();
+        let args = [Arg::Buf(0), Arg::Buf(1), Arg::I32(480), Arg::I32(270)];
+        let e = p.execute(&args, Dim3::new(15, 34, 64), Dim3::new(32, 8, 1), 0).unwrap();
+        let live = 1.0 - 2.0 / (34.0 * 8.0);
+        assert!((e.per_warp.mem - 83.0 * live).abs() < 1e-9, "{:?}", e.per_warp);
+        assert_eq!(e.setup, None);
+    }
+
+    #[test]
+    fn integer_operations_wrap_and_compare_at_their_width() {
+        let get = |v: &'static [u64]| move |k: usize| v.get(k).copied();
+        let op = |s: &str| decode(s).unwrap();
+        // 32-bit add wraps; signed compare sees -1 below 0, unsigned above.
+        assert_eq!(apply(op("add.s32"), &get(&[0, 0xffff_ffff, 1])), Some(0));
+        assert_eq!(apply(op("setp.lt.s32"), &get(&[0, 0xffff_ffff, 0])), Some(1));
+        assert_eq!(apply(op("setp.lt.u32"), &get(&[0, 0xffff_ffff, 0])), Some(0));
+        // Sign extension, a wide multiply, a shift, a clamp.
+        assert_eq!(apply(op("cvt.s64.s32"), &get(&[0, 0xffff_fffe])), Some(-2i64 as u64));
+        assert_eq!(apply(op("mul.wide.s32"), &get(&[0, 0x1_0000, 0x1_0000])), Some(1 << 32));
+        assert_eq!(apply(op("shl.b64"), &get(&[0, 3, 4])), Some(48));
+        assert_eq!(apply(op("max.s32"), &get(&[0, (-5i32) as u32 as u64, 0])), Some(0));
+        // Floating point is not tracked.
+        assert_eq!(decode("add.f32"), None);
+        assert_eq!(decode("cvt.rn.f32.s32"), None);
+    }
+}
