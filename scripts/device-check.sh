@@ -159,8 +159,12 @@ step baseline     "$bin" compare --baseline "$out/warm.json" "$out/warm2.json"
 step baseline-cold "$bin" compare --baseline "$out/warm.json" "$out/cold.json"
 # The time model against every built-in kernel (issue 14): calibration, ordinary block lists, model-check.
 step model-check env WARPSCOPE_BIN="$bin" bash "$here/model-check.sh" "$out/model-check"
-# The memory and occupancy models against CUPTI's counters, every built-in kernel at a few shapes.
+# The memory, occupancy and instruction models against CUPTI's counters, every built-in kernel at a few
+# shapes; and ncu's sections for the shapes the time model gets wrong (what binds them).
 step model-counters env WARPSCOPE_BIN="$bin" bash "$here/model-counters.sh" "$out/model-counters"
+if command -v ncu >/dev/null 2>&1; then
+  step ncu-sections env WARPSCOPE_BIN="$bin" bash "$here/ncu-sections.sh" "$out/ncu-sections"
+fi
 # DRAM's rate for short runs, standalone (needs nvcc): what calRuns measures, on a 4x larger buffer; and
 # DRAM's read rate as calRead measures it, by flush and length (calibration version 4).
 if command -v nvcc >/dev/null 2>&1; then

@@ -145,7 +145,9 @@ pub fn evaluate(
     // straight-line instructions once plus the loops' multiply-adds at their body's mix per FMA.
     let (insns, setup) = match executed(kernel, launch) {
         // The set-up is priced per block (issue_cycles adds it back): out of the per-warp mix.
-        Some(run) => (run.per_warp.add_scaled(&run.setup.unwrap_or_default(), -1.0 / warps_per_block as f64), run.setup),
+        Some(run) => {
+            (run.per_warp.add_scaled(&run.setup.unwrap_or_default(), -1.0 / warps_per_block as f64), run.setup)
+        }
         None => static_mix(kernel),
     };
     let txn = mem.txn_bytes as f64;
@@ -187,8 +189,7 @@ pub fn evaluate(
         crate::kernels::Module::Embedded(module) => code(module, kernel.entry()).leaves_together,
         crate::kernels::Module::Ptx { .. } => false,
     };
-    let spread =
-        if leaves_together { 0.0 } else { a.warp_spread * time::round_trip_share(target, &workload, &first) };
+    let spread = if leaves_together { 0.0 } else { a.warp_spread * time::round_trip_share(target, &workload, &first) };
     let base = occupancy::achieved(&shape, spread, None);
     workload.resident_warps = base * a.max_warps_per_sm as f64;
     let prediction = time::predict(target, &workload);

@@ -133,7 +133,8 @@ impl Program {
                 continue;
             }
             let pick = |d: usize| if last(d) { dims[d] - 1 } else { (dims[d] - 1) / 2 };
-            let weight: f64 = (0..3).map(|d| if last(d) { 1.0 } else { (dims[d] - dims[d].min(2) + 1) as f64 }).product();
+            let weight: f64 =
+                (0..3).map(|d| if last(d) { 1.0 } else { (dims[d] - dims[d].min(2) + 1) as f64 }).product();
             let (mix, first) = self.block(args, grid, block, Dim3::new(pick(0), pick(1), pick(2)))?;
             per_warp = per_warp.add_scaled(&mix, weight / grid.volume() as f64);
             if class == 0 {
@@ -309,7 +310,10 @@ enum Head {
     Not,
     Neg,
     /// mul/mad (`mad`: an addend), low half, wide (double width) or high half.
-    Mul { mad: bool, half: Half },
+    Mul {
+        mad: bool,
+        half: Half,
+    },
     Selp,
     /// setp.CMP[.and/.or/.xor]: the comparison and how it combines with a predicate operand.
     Setp(Cmp, Option<Combine>),
