@@ -114,11 +114,11 @@ impl Program {
         Some(Program { insns, registers: names.len(), barriers })
     }
 
-    /// Runs sample threads (lanes 0, 1 and 31 of up to [`SAMPLED`] warps, evenly spaced) of one block
+    /// Runs sample threads (lanes 0, 1 and 31 of up to 8 warps, evenly spaced) of one block
     /// of each kind `grid` has: a middle block, and the last along each dimension with more than one
     /// (where a problem that does not divide by the block leaves threads idle), each weighed by how many
     /// blocks it stands for. The first `setup_barriers` barriers close the block's set-up. `None` when
-    /// a thread runs past [`MAX_STEPS`].
+    /// a thread runs past its step limit (4 M).
     pub fn execute(&self, args: &[Arg], grid: Dim3, block: Dim3, setup_barriers: u32) -> Option<Executed> {
         if block.volume() == 0 || grid.volume() == 0 {
             return None;
