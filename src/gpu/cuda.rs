@@ -15,7 +15,7 @@ use cudarc::nvrtc::Ptx;
 use super::{Backend, CompareOn, DeviceInfo, DeviceLimits, KernelAttrs, Launch, Reference, VerifyTimes, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Module, Role};
-use crate::model::calibration::{InflightRun, Measurements, RunsPass};
+use crate::model::calibration::{Chase, InflightRun, Measurements, RunsPass};
 use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::{Source, Verification};
@@ -852,6 +852,28 @@ impl Backend for CudaBackend {
             })?,
             "calChase",
         )?;
+        // L1 and L2 hit latency: chases through 8 KiB, 128 bytes apart (64 lines: in L1 after the first
+        // pass), and through up to 16 MiB (half of L2 at most), 4 KiB + 128 bytes apart (each step a new
+        // line: far more than L1 holds), warm, each at two lengths.
+        let hit_chase = |words: u32, hop: u32, steps: i32| -> Result<Chase> {
+            let mut b = stream.launch_builder(&chain_init);
+            b.arg(&next).arg(&words).arg(&hop);
+            // SAFETY: calChainInit writes `words` <= chase_words words of `next`.
+            unsafe { b.launch(cfg(sms * 8, 256)) }.map_err(cu("calChainInit"))?;
+            let time = |steps: i32| {
+                let times = self.time_with(1, 3, "calChase", None, || {
+                    let mut b = stream.launch_builder(&chase);
+                    b.arg(&next).arg(&start).arg(&steps).arg(&out_word);
+                    // SAFETY: calChase follows indices below `words` written by calChainInit; writes one word.
+                    unsafe { b.launch(cfg(1, 1)) }.map(|_| ()).map_err(cu("calChase"))
+                })?;
+                median(times, "calChase")
+            };
+            Ok(Chase { steps: steps as u64, ms: time(steps)?, more_steps: 2 * steps as u64, more_ms: time(2 * steps)? })
+        };
+        let l1_chase = hit_chase(2048, 32, 4096)?;
+        let l2_words = ((l2 / 2).min(16 << 20) / 4).min(chase_words) as u32;
+        let l2_chase = hit_chase(l2_words, (4096 + 128) / 4, 8192)?;
         drop(next);
 
         // DRAM read bandwidth: half a buffer of 4 x L2 and all of it read once, L2 flushed before each run
@@ -987,6 +1009,8 @@ impl Backend for CudaBackend {
             empty_ms,
             chase_steps: chase_steps as u64,
             chase_ms,
+            l1_chase,
+            l2_chase,
             dram_read_bytes,
             dram_read_ms,
             dram_read_half_ms,

@@ -358,6 +358,19 @@ impl Backend for MockBackend {
             empty_ms: MOCK_LAUNCH_MS + 0.1,
             chase_steps: 2048,
             chase_ms: 2048.0 * 600e-6,
+            // 20 ns an L1 hit, 120 ns an L2 hit.
+            l1_chase: crate::model::calibration::Chase {
+                steps: 4096,
+                ms: 0.1,
+                more_steps: 8192,
+                more_ms: 0.1 + 4096.0 * 20e-6,
+            },
+            l2_chase: crate::model::calibration::Chase {
+                steps: 8192,
+                ms: 1.0,
+                more_steps: 16384,
+                more_ms: 1.0 + 8192.0 * 120e-6,
+            },
             // Each read pays the launch; the rate between the half and the whole is the mock's.
             dram_read_bytes: 1e9,
             dram_read_ms: MOCK_LAUNCH_MS + 1e9 / (MOCK_GBS * 1e9) * 1e3,

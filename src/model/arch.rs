@@ -121,6 +121,23 @@ impl Arch {
     }
 }
 
+impl Arch {
+    /// Cycles of a dependent global load that hits L1, and of one that misses L1 and hits L2, on an
+    /// idle SM, for cards that were not calibrated (calibration measures both with a pointer chase):
+    /// Jia et al.'s pointer chases, "Dissecting the NVIDIA Volta GPU Architecture via
+    /// Microbenchmarking" (2018: Kepler K80, Maxwell M60, Pascal P100, Volta V100) and "Dissecting the
+    /// NVIDIA Turing T4 GPU through Microbenchmarking" (2019: T4), rounded; Fermi is given Kepler's,
+    /// Ampere and newer Turing's.
+    pub fn hit_latency_cycles(&self) -> (f64, f64) {
+        match self.cc {
+            (0..=3, _) => (35.0, 175.0),
+            (5 | 6, _) => (82.0, 210.0),
+            (7, 0..=4) => (28.0, 193.0),
+            _ => (32.0, 188.0),
+        }
+    }
+}
+
 const KIB: u32 = 1024;
 const GRID_OLD: [u32; 3] = [65_535, 65_535, 1];
 const GRID_2X: [u32; 3] = [65_535, 65_535, 65_535];

@@ -23,6 +23,13 @@ pub struct Measurements {
     pub chase_steps: u64,
     /// Time of the chase.
     pub chase_ms: f64,
+    /// The pointer chase within L1 (a few KiB, warm): steps and time at two lengths. Absent (zero) from
+    /// calibrations made before it was measured.
+    #[serde(default)]
+    pub l1_chase: Chase,
+    /// The pointer chase within L2 and beyond L1 (warm): steps and time at two lengths, as above.
+    #[serde(default)]
+    pub l2_chase: Chase,
     /// Bytes calRead loaded from a buffer of 4 x L2 (from DRAM), and its time.
     pub dram_read_bytes: f64,
     /// Time of that read.
@@ -60,6 +67,29 @@ pub struct Measurements {
     pub copy_ms: f64,
     /// Wall time of the whole calibration, kernels and set-up, ms.
     pub wall_ms: f64,
+}
+
+/// A pointer chase timed at two lengths: `steps` dependent loads in `ms`, `more_steps` in `more_ms`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Chase {
+    /// Steps of the shorter run.
+    pub steps: u64,
+    /// Its time.
+    pub ms: f64,
+    /// Steps of the longer run.
+    pub more_steps: u64,
+    /// Its time.
+    pub more_ms: f64,
+}
+
+/// A chase's time per step, ns: between its two lengths (the launch and the first pass's misses left
+/// out); 0 when it was not measured or the longer run was not longer.
+fn hop_ns(c: &Chase) -> f64 {
+    if c.more_steps > c.steps && c.more_ms > c.ms {
+        (c.more_ms - c.ms) * 1e6 / (c.more_steps - c.steps) as f64
+    } else {
+        0.0
+    }
 }
 
 /// One run of calInflight: `bytes` read from DRAM in `ms`, and `more_bytes` in `more_ms`, with
@@ -146,6 +176,8 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
         copy_gbs: if m.copy_ms > 0.0 { m.copy_bytes / (m.copy_ms * 1e-3) / 1e9 } else { 0.0 },
         read_gbs: between(m.dram_read_bytes / 2.0, m.dram_read_half_ms, m.dram_read_bytes, m.dram_read_ms) / 1e9,
         dram_latency_ns: if m.chase_steps > 0 { work_s(m.chase_ms) * 1e9 / m.chase_steps as f64 } else { 0.0 },
+        l1_latency_ns: hop_ns(&m.l1_chase),
+        l2_latency_ns: hop_ns(&m.l2_chase),
         read_curve: m
             .inflight
             .iter()
@@ -203,6 +235,10 @@ mod tests {
             // 1000 dependent loads in 0.5 ms: 500 ns each.
             chase_steps: 1000,
             chase_ms: 0.502,
+            // The hit chases keep the first pass's misses and the launch in both lengths: 4096 more steps
+            // in 0.12288 ms more = 30 ns each; 8192 more in 1.6384 ms more = 200 ns each.
+            l1_chase: Chase { steps: 4096, ms: 0.150, more_steps: 8192, more_ms: 0.27288 },
+            l2_chase: Chase { steps: 8192, ms: 2.0, more_steps: 16384, more_ms: 3.6384 },
             // DRAM reads also pay a ramp (here 0.010 ms) that the rate between two lengths leaves out:
             // 3 GB in 1.012 ms and 1.5 GB in 0.512 ms: 1.5 GB more in 0.5 ms more = 3000 GB/s.
             dram_read_bytes: 3e9,
@@ -246,6 +282,11 @@ mod tests {
         assert!((f.l2_write_cycles_per_ns - 64.0).abs() < 1e-9);
         assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
         assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
+        assert!((f.l1_latency_ns - 30.0).abs() < 1e-6, "{}", f.l1_latency_ns);
+        assert!((f.l2_latency_ns - 200.0).abs() < 1e-6, "{}", f.l2_latency_ns);
+        // Not measured (an older calibration), or a longer run that was not longer: 0, the database's.
+        assert_eq!(hop_ns(&Chase::default()), 0.0);
+        assert_eq!(hop_ns(&Chase { steps: 10, ms: 1.0, more_steps: 20, more_ms: 0.9 }), 0.0);
         assert_eq!(f.read_curve.len(), 2);
         assert!((f.read_curve[0][0] - 512.0).abs() < 1e-9 && (f.read_curve[0][1] - 200.0).abs() < 1e-9);
         assert!((f.read_curve[1][0] - 2048.0).abs() < 1e-9 && (f.read_curve[1][1] - 800.0).abs() < 1e-9);

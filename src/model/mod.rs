@@ -89,12 +89,33 @@ fn program<'a>(module: &'a str, entry: &'a str) -> Option<&'a crate::ptx::run::P
 
 /// What a block of `launch` executes, from running its PTX for sample threads with the kernel's
 /// arguments; `None` where the code cannot be run so (not parsed, or a thread runs too long).
-fn executed(kernel: &dyn Kernel, launch: &Launch) -> Option<crate::ptx::run::Executed> {
+fn executed(
+    kernel: &dyn Kernel,
+    launch: &Launch,
+    lat: &crate::ptx::run::Latencies,
+) -> Option<crate::ptx::run::Executed> {
     let args = kernel.args();
-    let run = |p: &crate::ptx::run::Program| p.execute(&args, launch.grid, launch.block, kernel.setup_barriers());
+    let run = |p: &crate::ptx::run::Program| p.execute(&args, launch.grid, launch.block, kernel.setup_barriers(), lat);
     match kernel.module() {
         crate::kernels::Module::Embedded(m) => run(program(m, kernel.entry())?),
         crate::kernels::Module::Ptx { text, .. } => run(&crate::ptx::run::Program::parse(text, kernel.entry())?),
+    }
+}
+
+/// The latencies a warp's chain is timed with on `target`, cycles: the pipes' dependent latency, and a
+/// global load's: L1's hit latency, or L2's for the share `miss` of the loads' requests that go on to L2
+/// (the DRAM round trip is the latency term's own); a shared load's as an L1 hit. Measured by
+/// calibration, else the database's.
+fn latencies(target: &Target, miss: f64) -> crate::ptx::run::Latencies {
+    let f = &target.figures;
+    let ghz = target.clock_mhz.max(1) as f64 / 1e3;
+    let (l1_db, l2_db) = target.arch.hit_latency_cycles();
+    let l1 = if f.l1_latency_ns > 0.0 { f.l1_latency_ns * ghz } else { l1_db };
+    let l2 = if f.l2_latency_ns > 0.0 { f.l2_latency_ns * ghz } else { l2_db };
+    crate::ptx::run::Latencies {
+        pipe: target.arch.dependent_latency_cycles(),
+        global: l1 + miss.clamp(0.0, 1.0) * (l2 - l1).max(0.0),
+        shared: l1,
     }
 }
 
@@ -143,14 +164,25 @@ pub fn evaluate(
     let warps = shape.blocks as f64 * warps_per_block as f64;
     // The code run for sample threads of a block (loops by their trip counts); where that fails, the
     // straight-line instructions once plus the loops' multiply-adds at their body's mix per FMA.
-    let (insns, setup) = match executed(kernel, launch) {
-        // The set-up is priced per block (issue_cycles adds it back): out of the per-warp mix.
-        Some(run) => {
-            (run.per_warp.add_scaled(&run.setup.unwrap_or_default(), -1.0 / warps_per_block as f64), run.setup)
-        }
-        None => static_mix(kernel),
-    };
     let txn = mem.txn_bytes as f64;
+    let l2_read_requests = if mem.loads.transactions > 0.0 {
+        mem.loads.l2_transactions * mem.loads.lines / mem.loads.transactions
+    } else {
+        0.0
+    };
+    let lat = latencies(target, l2_read_requests / mem.loads.requests.max(1.0));
+    let (insns, setup, chain_cycles) = match executed(kernel, launch, &lat) {
+        // The set-up is priced per block (issue_cycles adds it back): out of the per-warp mix.
+        Some(run) => (
+            run.per_warp.add_scaled(&run.setup.unwrap_or_default(), -1.0 / warps_per_block as f64),
+            run.setup,
+            run.chain_cycles,
+        ),
+        None => {
+            let (insns, setup) = static_mix(kernel);
+            (insns, setup, 0.0)
+        }
+    };
     let mut workload = Workload {
         blocks: shape.blocks,
         warps,
@@ -158,11 +190,7 @@ pub fn evaluate(
         store_bytes: mem.stores.transferred_bytes(mem.txn_bytes).min(kernel.work().bytes_written as f64),
         read_efficiency: target.figures.run_efficiency_of(&runs.loads, false),
         write_efficiency: target.figures.run_efficiency_of(&runs.stores, true),
-        l2_read_requests: if mem.loads.transactions > 0.0 {
-            mem.loads.l2_transactions * mem.loads.lines / mem.loads.transactions
-        } else {
-            0.0
-        },
+        l2_read_requests,
         store_lines: mem.stores.lines,
         store_sectors: mem.stores.transactions * txn / 32.0,
         l1_load_bytes: mem.loads.requested_bytes,
@@ -173,6 +201,7 @@ pub fn evaluate(
         resident_warps: 0.0,
         loads_global: mem.loads.requests > 0.0,
         serial_loads: kernel.serial_loads(launch.block),
+        chain_s: chain_cycles / (target.clock_mhz.max(1) as f64 * 1e6),
         setup,
         resident_blocks: active_blocks as f64,
     };

@@ -42,6 +42,14 @@ pub struct Figures {
     /// calibrations made before it was measured: every run then counts as long.
     #[serde(default)]
     pub run_efficiency: Vec<[f64; 3]>,
+    /// Latency of a dependent global load that hits L1, ns (a pointer chase within a few KiB). 0 in
+    /// calibrations made before it was measured: the database's then stands in.
+    #[serde(default)]
+    pub l1_latency_ns: f64,
+    /// Latency of a dependent global load that misses L1 and hits L2, ns (a pointer chase over more than
+    /// L1 holds and less than L2). 0 where not measured, as above.
+    #[serde(default)]
+    pub l2_latency_ns: f64,
     /// L2 read bandwidth (a buffer a quarter of L2 re-read with loads that bypass L1), GB/s.
     pub l2_gbs: f64,
     /// Cycles per ns of L2's input port, over all its slices: a request from L1 (one 128-byte line)
@@ -78,6 +86,8 @@ impl Figures {
             copy_gbs,
             read_gbs: copy_gbs,
             dram_latency_ns: arch.mem_latency_cycles as f64 / clock_ghz,
+            l1_latency_ns: arch.hit_latency_cycles().0 / clock_ghz,
+            l2_latency_ns: arch.hit_latency_cycles().1 / clock_ghz,
             read_curve: Vec::new(),
             run_efficiency: Vec::new(),
             l2_gbs,
@@ -240,6 +250,9 @@ pub struct Workload {
     pub resident_warps: f64,
     /// Whether the kernel loads from global memory at all (a warp then waits one round trip).
     pub loads_global: bool,
+    /// Seconds one warp's instructions take alone, each issued when its operands are ready (the PTX
+    /// run's chain): no warp lives shorter. 0 where the code was not run.
+    pub chain_s: f64,
     /// Round trips a warp waits for one after another (loads in a loop that uses each before the
     /// next): 1 when its loads are issued together.
     pub serial_loads: f64,
@@ -311,8 +324,10 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         / (busy * clock);
     // Each warp waits one round trip for its (independent) loads; resident warps overlap theirs, but
     // none waits less than its own.
-    let latency = if w.resident_warps > 0.0 && w.loads_global {
-        (w.warps / (s * w.resident_warps)).max(1.0) * round_trip_s(t, w, w.resident_warps)
+    // ... and none lives shorter than its own chain of dependent instructions.
+    let latency = if w.resident_warps > 0.0 && (w.loads_global || w.chain_s > 0.0) {
+        let trip = if w.loads_global { round_trip_s(t, w, w.resident_warps) } else { 0.0 };
+        (w.warps / (s * w.resident_warps)).max(1.0) * trip.max(w.chain_s)
     } else {
         0.0
     };
@@ -435,6 +450,7 @@ mod tests {
             resident_warps,
             loads_global: true,
             serial_loads: 1.0,
+            chain_s: 0.0,
             setup: None,
             resident_blocks: 1.0,
         }
@@ -517,6 +533,7 @@ mod tests {
             l1_load_bytes: warps * 2048.0,
             l1_wavefronts: 0.0,
             serial_loads: 16.0,
+            chain_s: 0.0,
             insns: Mix::default(),
             ..sum_matrix(1, 1.0, 32.0)
         };
@@ -610,6 +627,7 @@ mod tests {
             warps: 128.0,
             dram_read_bytes: 4096.0 * 4096.0 * 4.0,
             serial_loads: 8192.0,
+            chain_s: 0.0,
             resident_warps: 32.0,
             ..sum_matrix(1, 1.0, 32.0)
         };
@@ -622,6 +640,19 @@ mod tests {
         let spread = predict(&t, &Workload { blocks: 132, warps: 132.0 * 32.0, ..w });
         assert!((p.compute_ms - spread.compute_ms).abs() < 1e-9 && p.compute_ms > 0.0);
         assert!((p.l1_ms - spread.l1_ms * 33.0).abs() < 1e-9 * p.l1_ms, "{} {}", p.l1_ms, spread.l1_ms);
+    }
+
+    #[test]
+    fn no_warp_lives_shorter_than_its_chain() {
+        // 2^20 blocks of 8 warps, 48 resident per SM: 2^23 / (132 x 48) = 1324.0 rounds of one round trip
+        // each; a chain of 10 us per warp (longer than the trip) sets the rounds' length instead.
+        let (t, w) = (h200(), sum_matrix(1 << 20, 8.0, 48.0));
+        let rounds = w.warps / (132.0 * 48.0);
+        let p = predict(&t, &w);
+        assert!((p.latency_ms - rounds * round_trip_s(&t, &w, 48.0) * 1e3).abs() < 1e-9);
+        let p = predict(&t, &Workload { chain_s: 10e-6, ..w });
+        assert!((p.latency_ms - rounds * 10e-3).abs() < 1e-9, "{}", p.latency_ms);
+        assert_eq!(p.bound, Bound::Latency);
     }
 
     #[test]

@@ -55,6 +55,10 @@ struct Insn {
     args: Vec<Operand>,
     /// Registers it writes.
     dests: Vec<usize>,
+    /// Registers it reads (its guard, operands, addresses).
+    srcs: Vec<usize>,
+    /// How long its result takes.
+    wait: Wait,
     /// A branch's target, an instruction index.
     target: Option<usize>,
     /// What one execution costs: its pipe and SASS instructions (`None`: folds into another).
@@ -76,6 +80,9 @@ pub struct Program {
 pub struct Executed {
     /// Warp instructions per warp, averaged over the block's warps.
     pub per_warp: Mix,
+    /// Cycles a warp takes alone, averaged like `per_warp`: its instructions issued in order, one a
+    /// cycle at most, each when its operands are ready.
+    pub chain_cycles: f64,
     /// The first warp's instructions up to the set-up's last barrier (`None` without one).
     pub setup: Option<Mix>,
 }
@@ -117,14 +124,22 @@ impl Program {
     /// Runs sample threads (lanes 0, 1 and 31 of up to 8 warps, evenly spaced) of one block
     /// of each kind `grid` has: a middle block, and the last along each dimension with more than one
     /// (where a problem that does not divide by the block leaves threads idle), each weighed by how many
-    /// blocks it stands for. The first `setup_barriers` barriers close the block's set-up. `None` when
-    /// a thread runs past its step limit (4 M).
-    pub fn execute(&self, args: &[Arg], grid: Dim3, block: Dim3, setup_barriers: u32) -> Option<Executed> {
+    /// blocks it stands for. The first `setup_barriers` barriers close the block's set-up; `lat` times
+    /// the warps' chains. `None` when a thread runs past its step limit (4 M).
+    pub fn execute(
+        &self,
+        args: &[Arg],
+        grid: Dim3,
+        block: Dim3,
+        setup_barriers: u32,
+        lat: &Latencies,
+    ) -> Option<Executed> {
         if block.volume() == 0 || grid.volume() == 0 {
             return None;
         }
         let dims = [grid.x, grid.y, grid.z];
         let mut per_warp = Mix::default();
+        let mut chain_cycles = 0.0;
         let mut setup = None;
         for class in 0..8u32 {
             // Bit d set: the last block along dimension d, else one in the middle.
@@ -135,22 +150,24 @@ impl Program {
             let pick = |d: usize| if last(d) { dims[d] - 1 } else { (dims[d] - 1) / 2 };
             let weight: f64 =
                 (0..3).map(|d| if last(d) { 1.0 } else { (dims[d] - dims[d].min(2) + 1) as f64 }).product();
-            let (mix, first) = self.block(args, grid, block, Dim3::new(pick(0), pick(1), pick(2)))?;
-            per_warp = per_warp.add_scaled(&mix, weight / grid.volume() as f64);
+            let at = Dim3::new(pick(0), pick(1), pick(2));
+            let b = self.block(&Context { args, grid, block, at, lat })?;
+            per_warp = per_warp.add_scaled(&b.mix, weight / grid.volume() as f64);
+            chain_cycles += b.chain * weight / grid.volume() as f64;
             if class == 0 {
                 setup = (setup_barriers as usize)
                     .checked_sub(1)
                     .and_then(|i| self.barriers.get(i))
-                    .map(|&end| self.mix(&first, 0..end));
+                    .map(|&end| self.mix(&b.first, 0..end));
             }
         }
-        Some(Executed { per_warp, setup })
+        Some(Executed { per_warp, chain_cycles, setup })
     }
 
-    /// One block's mix per warp (warp 0, which may do the block's set-up, weighs one warp; the others
-    /// sampled share the rest) and warp 0's counts.
-    fn block(&self, args: &[Arg], grid: Dim3, block: Dim3, at: Dim3) -> Option<(Mix, Vec<u32>)> {
-        let threads = block.volume();
+    /// One block's mix and chain per warp (warp 0, which may do the block's set-up, weighs one warp;
+    /// the others sampled share the rest) and warp 0's counts.
+    fn block(&self, c: &Context) -> Option<Block> {
+        let threads = c.block.volume();
         let warps = threads.div_ceil(32);
         let lanes = |w: u64| {
             let mut v: Vec<u64> = [0u64, 1, 31].iter().map(|l| w * 32 + l).filter(|&t| t < threads).collect();
@@ -158,36 +175,40 @@ impl Program {
             v
         };
         // Warp 0 first: its cost sets how many more warps the budget allows.
-        let (first, steps) = self.warp(args, grid, block, at, &lanes(0))?;
-        let affordable = (BUDGET / (steps.max(1) * 3)).clamp(2, SAMPLED);
+        let first = self.warp(c, &lanes(0))?;
+        let affordable = (BUDGET / (first.steps.max(1) * 3)).clamp(2, SAMPLED);
         let n = (warps - 1).min(affordable - 1);
         let all = 0..self.insns.len();
-        let mut mix = Mix::default().add_scaled(&self.mix(&first, all.clone()), 1.0 / warps as f64);
+        let mut mix = Mix::default().add_scaled(&self.mix(&first.counts, all.clone()), 1.0 / warps as f64);
+        let mut chain = first.chain / warps as f64;
         for k in 1..=n {
-            let (c, _) = self.warp(args, grid, block, at, &lanes(k * (warps - 1) / n))?;
-            mix = mix.add_scaled(&self.mix(&c, all.clone()), (warps - 1) as f64 / warps as f64 / n as f64);
+            let w = self.warp(c, &lanes(k * (warps - 1) / n))?;
+            let share = (warps - 1) as f64 / warps as f64 / n as f64;
+            mix = mix.add_scaled(&self.mix(&w.counts, all.clone()), share);
+            chain += w.chain * share;
         }
-        Some((mix, first))
+        Some(Block { mix, chain, first: first.counts })
     }
 
-    /// One warp's instruction counts (per instruction, the most any sampled lane ran it: a divergent
-    /// branch's both sides, a loop's longest trip) and the most steps one lane took.
-    fn warp(&self, args: &[Arg], grid: Dim3, block: Dim3, at: Dim3, lanes: &[u64]) -> Option<(Vec<u32>, u64)> {
-        let mut counts = vec![0u32; self.insns.len()];
-        let mut most = 0;
+    /// One warp: per instruction the most any sampled lane ran it (a divergent branch's both sides, a
+    /// loop's longest trip), its longest lane's chain and steps.
+    fn warp(&self, c: &Context, lanes: &[u64]) -> Option<Run> {
+        let mut all = Run { counts: vec![0u32; self.insns.len()], steps: 0, chain: 0.0 };
         for &t in lanes {
+            let b = c.block;
             let tid = Dim3::new(
-                (t % block.x as u64) as u32,
-                (t / block.x as u64 % block.y as u64) as u32,
-                (t / (block.x as u64 * block.y as u64)) as u32,
+                (t % b.x as u64) as u32,
+                (t / b.x as u64 % b.y as u64) as u32,
+                (t / (b.x as u64 * b.y as u64)) as u32,
             );
-            let (c, steps) = self.thread(args, grid, block, at, tid, (t % 32) as u32, (t / 32) as u32)?;
-            for (a, b) in counts.iter_mut().zip(c) {
+            let run = self.thread(c, tid, (t % 32) as u32, (t / 32) as u32)?;
+            for (a, b) in all.counts.iter_mut().zip(run.counts) {
                 *a = (*a).max(b);
             }
-            most = most.max(steps);
+            all.steps = all.steps.max(run.steps);
+            all.chain = all.chain.max(run.chain);
         }
-        Some((counts, most))
+        Some(all)
     }
 
     /// The mix of `counts` over instructions `range`.
@@ -201,34 +222,26 @@ impl Program {
         m
     }
 
-    /// Runs one thread: per-instruction counts and steps. A branch on a value the run does not know (one
-    /// loaded from memory, a float) is taken as not taken.
-    #[allow(clippy::too_many_arguments)]
-    fn thread(
-        &self,
-        args: &[Arg],
-        grid: Dim3,
-        block: Dim3,
-        at: Dim3,
-        tid: Dim3,
-        lane: u32,
-        warp: u32,
-    ) -> Option<(Vec<u32>, u64)> {
+    /// Runs one thread: per-instruction counts, steps, and its chain: each instruction issues a cycle
+    /// after the one before it at the earliest, and not before its operands are ready; its result is
+    /// ready its latency later. A branch on a value the run does not know (one loaded from memory, a
+    /// float) is taken as not taken.
+    fn thread(&self, c: &Context, tid: Dim3, lane: u32, warp: u32) -> Option<Run> {
         let mut regs: Vec<Option<u64>> = vec![None; self.registers];
+        let mut ready = vec![0.0f64; self.registers];
         let mut counts = vec![0u32; self.insns.len()];
-        let mut pc = 0;
-        let mut steps = 0u64;
+        let (mut pc, mut steps, mut clock) = (0, 0u64, 0.0f64);
         let axis = |d: Dim3, a: usize| [d.x, d.y, d.z][a] as u64;
         let special = |r: Sreg, a: usize| match r {
             Sreg::Tid => axis(tid, a),
-            Sreg::Ntid => axis(block, a),
-            Sreg::Ctaid => axis(at, a),
-            Sreg::Nctaid => axis(grid, a),
+            Sreg::Ntid => axis(c.block, a),
+            Sreg::Ctaid => axis(c.at, a),
+            Sreg::Nctaid => axis(c.grid, a),
             Sreg::Lane => lane as u64,
             Sreg::Warp => warp as u64,
         };
         let param = |i: usize| -> Option<u64> {
-            Some(match args.get(i)? {
+            Some(match c.args.get(i)? {
                 Arg::Buf(b) => (*b as u64 + 1) << 40,
                 Arg::I32(v) => *v as u32 as u64,
                 Arg::F32(f) => f.to_bits() as u64,
@@ -241,6 +254,17 @@ impl Program {
             }
             counts[pc] += 1;
             let insn = &self.insns[pc];
+            let operands = insn.srcs.iter().map(|&r| ready[r]).fold(0.0, f64::max);
+            let issue = if insn.cost.is_some() { operands.max(clock + 1.0) } else { operands };
+            clock = clock.max(issue);
+            let done = issue
+                + match insn.wait {
+                    _ if insn.cost.is_none() => 0.0,
+                    Wait::Free => 0.0,
+                    Wait::Pipe => c.lat.pipe,
+                    Wait::Global => c.lat.global,
+                    Wait::Shared => c.lat.shared,
+                };
             let guard = insn.guard.map(|(p, neg)| regs[p].map(|v| (v != 0) != neg));
             if let Some(target) = insn.target {
                 pc = if matches!(guard, None | Some(Some(true))) { target } else { pc + 1 };
@@ -274,11 +298,61 @@ impl Program {
             };
             for &d in &insn.dests {
                 regs[d] = value;
+                ready[d] = done;
             }
             pc += 1;
         }
-        Some((counts, steps))
+        Some(Run { counts, steps, chain: clock })
     }
+}
+
+/// A launch as one run sees it: the kernel's arguments, the grid and block, the block run, the
+/// latencies.
+struct Context<'a> {
+    args: &'a [Arg],
+    grid: Dim3,
+    block: Dim3,
+    at: Dim3,
+    lat: &'a Latencies,
+}
+
+/// One thread's or warp's run: executions per instruction, steps, the chain's cycles.
+struct Run {
+    counts: Vec<u32>,
+    steps: u64,
+    chain: f64,
+}
+
+/// One block's mix and chain per warp, and warp 0's counts.
+struct Block {
+    mix: Mix,
+    chain: f64,
+    first: Vec<u32>,
+}
+
+/// What an instruction's result waits for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Wait {
+    /// Nothing: it folds into its user (or writes nothing).
+    Free,
+    /// A pipe's dependent latency.
+    Pipe,
+    /// A load from global (or local, or generic) memory.
+    Global,
+    /// A load from shared memory.
+    Shared,
+}
+
+/// Cycles a result takes to feed a dependent instruction: an arithmetic pipe's, a global load's, a
+/// shared load's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Latencies {
+    /// Arithmetic, conversions, moves, branches.
+    pub pipe: f64,
+    /// A global load.
+    pub global: f64,
+    /// A shared-memory load.
+    pub shared: f64,
 }
 
 /// An integer operation, decoded once from its opcode.
@@ -513,7 +587,18 @@ fn parse_insn<'a>(
     let head = op.split('.').next().unwrap_or("");
     if head == "bra" {
         let target = Some(*labels.get(*texts.first()?)?);
-        return Some(Insn { guard, op: None, ends: false, args: Vec::new(), dests: Vec::new(), target, cost: None });
+        let srcs = guard.map(|(p, _)| p).into_iter().collect();
+        return Some(Insn {
+            guard,
+            op: None,
+            ends: false,
+            args: Vec::new(),
+            dests: Vec::new(),
+            srcs,
+            wait: Wait::Free,
+            target,
+            cost: None,
+        });
     }
     let writes = !matches!(head, "st" | "bar" | "barrier" | "red" | "prefetch" | "membar" | "fence" | "call");
     let dests = match texts.first() {
@@ -558,7 +643,29 @@ fn parse_insn<'a>(
         })
         .collect();
     let ends = matches!(head, "ret" | "exit" | "trap");
-    Some(Insn { guard, op: decode(op), ends, args, dests, target: None, cost: None })
+    // Registers read: the guard, every operand after the destination (all of a store's), and those
+    // inside addresses and vectors.
+    let mut srcs: Vec<usize> = guard.map(|(p, _)| p).into_iter().collect();
+    for t in texts.iter().skip(usize::from(writes)) {
+        for r in t.split(|c: char| !(c.is_alphanumeric() || c == '%' || c == '_' || c == '.' || c == '$')) {
+            if r.starts_with('%') && !is_special(r) {
+                srcs.push(reg(r));
+            }
+        }
+    }
+    let wait = match head {
+        "ld" | "ldu" | "atom" if op.contains(".shared") => Wait::Shared,
+        "ld" | "ldu" | "atom" => Wait::Global,
+        _ if writes => Wait::Pipe,
+        _ => Wait::Free,
+    };
+    Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None })
+}
+
+/// A special register (`%tid.x`, `%laneid`, ...), which no instruction waits for.
+fn is_special(r: &str) -> bool {
+    let base = r.trim_start_matches('%').split('.').next().unwrap_or("");
+    matches!(base, "tid" | "ntid" | "ctaid" | "nctaid" | "laneid" | "warpid" | "nwarpid" | "smid" | "clock" | "clock64")
 }
 
 fn is_barrier(line: &str) -> bool {
@@ -606,6 +713,8 @@ fn immediate(a: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
+    const LAT: Latencies = Latencies { pipe: 4.0, global: 30.0, shared: 20.0 };
+
     /// A loop whose trip count comes from the block shape and a parameter, then a branch on the lane's
     /// parity: `for (j = tid.y; j < n; j += ntid.y);` then `odd ? n + 1 : (n + 2) * 3`.
     const LOOP_AND_BRANCH: &str = "
@@ -635,7 +744,7 @@ $L_end:
 ";
 
     fn mix(text: &str, n: i32, grid: Dim3, block: Dim3) -> Mix {
-        Program::parse(text, "k").unwrap().execute(&[Arg::I32(n)], grid, block, 0).unwrap().per_warp
+        Program::parse(text, "k").unwrap().execute(&[Arg::I32(n)], grid, block, 0, &LAT).unwrap().per_warp
     }
 
     #[test]
@@ -655,10 +764,41 @@ $L_end:
     }
 
     #[test]
+    fn a_warps_chain_waits_for_operands_and_issues_one_a_cycle() {
+        // A load (30 cycles), an add that needs it (4 cycles a pipe's result), a move and an add that
+        // needs the move, and a store of the first add's result. Issue cycles: ld.global 1 (the ld.param
+        // is an operand in SASS: free), add 31 (the load's value at 1 + 30), mov 32, add 36 (the move's
+        // result at 32 + 4), st 37 (a cycle after the add; its value was ready at 35), ret 38.
+        let text = "
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.global.u32 	%r1, [%rd1];
+	add.s32 	%r2, %r1, 1;
+	mov.u32 	%r3, %tid.x;
+	add.s32 	%r4, %r3, 2;
+	st.global.u32 	[%rd1+4], %r2;
+	ret;
+}
+";
+        let p = Program::parse(text, "k").unwrap();
+        let e = p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT).unwrap();
+        assert_eq!(e.chain_cycles, 38.0);
+        // Loads that wait twice as long make the chain 30 cycles longer.
+        let slow = Latencies { global: 60.0, ..LAT };
+        assert_eq!(
+            p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &slow).unwrap().chain_cycles,
+            68.0
+        );
+    }
+
+    #[test]
     fn a_loop_that_never_ends_gives_up() {
         let spin = ".visible .entry k(\n.param .u32 k_param_0\n)\n{\n$L:\n\tbra.uni \t$L;\n}\n";
         let p = Program::parse(spin, "k").unwrap();
-        assert_eq!(p.execute(&[Arg::I32(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0), None);
+        assert_eq!(p.execute(&[Arg::I32(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT), None);
         // A branch to a label that is not there: no program.
         assert!(Program::parse(".visible .entry k(\n)\n{\n\tbra.uni \t$nowhere;\n}\n", "k").is_none());
     }
@@ -673,7 +813,7 @@ $L_end:
         // return before loading: 2 of 8 warps in 15 x 64 of the 15 x 34 x 64 blocks.
         let p = Program::parse(super::super::module("frames").unwrap(), "gaussianSmooth").unwrap();
         let args = [Arg::Buf(0), Arg::Buf(1), Arg::I32(480), Arg::I32(270)];
-        let e = p.execute(&args, Dim3::new(15, 34, 64), Dim3::new(32, 8, 1), 0).unwrap();
+        let e = p.execute(&args, Dim3::new(15, 34, 64), Dim3::new(32, 8, 1), 0, &LAT).unwrap();
         let live = 1.0 - 2.0 / (34.0 * 8.0);
         assert!((e.per_warp.mem - 83.0 * live).abs() < 1e-9, "{:?}", e.per_warp);
         assert_eq!(e.setup, None);

@@ -107,6 +107,11 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
         ("copy bandwidth", format!("{:.0} GB/s", f.copy_gbs), "device-to-device cuMemcpy, bytes read + written"),
         ("DRAM read bandwidth", format!("{:.0} GB/s", f.read_gbs), "calRead: 2 and 4 x L2 once, the rate between"),
         ("DRAM latency", format!("{:.0} ns", f.dram_latency_ns), "calChase: one thread, dependent loads 1 MiB apart"),
+        (
+            "L1 / L2 hit latency",
+            format!("{:.1} / {:.1} ns", f.l1_latency_ns, f.l2_latency_ns),
+            "calChase warm: through 8 KiB, and through up to 16 MiB a line a step; rate between two lengths",
+        ),
         ("DRAM read in flight", in_flight(f), "calInflight: KiB in flight per SM: GB/s"),
         ("DRAM runs", runs(f), "calRuns: bytes per run: reads, writes over a contiguous pass"),
         ("L2 bandwidth", format!("{:.0} GB/s", f.l2_gbs), "calL2Read: a quarter of L2 re-read past L1"),
