@@ -155,6 +155,10 @@ pub fn classify(line: &str) -> Option<(Pipe, f64)> {
         // address: SASS reads them as operands (a register address takes an LDC).
         "ld" if op.starts_with("ld.param") => return None,
         "ld" if op.starts_with("ld.const") && !l.split_once('[').is_some_and(|(_, a)| a.contains('%')) => return None,
+        // A generic address is the global one (SASS emits nothing), and the launch's dimensions are
+        // constant-bank operands (only %tid and %ctaid take an S2R).
+        "cvta" if op.starts_with("cvta.to.global") => return None,
+        "mov" if l.contains("%ntid") || l.contains("%nctaid") => return None,
         "ld" | "st" | "atom" | "red" | "ldu" | "prefetch" => (Pipe::Mem, 1.0),
         "bra" | "bar" | "ret" | "exit" | "call" | "membar" | "fence" => (Pipe::Other, 1.0),
         "mov" => (Pipe::Other, 1.0),
@@ -312,6 +316,25 @@ mod tests {
         assert_eq!(leaves_together("blur", "blurDirect"), Some(false));
         assert_eq!(leaves_together("sum_matrix", "sumMatrixOnGPU2D"), Some(false));
         assert_eq!(leaves_together("sum_matrix", "noSuchEntry"), None);
+    }
+
+    #[test]
+    fn what_sass_reads_as_operands_costs_nothing() {
+        // A kernel parameter, a __constant__ word at a fixed address, blockDim and gridDim (constant
+        // bank), a generic-to-global conversion (the same address): no instruction of their own.
+        for line in [
+            "ld.param.u64 \t%rd1, [k_param_0];",
+            "ld.const.f32 \t%f1, [kTaps+4];",
+            "mov.u32 \t%r5, %ntid.x;",
+            "mov.u32 \t%r8, %nctaid.y;",
+            "cvta.to.global.u64 \t%rd4, %rd1;",
+        ] {
+            assert_eq!(classify(line), None, "{line}");
+        }
+        // threadIdx and blockIdx take an S2R; a constant at a register address an LDC; ret an EXIT.
+        assert_eq!(classify("mov.u32 \t%r6, %tid.x;"), Some((Pipe::Other, 1.0)));
+        assert_eq!(classify("ld.const.f32 \t%f15, [%rd42];"), Some((Pipe::Mem, 1.0)));
+        assert_eq!(classify("ret;"), Some((Pipe::Other, 1.0)));
     }
 
     #[test]
