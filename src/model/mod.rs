@@ -162,8 +162,6 @@ pub fn evaluate(
         runs::dram_runs(kernel, launch.grid, launch.block)
     };
     let warps = shape.blocks as f64 * warps_per_block as f64;
-    // The code run for sample threads of a block (loops by their trip counts); where that fails, the
-    // straight-line instructions once plus the loops' multiply-adds at their body's mix per FMA.
     let txn = mem.txn_bytes as f64;
     let l2_read_requests = if mem.loads.transactions > 0.0 {
         mem.loads.l2_transactions * mem.loads.lines / mem.loads.transactions
@@ -171,6 +169,9 @@ pub fn evaluate(
         0.0
     };
     let lat = latencies(target, l2_read_requests / mem.loads.requests.max(1.0));
+    // The code run for sample threads of a block (loops by their trip counts, each warp's chain); where
+    // that fails, the straight-line instructions once plus the loops' multiply-adds at their body's mix
+    // per FMA, and no chain.
     let (insns, setup, chain_cycles) = match executed(kernel, launch, &lat) {
         // The set-up is priced per block (issue_cycles adds it back): out of the per-warp mix.
         Some(run) => (
