@@ -1,7 +1,9 @@
 //! Runs an entry's PTX for a few threads of one block, integers and control flow only, to count how
 //! many times each instruction executes per warp: loops by their real trip counts (constant, or set by
 //! the block shape and the kernel's arguments), a divergent branch's both sides, a block's set-up done
-//! by one warp. The time model prices the result, and it is the estimate of nvprof's `inst_executed`.
+//! by one warp — and how long each warp takes alone (its chain of dependent instructions). The time
+//! model prices the counts and takes the chain as a floor; the counts are the estimate of nvprof's
+//! `inst_executed`.
 
 use std::collections::HashMap;
 
@@ -65,7 +67,7 @@ struct Insn {
     cost: Option<(Pipe, f64)>,
 }
 
-/// An entry ready to run: its instructions, labels and parameter names.
+/// An entry ready to run: its instructions, with registers, parameters and branch targets resolved.
 #[derive(Clone, Debug)]
 pub struct Program {
     insns: Vec<Insn>,
