@@ -187,16 +187,23 @@ fn body_in<'a>(text: &'a str, entry: &str) -> Option<Vec<&'a str>> {
     Some(body[..body.find("\n}")?].lines().map(str::trim).collect())
 }
 
+/// What each of `lines` costs when it runs: its pipe and SASS instructions, `None` for a line that is
+/// not an instruction, or that folds into the next instruction that executes.
+fn costs(lines: &[&str]) -> Vec<Option<(Pipe, f64)>> {
+    let executed: Vec<usize> = (0..lines.len()).filter(|&i| executes(lines[i])).collect();
+    let mut out = vec![None; lines.len()];
+    for (k, &i) in executed.iter().enumerate() {
+        if !folds_into_next(lines[i], executed.get(k + 1).map(|&j| lines[j])) {
+            out[i] = classify(lines[i]);
+        }
+    }
+    out
+}
+
 fn mix_of(lines: &[&str]) -> Mix {
-    let executed: Vec<&str> = lines.iter().copied().filter(|l| executes(l)).collect();
     let mut m = Mix::default();
-    for (i, line) in executed.iter().enumerate() {
-        if folds_into_next(line, executed.get(i + 1).copied()) {
-            continue;
-        }
-        if let Some((pipe, n)) = classify(line) {
-            m.add(pipe, n);
-        }
+    for (pipe, n) in costs(lines).into_iter().flatten() {
+        m.add(pipe, n);
     }
     m
 }

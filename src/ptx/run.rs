@@ -110,14 +110,9 @@ impl Program {
         let mut names = HashMap::new();
         let mut insns: Vec<Insn> =
             text_of.iter().map(|l| parse_insn(l, &params, &labels, &mut names)).collect::<Option<_>>()?;
-        // Costs as the static count gives them: instructions that execute, less those that fold into
-        // the next one that does.
-        let executed: Vec<usize> = (0..text_of.len()).filter(|&i| super::executes(text_of[i])).collect();
-        for (k, &i) in executed.iter().enumerate() {
-            let next = executed.get(k + 1).map(|&j| text_of[j]);
-            if !super::folds_into_next(text_of[i], next) {
-                insns[i].cost = super::classify(text_of[i]);
-            }
+        // Costs as the static count gives them.
+        for (insn, cost) in insns.iter_mut().zip(super::costs(&text_of)) {
+            insn.cost = cost;
         }
         let barriers = (0..insns.len()).filter(|&i| is_barrier(text_of[i])).map(|i| i + 1).collect();
         Some(Program { insns, registers: names.len(), barriers })
