@@ -722,7 +722,8 @@ pub fn device_target(info: &DeviceInfo, memcpy_gbs: f64, calibrated: Option<&Fig
     let clock_mhz = info.sm_clock_mhz.unwrap_or(1500);
     let mut figures = calibrated.cloned().unwrap_or_else(|| Figures::of_arch(arch, clock_mhz, memcpy_gbs));
     figures.copy_gbs = memcpy_gbs;
-    Target { name: info.name.clone(), arch, sms: info.sms.unwrap_or(0), clock_mhz, figures }
+    let l2_bytes = info.l2_bytes.unwrap_or(0);
+    Target { name: info.name.clone(), arch, sms: info.sms.unwrap_or(0), clock_mhz, l2_bytes, figures }
 }
 
 #[cfg(test)]

@@ -188,6 +188,7 @@ pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super:
                 arch,
                 sms: report.device.sms.unwrap_or(0),
                 clock_mhz: clock,
+                l2_bytes: report.device.l2_bytes.unwrap_or(0),
                 figures,
             };
             t.figures.copy_gbs = copy;

@@ -149,6 +149,8 @@ pub struct Target {
     pub sms: u32,
     /// SM clock, MHz.
     pub clock_mhz: u32,
+    /// L2's size, bytes (0: not known).
+    pub l2_bytes: u64,
     /// Its performance figures.
     pub figures: Figures,
 }
@@ -161,6 +163,7 @@ impl Target {
             arch,
             sms: card.sms,
             clock_mhz: card.clock_mhz,
+            l2_bytes: card.l2_kib as u64 * 1024,
             figures: Figures::of_card(card, arch),
         }
     }
@@ -256,6 +259,9 @@ pub struct Workload {
     /// Round trips a warp waits for one after another (loads in a loop that uses each before the
     /// next): 1 when its loads are issued together.
     pub serial_loads: f64,
+    /// Seconds each of those round trips after the first waits: L2's latency, and DRAM's for the share
+    /// of the lines L2 does not hold (0: DRAM's).
+    pub serial_latency_s: f64,
     /// Warp instructions of the block's set-up, run once per block by its first warp
     /// ([`crate::kernels::Kernel::setup_barriers`]).
     pub setup: Option<Mix>,
@@ -278,7 +284,8 @@ pub struct Prediction {
     pub latency_ms: f64,
     /// Blocks over the block scheduler's rate.
     pub issue_ms: f64,
-    /// Warp instructions over the busiest pipe's rate or the schedulers' issue slots.
+    /// Warp instructions over the busiest pipe's rate or the schedulers' issue slots, plus the memory
+    /// latency of each round of resident warps that issue does not cover.
     pub compute_ms: f64,
     /// Barrier cost (SKE's synchronization term).
     pub sync_ms: f64,
@@ -332,7 +339,14 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         0.0
     };
     let issue = w.blocks as f64 / (s * t.block_issue_rate());
-    let compute = issue_cycles(t, w) * s / busy / clock + block_waits_s(t, w);
+    // Issue, plus the latency no other warp covers: each round of resident warps starts together (a
+    // block's warps are launched together and meet at its barriers), so the SM issues every warp's
+    // instructions and still waits out one round trip per serial load of the round — the pessimistic
+    // bound of a closed network whose one server (issue) has the memory latency as think time (N D + Z
+    // per cycle; Hong & Kim 2009's compute-bound case). docs/MODEL.md section 16.
+    let rounds = if w.resident_warps > 0.0 { (w.warps / (s * w.resident_warps)).max(1.0) } else { 1.0 };
+    let exposed = if w.loads_global { rounds * exposed_latency_s(t, w) } else { 0.0 };
+    let compute = issue_cycles(t, w) * s / busy / clock + block_waits_s(t, w) + exposed;
     let sync = w.warps * w.barriers * SYNC_CYCLES_PER_WARP / (s * t.arch.schedulers_per_sm.max(1) as f64 * clock);
     let terms = [
         (Bound::Bandwidth, bandwidth),
@@ -393,7 +407,14 @@ pub fn round_trip_s(t: &Target, w: &Workload, resident_warps: f64) -> f64 {
     let bytes_per_warp = if w.warps > 0.0 { w.dram_read_bytes / w.warps } else { 0.0 };
     let in_flight = (t.sms as f64 * resident_warps).min(w.warps);
     let read_gbs = t.figures.read_gbs * w.read_efficiency.max(1e-3);
-    w.serial_loads.max(1.0) * t.latency_s() + in_flight * bytes_per_warp / (read_gbs * 1e9)
+    exposed_latency_s(t, w) + in_flight * bytes_per_warp / (read_gbs * 1e9)
+}
+
+/// The latency a warp waits out for its loads, alone: DRAM's for the first round trip, then each
+/// further one's ([`Workload::serial_latency_s`]).
+pub fn exposed_latency_s(t: &Target, w: &Workload) -> f64 {
+    let next = if w.serial_latency_s > 0.0 { w.serial_latency_s } else { t.latency_s() };
+    t.latency_s() + (w.serial_loads.max(1.0) - 1.0) * next
 }
 
 /// One round trip over a warp's life in `p` (at most 1): the life is the predicted time, less the launch,
@@ -451,6 +472,7 @@ mod tests {
             loads_global: true,
             serial_loads: 1.0,
             chain_s: 0.0,
+            serial_latency_s: 0.0,
             setup: None,
             resident_blocks: 1.0,
         }
@@ -534,6 +556,7 @@ mod tests {
             l1_wavefronts: 0.0,
             serial_loads: 16.0,
             chain_s: 0.0,
+            serial_latency_s: 0.0,
             insns: Mix::default(),
             ..sum_matrix(1, 1.0, 32.0)
         };
@@ -628,6 +651,7 @@ mod tests {
             dram_read_bytes: 4096.0 * 4096.0 * 4.0,
             serial_loads: 8192.0,
             chain_s: 0.0,
+            serial_latency_s: 0.0,
             resident_warps: 32.0,
             ..sum_matrix(1, 1.0, 32.0)
         };
@@ -683,6 +707,29 @@ mod tests {
         // of a full SM: 404 ns + 132 x 64 x 256 B / 4220 GB/s = 0.92 us, at 12.5 blocks per us.
         let r = issue_resident_blocks(&h200(), &sum_matrix(1 << 22, 2.0, 54.0));
         assert!((r - 8.7).abs() < 3.0, "{r}");
+    }
+
+    #[test]
+    fn issue_waits_out_each_rounds_latency() {
+        // 132 x 64 x 10 warps, 64 resident per SM: 10 rounds. Each warp issues 1000 FP32 instructions
+        // (4 schedulers: 64 x 1000 / 4 = 16,000 clocks a round at 1.98 GHz) and waits 4 serial loads:
+        // DRAM's (the database's H200: 404 ns), then 3 of 200 ns each (lines in L2): 1.004 us a round.
+        let t = h200();
+        let w = Workload {
+            insns: Mix { fp32: 1000.0, ..Mix::default() },
+            serial_loads: 4.0,
+            serial_latency_s: 200e-9,
+            ..sum_matrix(132 * 64 * 10 / 8, 8.0, 64.0)
+        };
+        let round = t.latency_s() + 3.0 * 200e-9;
+        assert!((t.latency_s() - 404e-9).abs() < 1e-9);
+        assert!((exposed_latency_s(&t, &w) - round).abs() < 1e-15);
+        let issue = 10.0 * 16_000.0 / 1.98e9;
+        let p = predict(&t, &w);
+        assert!((p.compute_ms - (issue + 10.0 * round) * 1e3).abs() < 1e-9, "{}", p.compute_ms);
+        // A kernel that loads nothing waits for nothing.
+        let alone = predict(&t, &Workload { loads_global: false, ..w });
+        assert!((alone.compute_ms - issue * 1e3).abs() < 1e-6, "{}", alone.compute_ms);
     }
 
     #[test]

@@ -193,11 +193,35 @@ fn costs(lines: &[&str]) -> Vec<Option<(Pipe, f64)>> {
     let executed: Vec<usize> = (0..lines.len()).filter(|&i| executes(lines[i])).collect();
     let mut out = vec![None; lines.len()];
     for (k, &i) in executed.iter().enumerate() {
-        if !folds_into_next(lines[i], executed.get(k + 1).map(|&j| lines[j])) {
+        // The executed line before, where no label lies between them (nothing else jumps in).
+        let before = k
+            .checked_sub(1)
+            .map(|p| executed[p])
+            .filter(|&p| !lines[p + 1..i].iter().any(|l| l.trim().ends_with(':')))
+            .map(|p| lines[p]);
+        if !folds_into_next(lines[i], executed.get(k + 1).map(|&j| lines[j])) && !branch_inverted(before, lines, i) {
             out[i] = classify(lines[i]);
         }
     }
     out
+}
+
+/// Whether the unconditional branch at `lines[i]` costs nothing: right after a conditional branch to
+/// the label that follows it (`@p bra L; bra.uni M; L:`), ptxas emits one branch, `@!p bra M`, which
+/// the conditional branch already counts (a loop whose exit test jumps out: divergeWarp's second path
+/// runs 4 SASS instructions a trip, as its first).
+fn branch_inverted(before: Option<&str>, lines: &[&str], i: usize) -> bool {
+    let target = |l: &str| l.trim_end_matches(';').split_whitespace().last().map(str::to_string);
+    let Some(before) = before else { return false };
+    let (op, prev) = (lines[i].split_whitespace().next().unwrap_or(""), unguarded(before));
+    if !(op == "bra" || op == "bra.uni") || !before.starts_with('@') || !prev.starts_with("bra") {
+        return false;
+    }
+    let next_label = lines[i + 1..].iter().map(|l| l.trim()).find(|l| !l.is_empty() && !l.starts_with("//"));
+    match (target(prev), next_label) {
+        (Some(t), Some(l)) => l.strip_suffix(':') == Some(t.as_str()),
+        _ => false,
+    }
 }
 
 fn mix_of(lines: &[&str]) -> Mix {
@@ -364,6 +388,19 @@ mod tests {
         // Nothing folds when the next instruction does not use the result.
         let apart = ["shl.b64 \t%rd14, %rd13, 2;", "add.s64 \t%rd15, %rd1, %rd9;"];
         assert_eq!(mix_of(&apart).int, 4.0);
+    }
+
+    #[test]
+    fn a_branch_over_a_branch_is_one_branch() {
+        // `@p bra L; bra.uni M; L:` is `@!p bra M` in SASS: the unconditional branch costs nothing.
+        let inverted = ["@%p6 bra \t$L__BB3_6;", "bra.uni \t$L__BB3_3;", "", "$L__BB3_6:", "add.s32 \t%r1, %r1, 1;"];
+        let c = costs(&inverted);
+        assert!(c[0].is_some() && c[1].is_none(), "{c:?}");
+        // Not when the conditional branch goes elsewhere, nor when a label lets others jump to it.
+        let elsewhere = ["@%p7 bra \t$L__BB3_5;", "bra.uni \t$L__BB3_6;", "$L__BB3_2:", "add.s32 \t%r1, %r1, 1;"];
+        assert!(costs(&elsewhere)[1].is_some());
+        let entered = ["@%p6 bra \t$L__BB3_6;", "$L__BB3_9:", "bra.uni \t$L__BB3_3;", "$L__BB3_6:", "ret;"];
+        assert!(costs(&entered)[2].is_some());
     }
 
     #[test]

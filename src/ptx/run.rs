@@ -99,19 +99,23 @@ impl Program {
             .filter_map(|l| l.trim_end_matches([',', ')']).split_whitespace().last())
             .collect();
         let mut labels = HashMap::new();
-        let mut text_of = Vec::new();
+        let (mut text_of, mut with_labels) = (Vec::new(), Vec::new());
         for line in lines.iter().map(|l| l.trim()) {
             if let Some(label) = line.strip_suffix(':') {
                 labels.insert(label, text_of.len());
+                with_labels.push(line);
             } else if !(line.is_empty() || line.starts_with('.') || line.starts_with("//") || !line.ends_with(';')) {
                 text_of.push(line);
+                with_labels.push(line);
             }
         }
         let mut names = HashMap::new();
         let mut insns: Vec<Insn> =
             text_of.iter().map(|l| parse_insn(l, &params, &labels, &mut names)).collect::<Option<_>>()?;
-        // Costs as the static count gives them.
-        for (insn, cost) in insns.iter_mut().zip(super::costs(&text_of)) {
+        // Costs as the static count gives them (which reads the labels too).
+        let costs = super::costs(&with_labels);
+        let priced = with_labels.iter().zip(costs).filter(|(l, _)| !l.ends_with(':')).map(|(_, c)| c);
+        for (insn, cost) in insns.iter_mut().zip(priced) {
             insn.cost = cost;
         }
         let barriers = (0..insns.len()).filter(|&i| is_barrier(text_of[i])).map(|i| i + 1).collect();
