@@ -235,7 +235,9 @@ fn mix_of(lines: &[&str]) -> Mix {
 /// Whether `line` costs no SASS instruction of its own because the instruction after it absorbs it
 /// (sm_50+ instruction selection, as `cuobjdump -sass` shows it): a 64-bit shift by a constant feeding
 /// a 64-bit add is one `LEA` / `LEA.HI.X` pair, which the add already counts; a sign or zero extension
-/// of a 32-bit integer feeding a 64-bit operation is the `.SX32` / `.WIDE` form of that operation.
+/// of a 32-bit integer feeding a 64-bit operation is the `.SX32` / `.WIDE` form of that operation,
+/// except a full 64-bit multiply (`mul.lo.s64`), which takes the high word from an `SHF` (blurCols'
+/// taps: `cvt.s64.s32; mul.lo.s64; add.s64` is SHF, IMAD, IMAD.WIDE.U32, IMAD, IADD3 on sm_90).
 fn folds_into_next(line: &str, next: Option<&str>) -> bool {
     let Some(next) = next else { return false };
     let mut words = line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
@@ -247,7 +249,8 @@ fn folds_into_next(line: &str, next: Option<&str>) -> bool {
     let wide_int = |o: &str| [".s64", ".u64", ".b64"].iter().any(|t| o.ends_with(t)) && !o.starts_with("cvt");
     match op {
         "shl.b64" => matches!(next_op, "add.s64" | "add.u64") && uses(next),
-        "cvt.s64.s32" | "cvt.u64.u32" => wide_int(next_op) && uses(next),
+        // ... but not into a full 64-bit multiply, which needs the high word: an SHF makes it.
+        "cvt.s64.s32" | "cvt.u64.u32" => wide_int(next_op) && !next_op.starts_with("mul.lo") && uses(next),
         _ => false,
     }
 }
@@ -371,9 +374,10 @@ mod tests {
     #[test]
     fn address_arithmetic_is_counted_as_sass_runs_it() {
         // blurCols's tap address: clamp (max, min), widen, row x W + x (64-bit multiply and add), x 4,
-        // plus the base. SASS: IMNMX, IMNMX, IMAD.WIDE + IMAD (the widening folded in), IADD3 + IADD3.X,
-        // LEA + LEA.HI.X (the shift folded into the add): 6 integer-ALU and 2 multiply instructions,
-        // where a line-by-line count gives 9 and 2.
+        // plus the base. SASS (ptxas 13.0, sm_90, cuobjdump of kernels-ptx/blur.ptx): VIMNMX, VIMNMX,
+        // SHF (the row's high word for the full 64-bit multiply), IMAD, IMAD.WIDE.U32 (the add folded
+        // in), IMAD, IADD3, LEA + LEA.HI.X (the shift folded into the add): 9 instructions, where a
+        // line-by-line count gives 11.
         let tap = [
             "max.s32 \t%r123, %r152, 0;",
             "min.s32 \t%r124, %r123, %r48;",
@@ -384,7 +388,7 @@ mod tests {
             "add.s64 \t%rd15, %rd1, %rd14;",
         ];
         let m = mix_of(&tap);
-        assert_eq!((m.int, m.imul), (6.0, 2.0), "{m:?}");
+        assert_eq!((m.int, m.imul, m.total()), (7.0, 2.0, 9.0), "{m:?}");
         // Nothing folds when the next instruction does not use the result.
         let apart = ["shl.b64 \t%rd14, %rd13, 2;", "add.s64 \t%rd15, %rd1, %rd9;"];
         assert_eq!(mix_of(&apart).int, 4.0);
