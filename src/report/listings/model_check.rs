@@ -152,7 +152,8 @@ impl Listing for ModelTerms {
             Part::Table(t),
             Part::Line(
                 "predicted = the largest of dram, l2, l1, latency, issue and compute (the bound), plus sync and \
-                 the launch overhead (docs/MODEL.md section 4)"
+                 the launch overhead; compute is instruction issue plus each round's memory latency that no warp \
+                 covers (docs/MODEL.md sections 4 and 16)"
                     .into(),
             ),
         ]
