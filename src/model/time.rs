@@ -329,12 +329,14 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     let passes = w.l1_wavefronts + w.smem_wavefronts;
     let l1 = passes.max(w.l1_load_bytes / f.l1_bytes_per_clk).max(w.smem_wavefronts * 128.0 / f.smem_bytes_per_clk)
         / (busy * clock);
+    // Rounds of resident warps on each SM (at least one).
+    let rounds = if w.resident_warps > 0.0 { (w.warps / (s * w.resident_warps)).max(1.0) } else { 1.0 };
     // Each warp waits one round trip for its (independent) loads; resident warps overlap theirs, but
     // none waits less than its own.
     // ... and none lives shorter than its own chain of dependent instructions.
     let latency = if w.resident_warps > 0.0 && (w.loads_global || w.chain_s > 0.0) {
         let trip = if w.loads_global { round_trip_s(t, w, w.resident_warps) } else { 0.0 };
-        (w.warps / (s * w.resident_warps)).max(1.0) * trip.max(w.chain_s)
+        rounds * trip.max(w.chain_s)
     } else {
         0.0
     };
@@ -344,7 +346,6 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     // instructions and still waits out one round trip per serial load of the round — the pessimistic
     // bound of a closed network whose one server (issue) has the memory latency as think time (N D + Z
     // per cycle; Hong & Kim 2009's compute-bound case). docs/MODEL.md section 16.
-    let rounds = if w.resident_warps > 0.0 { (w.warps / (s * w.resident_warps)).max(1.0) } else { 1.0 };
     let exposed = if w.loads_global { rounds * exposed_latency_s(t, w) } else { 0.0 };
     let compute = issue_cycles(t, w) * s / busy / clock + block_waits_s(t, w) + exposed;
     let sync = w.warps * w.barriers * SYNC_CYCLES_PER_WARP / (s * t.arch.schedulers_per_sm.max(1) as f64 * clock);
