@@ -150,6 +150,15 @@ fn serial_latency_s(target: &Target, dram: f64) -> f64 {
     l2 + dram.clamp(0.0, 1.0) * (target.latency_s() - l2).max(0.0)
 }
 
+/// Instructions every warp runs that its PTX does not show: the stack pointer's load that opens every
+/// kernel (`LDC R1, c[0x0][0x28]` on sm_90), and, on sm_80 and newer, where the kernel touches global
+/// memory, the load of the memory descriptor its loads and stores name (`ULDC.64 UR4, c[0x0][0x208]`:
+/// `desc[UR4]`), once per kernel. Every built-in kernel's SASS (ptxas 13.0, sm_90, cuobjdump) has both,
+/// once each.
+fn prologue(arch: &crate::model::arch::Arch, global: bool) -> f64 {
+    1.0 + f64::from(u8::from(global && arch.cc >= (8, 0)))
+}
+
 /// The instruction mix per warp, and the block's set-up, from the PTX counted once per line: the loops'
 /// multiply-adds ([`Kernel::loop_fmas`]) at their body's mix per FMA. Code given at run time: none.
 fn static_mix(kernel: &dyn Kernel) -> (crate::ptx::Mix, Option<crate::ptx::Mix>) {
@@ -204,7 +213,7 @@ pub fn evaluate(
     // The code run for sample threads of a block (loops by their trip counts, each warp's chain); where
     // that fails, the straight-line instructions once plus the loops' multiply-adds at their body's mix
     // per FMA, and no chain.
-    let (insns, setup, chain_cycles) = match executed(kernel, launch, &lat) {
+    let (mut insns, setup, chain_cycles) = match executed(kernel, launch, &lat) {
         // The set-up is priced per block (issue_cycles adds it back): out of the per-warp mix.
         Some(run) => (
             run.per_warp.add_scaled(&run.setup.unwrap_or_default(), -1.0 / warps_per_block as f64),
@@ -216,6 +225,7 @@ pub fn evaluate(
             (insns, setup, 0.0)
         }
     };
+    insns.other += prologue(a, mem.loads.requests + mem.stores.requests > 0.0);
     let mut workload = Workload {
         blocks: shape.blocks,
         warps,
@@ -386,6 +396,29 @@ mod tests {
             assert!(err.abs() < within, "{} {block}: {} ms predicted, {measured} measured", k.name(), p.time_ms);
             assert_eq!(p.bound, bound, "{}", k.name());
         }
+    }
+
+    #[test]
+    fn every_warp_runs_the_prologue_its_sass_opens_with() {
+        // ptxas 13.0's SASS for sm_90 (cuobjdump of kernels-ptx/peak.ptx and sum_matrix.ptx): copyFloat
+        // runs 16 instructions a warp (LDC R1 for the stack pointer; S2R, S2UR, LDC, IMAD, ULDC, ISETP,
+        // EXIT; ULDC.64 of the memory descriptor, two LDC.64 and two IMAD.WIDE, LDG, STG, EXIT), as
+        // CUPTI counted on an H100 and an H200 (33,554,432 for 8192 x 8192); sumMatrixOnGPU2D runs 26
+        // (201,326,592 x 26 / 24 for 16384 x 16384; 24 before the prologue was counted).
+        let h100 = Target::from_card(find_card("H100").unwrap(), arch((9, 0)).unwrap());
+        let per_warp = |t: &Target, k: &dyn Kernel, block: Dim3| {
+            let l = Launch { grid: k.grid(block), block, dynamic_smem: 0 };
+            let e = evaluate(t, k, &l, 8, None);
+            e.instructions / (l.grid.volume() * block.volume().div_ceil(32)) as f64
+        };
+        let copy = crate::kernels::Copy::new(crate::kernels::CopyKind::Float, 8192, 8192).unwrap();
+        assert_eq!(per_warp(&h100, &copy, Dim3::new(256, 1, 1)), 16.0);
+        let sm = SumMatrix::new(16384, 16384).unwrap();
+        assert!((per_warp(&h100, &sm, Dim3::new(32, 8, 1)) - 26.0).abs() <= 1.0);
+        // Before sm_80 no memory descriptor: the stack pointer's load alone.
+        let v100 = Target::from_card(find_card("V100").unwrap(), arch((7, 0)).unwrap());
+        assert_eq!(per_warp(&v100, &copy, Dim3::new(256, 1, 1)), 15.0);
+        assert_eq!(prologue(arch((9, 0)).unwrap(), false), 1.0);
     }
 
     #[test]
