@@ -165,6 +165,8 @@ step model-counters env WARPSCOPE_BIN="$bin" bash "$here/model-counters.sh" "$ou
 if command -v ncu >/dev/null 2>&1; then
   step ncu-sections env WARPSCOPE_BIN="$bin" bash "$here/ncu-sections.sh" "$out/ncu-sections"
 fi
+# Reads against the matrix rows a block spreads over (kernel files; docs/MODEL.md section 17).
+step dram-rows env WARPSCOPE_BIN="$bin" bash "$here/dram-rows.sh" "$out/dram-rows"
 # DRAM's rate for short runs, standalone (needs nvcc): what calRuns measures, on a 4x larger buffer; and
 # DRAM's read rate as calRead measures it, by flush and length (calibration version 4).
 if command -v nvcc >/dev/null 2>&1; then
