@@ -155,8 +155,8 @@ fn serial_latency_s(target: &Target, dram: f64) -> f64 {
 /// memory, the load of the memory descriptor its loads and stores name (`ULDC.64 UR4, c[0x0][0x208]`:
 /// `desc[UR4]`), once per kernel. Every built-in kernel's SASS (ptxas 13.0, sm_90, cuobjdump) has both,
 /// once each.
-fn prologue(arch: &crate::model::arch::Arch, global: bool) -> f64 {
-    1.0 + f64::from(u8::from(global && arch.cc >= (8, 0)))
+fn prologue(arch: &arch::Arch, global: bool) -> f64 {
+    if global && arch.cc >= (8, 0) { 2.0 } else { 1.0 }
 }
 
 /// The instruction mix per warp, and the block's set-up, from the PTX counted once per line: the loops'
