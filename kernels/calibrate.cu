@@ -9,6 +9,9 @@
 //                     against the bytes in flight per SM (Little's law, measured), at 1 to 64 warps per SM
 //   calRuns           reads or writes a buffer in runs of k contiguous words, the runs in flight together far
 //                     apart: DRAM's rate for runs of 32 to 256 bytes against one contiguous pass
+//   calRows           reads one float per thread of a matrix whose rows are far apart, with 1024-thread blocks
+//                     from one matrix row (1024x1) to 64 (16x64): how much slower DRAM serves a block whose
+//                     loads spread over more rows (a 2D block's), the loads the same
 //   calL2Read         re-reads a quarter of L2 with float4 loads that bypass L1 (ld.global.cg): L2's
 //                     read bandwidth (plain loads would hit in L1: each thread re-reads its own words)
 //   calL1Read         each block re-reads its own 8 KiB with float4 loads: L1 bandwidth per SM
@@ -80,6 +83,16 @@ extern "C" __global__ void calRuns(float *buf, int logRuns, int logK, unsigned s
         else acc += buf[at];
     }
     if (!write && acc == 1234.5f) buf[tid] = acc;
+}
+
+// One float per thread of an nx x ny matrix at (blockIdx.x x blockDim.x + threadIdx.x, blockIdx.y x
+// blockDim.y + threadIdx.y), read once: every block shape of one size reads the same bytes with the same
+// instructions, and only the number of matrix rows a block's loads spread over differs. The matrix is
+// zeroed, so the store that keeps the load never runs.
+extern "C" __global__ void calRows(const float *in, int nx, int ny, float *out)
+{
+    int ix = blockIdx.x * blockDim.x + threadIdx.x, iy = blockIdx.y * blockDim.y + threadIdx.y;
+    if (ix < nx && iy < ny && in[(size_t)iy * nx + ix] == 1234.5f) out[0] = 1.0f;
 }
 
 // calRead with loads cached in L2 only (`__ldcg`): re-reading a buffer that fits in L2 measures L2's read

@@ -17,7 +17,9 @@ fn cached(dir: &std::path::Path, args: &[&str]) -> assert_cmd::Command {
 fn devices_calibrate_shows_the_figures_and_caches_them() {
     let dir = tempfile::tempdir().unwrap();
     let out = stdout(&mut cached(dir.path(), &["devices", "--calibrate"]));
-    for row in ["calibration of", "mock (made-up figures)", "DRAM latency", "block issue", "cached in"] {
+    for row in
+        ["calibration of", "mock (made-up figures)", "DRAM latency", "DRAM row spread", "block issue", "cached in"]
+    {
         assert!(out.contains(row), "{row} missing:\n{out}");
     }
     let cache = dir.path().join("calibration");

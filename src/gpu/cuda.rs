@@ -15,7 +15,7 @@ use cudarc::nvrtc::Ptx;
 use super::{Backend, CompareOn, DeviceInfo, DeviceLimits, KernelAttrs, Launch, Reference, VerifyTimes, nvml, probe};
 use crate::error::{Error, Result};
 use crate::kernels::{Arg, Buffer, Kernel, Module, Role};
-use crate::model::calibration::{Chase, InflightRun, Measurements, RunsPass};
+use crate::model::calibration::{Chase, InflightRun, Measurements, RowsPass, RunsPass};
 use crate::profile::Unavailable;
 use crate::ptx;
 use crate::record::{Source, Verification};
@@ -781,7 +781,7 @@ impl Backend for CudaBackend {
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
         let (read, l2_read, l1_read, smem_read, partial) =
             (func("calRead")?, func("calL2Read")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
-        let (inflight_read, runs_pass) = (func("calInflight")?, func("calRuns")?);
+        let (inflight_read, runs_pass, rows_read) = (func("calInflight")?, func("calRuns")?, func("calRows")?);
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
         // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
@@ -946,6 +946,27 @@ impl Backend for CudaBackend {
             }
         }
 
+        // DRAM reads spread over rows: the first array as a matrix of 8192-float (32 KiB) rows, read one
+        // float per thread by 1024-thread blocks of 1024x1 to 16x64, L2 flushed before each read.
+        let (nx, ny) = (8192i32, (stream_elems / 8192) as i32);
+        let mut rows = Vec::new();
+        for bx in [1024u32, 512, 256, 128, 64, 32, 16] {
+            let by = 1024 / bx;
+            let rows_cfg = LaunchConfig {
+                grid_dim: (nx as u32 / bx, (ny as u32).div_ceil(by), 1),
+                block_dim: (bx, by, 1),
+                shared_mem_bytes: 0,
+            };
+            let times = self.time_with(1, 3, "calRows", Some(&flush), || {
+                let mut b = stream.launch_builder(&rows_read);
+                b.arg(&arrays[0]).arg(&nx).arg(&ny).arg(&sink);
+                // SAFETY: reads the nx x ny <= stream_elems words of the zeroed first array (the kernel
+                // checks both bounds); never writes (the array holds no 1234.5).
+                unsafe { b.launch(rows_cfg) }.map(|_| ()).map_err(cu("calRows"))
+            })?;
+            rows.push(RowsPass { run_bytes: 4.0 * bx as f64, ms: median(times, "calRows")? });
+        }
+
         // L2 bandwidth: a quarter of L2 re-read 64 times, past L1 (each thread re-reads its own words:
         // plain loads would measure L1).
         let (l2_n4, passes) = ((l2 / 4 / 16) as i32, 64);
@@ -1016,6 +1037,7 @@ impl Backend for CudaBackend {
             dram_read_half_ms,
             inflight,
             runs,
+            rows,
             l2_bytes,
             l2_ms,
             l1_bytes,

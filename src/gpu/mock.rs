@@ -391,6 +391,8 @@ impl Backend for MockBackend {
                 .collect(),
             // The mock's DRAM has no pages: runs of any length move at the same rate (none measured).
             runs: Vec::new(),
+            // ... nor rows: a block's loads take as long however many rows they spread over.
+            rows: Vec::new(),
             l2_bytes: 1e9,
             l2_ms: 1e9 / (3.0 * MOCK_GBS * 1e9) * 1e3,
             l1_bytes: 128.0 * sms * clock * 1e-4,

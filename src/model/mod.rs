@@ -150,6 +150,17 @@ fn serial_latency_s(target: &Target, dram: f64) -> f64 {
     l2 + dram.clamp(0.0, 1.0) * (target.latency_s() - l2).max(0.0)
 }
 
+/// How much longer a block's DRAM round trips take for its loads' spread over rows: calRows's factor
+/// at the block's mean run per row over that at a one-row block's run ([`time::Figures::row_stretch`];
+/// docs/MODEL.md section 18). 1 where the table was not measured (the database's cards), for one-row
+/// blocks and for blocks that load nothing.
+fn dram_latency_factor(target: &Target, kernel: &dyn Kernel, launch: &Launch) -> f64 {
+    if target.figures.row_spread.is_empty() {
+        return 1.0;
+    }
+    runs::block_rows(kernel, launch.grid, launch.block).map_or(1.0, |r| target.figures.row_stretch(r.run, r.one_row))
+}
+
 /// Instructions every warp runs that its PTX does not show: the stack pointer's load that opens every
 /// kernel (`LDC R1, c[0x0][0x28]` on sm_90), and, on sm_80 and newer, where the kernel touches global
 /// memory, the load of the memory descriptor its loads and stores name (`ULDC.64 UR4, c[0x0][0x208]`:
@@ -245,6 +256,7 @@ pub fn evaluate(
         loads_global: mem.loads.requests > 0.0,
         serial_loads: kernel.serial_loads(launch.block),
         serial_latency_s: serial_latency_s(target, dram_share),
+        dram_latency_factor: dram_latency_factor(target, kernel, launch),
         chain_s: chain_cycles / (target.clock_mhz.max(1) as f64 * 1e6),
         setup,
         resident_blocks: active_blocks as f64,
@@ -419,6 +431,26 @@ mod tests {
         let v100 = Target::from_card(find_card("V100").unwrap(), arch((7, 0)).unwrap());
         assert_eq!(per_warp(&v100, &copy, Dim3::new(256, 1, 1)), 15.0);
         assert_eq!(prologue(arch((9, 0)).unwrap(), false), 1.0);
+    }
+
+    #[test]
+    fn a_calibrated_row_spread_slows_blocks_of_many_rows_only() {
+        // sum-matrix on the H200, with and without a measured table (64 bytes a row 1.2, 128 bytes 1.1,
+        // 4 KiB 1): 32x32 blocks wait 1.1 x DRAM's latency, 1024x1 blocks as before.
+        let t = Target::from_card(find_card("H200").unwrap(), arch((9, 0)).unwrap());
+        let mut spread = t.clone();
+        spread.figures.row_spread = vec![[64.0, 1.2], [128.0, 1.1], [4096.0, 1.0]];
+        let k = SumMatrix::new(8192, 8192).unwrap();
+        let launch = |block: Dim3| Launch { grid: k.grid(block), block, dynamic_smem: 0 };
+        let predict = |t: &Target, block: Dim3| evaluate(t, &k, &launch(block), 2, None).prediction;
+        let square = Dim3::new(32, 32, 1);
+        assert_eq!(dram_latency_factor(&t, &k, &launch(square)), 1.0);
+        let f = dram_latency_factor(&spread, &k, &launch(square));
+        assert!((f - 1.1).abs() < 1e-12, "{f}");
+        let (before, after) = (predict(&t, square), predict(&spread, square));
+        assert!(after.latency_ms > before.latency_ms, "{before:?} {after:?}");
+        let row = Dim3::new(1024, 1, 1);
+        assert_eq!(predict(&t, row), predict(&spread, row));
     }
 
     #[test]

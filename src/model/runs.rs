@@ -3,7 +3,7 @@
 //! 64-byte runs of writes at 55 % of it: `calRuns`, docs/MODEL.md section 13). A transpose through a
 //! 16-wide tile writes 64-byte runs; the blocks of a stream continue each other's runs.
 
-use crate::kernels::{AccessKind, Kernel, Thread};
+use crate::kernels::{Access, AccessKind, Kernel, Thread};
 use crate::model::memory::{block_of, thread_of};
 use crate::spec::Dim3;
 
@@ -29,9 +29,7 @@ pub fn dram_runs(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Runs {
         return Runs::default();
     }
     let window = THREADS.div_ceil(threads).max(2).min(total);
-    // From the first block of the grid's middle row (a run is not cut at the row's end).
-    let row = grid.x.max(1) as u64;
-    let start = (total / row / 2 * row).min(total - window);
+    let start = middle(grid, window);
     // Sectors per direction, and how many of them the first half of the blocks touched.
     let mut sectors: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
     let mut half = [0; 2];
@@ -50,10 +48,7 @@ pub fn dram_runs(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Runs {
                     AccessKind::Store => 1,
                     _ => continue,
                 };
-                // Buffers far apart, indices in 4-byte elements.
-                let lo = ((a.buffer as u64 + 1) << 40) + a.index * 4;
-                let hi = lo + (a.bytes as u64).max(1) - 1;
-                sectors[dir].extend(lo / 32..=hi / 32);
+                sectors[dir].extend(sectors_of(a));
             }
         }
     }
@@ -65,6 +60,51 @@ pub fn dram_runs(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Runs {
         if mean(&all) > 1.25 * mean(&first) { Vec::new() } else { all }
     });
     Runs { loads, stores }
+}
+
+/// The first of `window` blocks from the first block of the grid's middle row (a run is not cut at the
+/// row's end).
+fn middle(grid: Dim3, window: u64) -> u64 {
+    let (total, row) = (grid.volume(), grid.x.max(1) as u64);
+    (total / row / 2 * row).min(total.saturating_sub(window))
+}
+
+/// How one block's loads lie along the rows of what they read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlockRows {
+    /// The mean run, bytes, of the sectors the block loads, its own (other blocks do not continue
+    /// them): a 32x32 block reading one float per thread of a matrix runs 128 bytes along 32 rows.
+    pub run: f64,
+    /// The run a one-row block of its threads would load: threads x the mean bytes of a load.
+    pub one_row: f64,
+}
+
+/// The loads of the first block of the grid's middle row, for a block of more than one row (a one-row
+/// block is calRows's yardstick); none for one that loads nothing from global memory.
+pub fn block_rows(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Option<BlockRows> {
+    if block.y * block.z <= 1 || grid.volume() == 0 {
+        return None;
+    }
+    let at = block_of(middle(grid, 1), grid);
+    let (mut sectors, mut acc, mut bytes, mut loads) = (Vec::new(), Vec::new(), 0u64, 0u64);
+    for t in 0..block.volume() {
+        acc.clear();
+        kernel.accesses(&Thread { block: at, thread: thread_of(t, block), dim: block }, &mut acc);
+        for a in acc.iter().filter(|a| a.kind == AccessKind::Load) {
+            sectors.extend(sectors_of(a));
+            bytes += (a.bytes as u64).max(1);
+            loads += 1;
+        }
+    }
+    let runs = runs_of(sectors);
+    (loads > 0).then(|| BlockRows { run: mean(&runs), one_row: block.volume() as f64 * bytes as f64 / loads as f64 })
+}
+
+/// The 32-byte sectors `a` touches, numbered across buffers far apart (indices in 4-byte elements).
+fn sectors_of(a: &Access) -> std::ops::RangeInclusive<u64> {
+    let lo = ((a.buffer as u64 + 1) << 40) + a.index * 4;
+    let hi = lo + (a.bytes as u64).max(1) - 1;
+    lo / 32..=hi / 32
 }
 
 /// Mean of run lengths (0 for none).
@@ -122,6 +162,27 @@ mod tests {
         // sum-matrix at 16x16: blocks side by side continue each other's rows in A, B and C.
         let m = runs(&SumMatrix::new(8192, 8192).unwrap(), (16, 16));
         assert_eq!(m, Runs::default());
+    }
+
+    #[test]
+    fn a_block_of_many_rows_loads_short_runs() {
+        let m = SumMatrix::new(8192, 8192).unwrap();
+        let rows = |b: (u32, u32)| {
+            let block = Dim3::new(b.0, b.1, 1);
+            block_rows(&m, m.grid(block), block)
+        };
+        // 32x32: A and B each 32 rows of 128 bytes; one row of 1024 threads would read 4 KiB.
+        assert_eq!(rows((32, 32)), Some(BlockRows { run: 128.0, one_row: 4096.0 }));
+        // 16x16: 64 bytes a row against 1 KiB.
+        assert_eq!(rows((16, 16)), Some(BlockRows { run: 64.0, one_row: 1024.0 }));
+        // A one-row block is the yardstick.
+        assert_eq!(rows((1024, 1)), None);
+        // transposeShared's 64x4 tiles read 4 rows of 256 bytes (each thread 4 floats down its column).
+        let s = transpose(Variant::Shared);
+        let block = Dim3::new(64, 4, 1);
+        let r = block_rows(&s, s.grid(block), block).unwrap();
+        assert_eq!(r.run, 256.0);
+        assert_eq!(r.one_row, 256.0 * 4.0);
     }
 
     #[test]

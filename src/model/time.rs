@@ -42,6 +42,13 @@ pub struct Figures {
     /// calibrations made before it was measured: every run then counts as long.
     #[serde(default)]
     pub run_efficiency: Vec<[f64; 3]>,
+    /// How much longer DRAM takes to serve a block's reads when they spread over more matrix rows,
+    /// over a one-row block's of the same size: `[bytes the block reads per row, factor]`, ascending
+    /// (calRows: 1024-thread blocks of 1024x1 to 16x64, one float each; the one-row blocks' factor 1).
+    /// Empty for the database's cards and calibrations made before it was measured: no block is
+    /// slowed.
+    #[serde(default)]
+    pub row_spread: Vec<[f64; 2]>,
     /// Latency of a dependent global load that hits L1, ns (a pointer chase within a few KiB). 0 in
     /// calibrations made before it was measured: the database's then stands in.
     #[serde(default)]
@@ -90,6 +97,7 @@ impl Figures {
             l2_latency_ns: arch.hit_latency_cycles().1 / clock_ghz,
             read_curve: Vec::new(),
             run_efficiency: Vec::new(),
+            row_spread: Vec::new(),
             l2_gbs,
             // The input port moves a sector per cycle, as the output port does for reads.
             l2_write_cycles_per_ns: l2_gbs / 32.0,
@@ -112,18 +120,7 @@ impl Figures {
             return 1.0;
         };
         let col = if write { 2 } else { 1 };
-        let at = |run: f64| -> f64 {
-            if run >= last[0] {
-                return 1.0;
-            }
-            let i = t.iter().position(|p| p[0] >= run).unwrap_or(0);
-            if i == 0 {
-                return t[0][col];
-            }
-            let (a, b) = (t[i - 1], t[i]);
-            let s = (run / a[0]).ln() / (b[0] / a[0]).ln();
-            a[col] + (b[col] - a[col]) * s
-        };
+        let at = |run: f64| if run >= last[0] { 1.0 } else { log_interp(t, col, run) };
         if runs.is_empty() {
             return 1.0;
         }
@@ -131,6 +128,31 @@ impl Figures {
         let time: f64 = runs.iter().map(|&r| r as f64 / at(r as f64).max(1e-3)).sum();
         (bytes / time).min(1.0)
     }
+
+    /// The factor by which DRAM's latency stretches for a block whose loads run `run` bytes along each
+    /// row they touch, against a one-row block of its size whose loads would run `one_row` bytes: the
+    /// measured spread at `run` over that at `one_row` (never below 1). Between two measured runs on a
+    /// straight line in log run length; shorter than the shortest at its factor, longer than the longest
+    /// at the longest's. 1 without a measured table.
+    pub fn row_stretch(&self, run: f64, one_row: f64) -> f64 {
+        let t = &self.row_spread;
+        if t.is_empty() {
+            return 1.0;
+        }
+        (log_interp(t, 1, run) / log_interp(t, 1, one_row).max(1e-9)).max(1.0)
+    }
+}
+
+/// Column `col` of a table ascending in its first column, at `x`: on a straight line in log x between
+/// two rows, the first row's value below it and the last's above it. `t` must not be empty.
+fn log_interp<const N: usize>(t: &[[f64; N]], col: usize, x: f64) -> f64 {
+    let i = t.iter().position(|p| p[0] >= x).unwrap_or(t.len());
+    if i == 0 || i == t.len() {
+        return t[i.min(t.len() - 1)][col];
+    }
+    let (a, b) = (t[i - 1], t[i]);
+    let s = (x / a[0]).ln() / (b[0] / a[0]).ln();
+    a[col] + (b[col] - a[col]) * s
 }
 
 /// L2 bandwidth over DRAM bandwidth assumed where the database has no documented L2 figure.
@@ -262,6 +284,9 @@ pub struct Workload {
     /// Seconds each of those round trips after the first waits: L2's latency, and DRAM's for the share
     /// of the lines L2 does not hold (0: DRAM's).
     pub serial_latency_s: f64,
+    /// How much longer than an idle GPU's a block's DRAM round trips take because its loads spread
+    /// over several matrix rows ([`Figures::row_stretch`]): 1 for a one-row block.
+    pub dram_latency_factor: f64,
     /// Warp instructions of the block's set-up, run once per block by its first warp
     /// ([`crate::kernels::Kernel::setup_barriers`]).
     pub setup: Option<Mix>,
@@ -411,11 +436,12 @@ pub fn round_trip_s(t: &Target, w: &Workload, resident_warps: f64) -> f64 {
     exposed_latency_s(t, w) + in_flight * bytes_per_warp / (read_gbs * 1e9)
 }
 
-/// The latency a warp waits out for its loads, alone: DRAM's for the first round trip, then each
-/// further one's ([`Workload::serial_latency_s`]).
+/// The latency a warp waits out for its loads, alone: DRAM's for the first round trip (stretched by
+/// [`Workload::dram_latency_factor`]), then each further one's ([`Workload::serial_latency_s`]).
 pub fn exposed_latency_s(t: &Target, w: &Workload) -> f64 {
-    let next = if w.serial_latency_s > 0.0 { w.serial_latency_s } else { t.latency_s() };
-    t.latency_s() + (w.serial_loads.max(1.0) - 1.0) * next
+    let dram = t.latency_s() * w.dram_latency_factor.max(1.0);
+    let next = if w.serial_latency_s > 0.0 { w.serial_latency_s } else { dram };
+    dram + (w.serial_loads.max(1.0) - 1.0) * next
 }
 
 /// One round trip over a warp's life in `p` (at most 1): the life is the predicted time, less the launch,
@@ -474,6 +500,7 @@ mod tests {
             serial_loads: 1.0,
             chain_s: 0.0,
             serial_latency_s: 0.0,
+            dram_latency_factor: 1.0,
             setup: None,
             resident_blocks: 1.0,
         }
@@ -558,6 +585,7 @@ mod tests {
             serial_loads: 16.0,
             chain_s: 0.0,
             serial_latency_s: 0.0,
+            dram_latency_factor: 1.0,
             insns: Mix::default(),
             ..sum_matrix(1, 1.0, 32.0)
         };
@@ -653,6 +681,7 @@ mod tests {
             serial_loads: 8192.0,
             chain_s: 0.0,
             serial_latency_s: 0.0,
+            dram_latency_factor: 1.0,
             resident_warps: 32.0,
             ..sum_matrix(1, 1.0, 32.0)
         };
@@ -731,6 +760,33 @@ mod tests {
         // A kernel that loads nothing waits for nothing.
         let alone = predict(&t, &Workload { loads_global: false, ..w });
         assert!((alone.compute_ms - issue * 1e3).abs() < 1e-6, "{}", alone.compute_ms);
+        // A block spread over rows waits 1.2 x DRAM's latency for its first load; the next three hit L2.
+        let spread = Workload { dram_latency_factor: 1.2, ..w };
+        assert!((exposed_latency_s(&t, &spread) - (1.2 * t.latency_s() + 3.0 * 200e-9)).abs() < 1e-15);
+        // ... and every one of them where they all go to DRAM.
+        let far = Workload { serial_latency_s: 0.0, ..spread };
+        assert!((exposed_latency_s(&t, &far) - 4.0 * 1.2 * t.latency_s()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn blocks_spread_over_rows_wait_longer() {
+        // A made-up table: blocks reading 64 bytes a row take 1.2 x a one-row block's time, 128 bytes
+        // 1.1 x, 4096 bytes (one row of 1024 floats) 1 x.
+        let mut t = h200();
+        assert_eq!(t.figures.row_stretch(64.0, 4096.0), 1.0, "the database has no table");
+        t.figures.row_spread = vec![[64.0, 1.2], [128.0, 1.1], [4096.0, 1.0]];
+        let f = &t.figures;
+        // A 32x32 block of one float a thread: 128 bytes a row, against 1024 x 4 in one row.
+        assert!((f.row_stretch(128.0, 4096.0) - 1.1).abs() < 1e-12);
+        // 16x16: 64 bytes a row against 1024 in one row, 1.2 over 1.1 - 0.1 x ln 8 / ln 32 = 1.04.
+        let at_1024 = 1.1 - 0.1 * 8f64.ln() / 32f64.ln();
+        assert!((f.row_stretch(64.0, 1024.0) - 1.2 / at_1024).abs() < 1e-12);
+        // Halfway between 64 and 128 in log: 1.15.
+        assert!((f.row_stretch(64.0 * 2f64.sqrt(), 4096.0) - 1.15).abs() < 1e-12);
+        // Beyond the table: its ends; never below 1 (a block whose rows are longer than a one-row
+        // block's of one float a thread: float4 loads).
+        assert!((f.row_stretch(16.0, 1e6) - 1.2).abs() < 1e-12);
+        assert_eq!(f.row_stretch(4096.0, 1024.0), 1.0);
     }
 
     #[test]

@@ -80,23 +80,12 @@ impl Listing for Devices {
     }
 }
 
-/// The measured read curve, `0.5: 190, 1: 370, ...` (KiB in flight per SM: GB/s), or `not measured`.
-fn in_flight(f: &crate::model::time::Figures) -> String {
-    if f.read_curve.is_empty() {
+/// A measured table's points, each as `point` writes it, comma-separated, or `not measured`.
+fn points<const N: usize>(t: &[[f64; N]], point: impl Fn(&[f64; N]) -> String) -> String {
+    if t.is_empty() {
         return "not measured".to_string();
     }
-    let points: Vec<String> = f.read_curve.iter().map(|p| format!("{}: {:.0}", p[0] / 1024.0, p[1])).collect();
-    points.join(", ")
-}
-
-/// The measured efficiency of short runs, `32: 0.46 0.29, 64: ...` (bytes per run: reads, writes), or
-/// `not measured`.
-fn runs(f: &crate::model::time::Figures) -> String {
-    if f.run_efficiency.is_empty() {
-        return "not measured".to_string();
-    }
-    let points: Vec<String> = f.run_efficiency.iter().map(|p| format!("{}: {:.2} {:.2}", p[0], p[1], p[2])).collect();
-    points.join(", ")
+    t.iter().map(point).collect::<Vec<_>>().join(", ")
 }
 
 /// The calibration's figures, one per row, with what measured each.
@@ -112,8 +101,21 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
             format!("{:.1} / {:.1} ns", f.l1_latency_ns, f.l2_latency_ns),
             "calChase warm: through 8 KiB, and through up to 16 MiB a line a step; rate between two lengths",
         ),
-        ("DRAM read in flight", in_flight(f), "calInflight: KiB in flight per SM: GB/s"),
-        ("DRAM runs", runs(f), "calRuns: bytes per run: reads, writes over a contiguous pass"),
+        (
+            "DRAM read in flight",
+            points(&f.read_curve, |p| format!("{}: {:.0}", p[0] / 1024.0, p[1])),
+            "calInflight: KiB in flight per SM: GB/s",
+        ),
+        (
+            "DRAM runs",
+            points(&f.run_efficiency, |p| format!("{}: {:.2} {:.2}", p[0], p[1], p[2])),
+            "calRuns: bytes per run: reads, writes over a contiguous pass",
+        ),
+        (
+            "DRAM row spread",
+            points(&f.row_spread, |p| format!("{}: {:.2}", p[0], p[1])),
+            "calRows: bytes per row of 1024-thread blocks 1024x1..16x64: time over 1024x1's",
+        ),
         ("L2 bandwidth", format!("{:.0} GB/s", f.l2_gbs), "calL2Read: a quarter of L2 re-read past L1"),
         (
             "L2 input port",
