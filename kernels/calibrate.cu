@@ -9,7 +9,7 @@
 //                     against the bytes in flight per SM (Little's law, measured), at 1 to 64 warps per SM
 //   calRuns           reads or writes a buffer in runs of k contiguous words, the runs in flight together far
 //                     apart: DRAM's rate for runs of 32 to 256 bytes against one contiguous pass
-//   calRows           reads one float per thread of a matrix whose rows are far apart, with 1024-thread blocks
+//   calRows           reads one float per thread of a matrix of rows 4 or 64 KiB apart, with 1024-thread blocks
 //                     from one matrix row (1024x1) to 64 (16x64): how much slower DRAM serves a block whose
 //                     loads spread over more rows (a 2D block's), the loads the same
 //   calL2Read         re-reads a quarter of L2 with float4 loads that bypass L1 (ld.global.cg): L2's

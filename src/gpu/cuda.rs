@@ -946,25 +946,30 @@ impl Backend for CudaBackend {
             }
         }
 
-        // DRAM reads spread over rows: the first array as a matrix of 8192-float (32 KiB) rows, read one
-        // float per thread by 1024-thread blocks of 1024x1 to 16x64, L2 flushed before each read.
-        let (nx, ny) = (8192i32, (stream_elems / 8192) as i32);
+        // DRAM reads spread over rows: the first array as a matrix of 1024-float (4 KiB) rows and of
+        // 16384-float (64 KiB) ones, read one float per thread by 1024-thread blocks of 1024x1 to 16x64,
+        // L2 flushed before each read.
         let mut rows = Vec::new();
-        for bx in [1024u32, 512, 256, 128, 64, 32, 16] {
-            let by = 1024 / bx;
-            let rows_cfg = LaunchConfig {
-                grid_dim: (nx as u32 / bx, (ny as u32).div_ceil(by), 1),
-                block_dim: (bx, by, 1),
-                shared_mem_bytes: 0,
-            };
-            let times = self.time_with(1, 3, "calRows", Some(&flush), || {
-                let mut b = stream.launch_builder(&rows_read);
-                b.arg(&arrays[0]).arg(&nx).arg(&ny).arg(&sink);
-                // SAFETY: reads the nx x ny <= stream_elems words of the zeroed first array (the kernel
-                // checks both bounds); never writes (the array holds no 1234.5).
-                unsafe { b.launch(rows_cfg) }.map(|_| ()).map_err(cu("calRows"))
-            })?;
-            rows.push(RowsPass { run_bytes: 4.0 * bx as f64, ms: median(times, "calRows")? });
+        for nx in [1024i32, 16384] {
+            // At most 65,535 rows: the grid's y limit with one-row blocks.
+            let ny = (stream_elems / nx as usize).min(65_535) as i32;
+            for bx in [1024u32, 512, 256, 128, 64, 32, 16] {
+                let by = 1024 / bx;
+                let rows_cfg = LaunchConfig {
+                    grid_dim: (nx as u32 / bx, (ny as u32).div_ceil(by), 1),
+                    block_dim: (bx, by, 1),
+                    shared_mem_bytes: 0,
+                };
+                let times = self.time_with(1, 3, "calRows", Some(&flush), || {
+                    let mut b = stream.launch_builder(&rows_read);
+                    b.arg(&arrays[0]).arg(&nx).arg(&ny).arg(&sink);
+                    // SAFETY: reads the nx x ny <= stream_elems words of the zeroed first array (the kernel
+                    // checks both bounds); never writes (the array holds no 1234.5).
+                    unsafe { b.launch(rows_cfg) }.map(|_| ()).map_err(cu("calRows"))
+                })?;
+                let ms = median(times, "calRows")?;
+                rows.push(RowsPass { pitch_bytes: 4.0 * nx as f64, run_bytes: 4.0 * bx as f64, ms });
+            }
         }
 
         // L2 bandwidth: a quarter of L2 re-read 64 times, past L1 (each thread re-reads its own words:

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::time::Figures;
+use super::time::{Figures, RowSpread};
 
 /// The raw results of one calibration run (every time a median of event-timed launches, ms).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,28 +128,37 @@ pub struct RunsPass {
 }
 
 /// One read of calRows: blocks whose loads run `run_bytes` along each matrix row they touch (the
-/// block's width x 4 bytes), the read taking `ms`.
+/// block's width x 4 bytes), rows `pitch_bytes` apart, the read taking `ms`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RowsPass {
+    /// Bytes from one matrix row to the next.
+    pub pitch_bytes: f64,
     /// Bytes of each row a block reads (its width x 4).
     pub run_bytes: f64,
     /// Time of the read.
     pub ms: f64,
 }
 
-/// The time of each calRows read over the one-row blocks' (the widest), less the launch:
-/// `[bytes per row, factor]`, ascending; empty when the one-row read is missing or took no time.
-fn row_spread(rows: &[RowsPass], work_s: impl Fn(f64) -> f64) -> Vec<[f64; 2]> {
-    let Some(widest) = rows.iter().max_by(|a, b| a.run_bytes.total_cmp(&b.run_bytes)) else {
-        return Vec::new();
-    };
-    if widest.ms <= 0.0 {
-        return Vec::new();
-    }
-    let base = work_s(widest.ms);
-    let mut out: Vec<[f64; 2]> = rows.iter().map(|r| [r.run_bytes, work_s(r.ms) / base]).collect();
-    out.sort_by(|a, b| a[0].total_cmp(&b[0]));
-    out
+/// At each pitch, the time of each calRows read over the one-row blocks' (the widest), less the
+/// launch; none for a pitch whose one-row read took no time.
+fn row_spreads(rows: &[RowsPass], work_s: impl Fn(f64) -> f64) -> Vec<RowSpread> {
+    let mut pitches: Vec<f64> = rows.iter().map(|r| r.pitch_bytes).collect();
+    pitches.sort_by(f64::total_cmp);
+    pitches.dedup();
+    pitches
+        .into_iter()
+        .filter_map(|pitch| {
+            let at: Vec<&RowsPass> = rows.iter().filter(|r| r.pitch_bytes == pitch).collect();
+            let widest = at.iter().max_by(|a, b| a.run_bytes.total_cmp(&b.run_bytes))?;
+            if widest.ms <= 0.0 {
+                return None;
+            }
+            let base = work_s(widest.ms);
+            let mut factors: Vec<[f64; 2]> = at.iter().map(|r| [r.run_bytes, work_s(r.ms) / base]).collect();
+            factors.sort_by(|a, b| a[0].total_cmp(&b[0]));
+            Some(RowSpread { pitch_bytes: pitch, factors })
+        })
+        .collect()
 }
 
 /// DRAM's rate for runs of each length over a contiguous pass's, reads and writes:
@@ -185,7 +194,8 @@ fn run_efficiency(passes: &[RunsPass], per_s: impl Fn(f64, f64) -> f64) -> Vec<[
 /// - the DRAM latency is the chase's time per step;
 /// - the read curve is calInflight's bandwidth at each number of bytes in flight per SM;
 /// - the run efficiencies are calRuns's rates over its contiguous pass's, per direction;
-/// - the row spread is each calRows read's time over the one-row blocks' (both less the launch);
+/// - the row spread is each calRows read's time over the one-row blocks' at its pitch (both less the
+///   launch);
 /// - per-clock figures divide by SMs and the clock;
 /// - the copy bandwidth is the copy's bytes over its whole time, as the sweep's copy yardstick.
 pub fn figures(m: &Measurements, source: String) -> Figures {
@@ -214,7 +224,7 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
             .map(|r| [r.bytes_per_sm, between(r.bytes, r.ms, r.more_bytes, r.more_ms) / 1e9])
             .collect(),
         run_efficiency: run_efficiency(&m.runs, per_s),
-        row_spread: row_spread(&m.rows, work_s),
+        row_spreads: row_spreads(&m.rows, work_s),
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
         // Each store is a line request carrying one sector: two cycles of L2's input port.
         l2_write_cycles_per_ns: 2.0 * per_s(m.partial_stores, m.partial_ms) / 1e9,
@@ -242,7 +252,7 @@ pub fn check(f: &Figures) -> Result<(), String> {
     ];
     let curve = f.read_curve.iter().map(|p| ("DRAM read bandwidth in flight", p[1]));
     let runs = f.run_efficiency.iter().flat_map(|p| [("DRAM run efficiency", p[1]), ("DRAM run efficiency", p[2])]);
-    let rows = f.row_spread.iter().map(|p| ("DRAM row spread", p[1]));
+    let rows = f.row_spreads.iter().flat_map(|r| r.factors.iter().map(|p| ("DRAM row spread", p[1])));
     match all.into_iter().chain(curve).chain(runs).chain(rows).find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
         Some((name, v)) => Err(format!("calibration gave a {name} of {v}")),
         None => Ok(()),
@@ -300,11 +310,14 @@ mod tests {
                 RunsPass { run_bytes: 1e9, write: false, bytes: 1e9, ms: 1.002 },
                 RunsPass { run_bytes: 1e9, write: true, bytes: 1e9, ms: 1.002 },
             ],
-            // The same matrix read by blocks of 4096, 128 and 64 bytes a row: 1, 1.2 and 1.3 ms of work.
+            // A matrix of rows 64 KiB apart read by blocks of 4096, 128 and 64 bytes a row: 1, 1.2 and
+            // 1.3 ms of work; of rows 4 KiB apart, by one-row blocks and 64-byte ones: 1 and 1.1.
             rows: vec![
-                RowsPass { run_bytes: 128.0, ms: 1.202 },
-                RowsPass { run_bytes: 4096.0, ms: 1.002 },
-                RowsPass { run_bytes: 64.0, ms: 1.302 },
+                RowsPass { pitch_bytes: 65536.0, run_bytes: 128.0, ms: 1.202 },
+                RowsPass { pitch_bytes: 65536.0, run_bytes: 4096.0, ms: 1.002 },
+                RowsPass { pitch_bytes: 65536.0, run_bytes: 64.0, ms: 1.302 },
+                RowsPass { pitch_bytes: 4096.0, run_bytes: 4096.0, ms: 1.002 },
+                RowsPass { pitch_bytes: 4096.0, run_bytes: 64.0, ms: 1.102 },
             ],
             // The copy is the sweep's yardstick, taken whole: 2 GB in 1 ms.
             copy_bytes: 2e9,
@@ -330,11 +343,16 @@ mod tests {
         assert!((f.read_curve[1][0] - 2048.0).abs() < 1e-9 && (f.read_curve[1][1] - 800.0).abs() < 1e-9);
         assert_eq!(f.run_efficiency.len(), 1);
         assert!((f.run_efficiency[0][1] - 0.8).abs() < 1e-9 && (f.run_efficiency[0][2] - 0.5).abs() < 1e-9);
-        assert_eq!(f.row_spread.len(), 3);
-        for (got, want) in f.row_spread.iter().zip([[64.0, 1.3], [128.0, 1.2], [4096.0, 1.0]]) {
-            assert!((got[0] - want[0]).abs() < 1e-12 && (got[1] - want[1]).abs() < 1e-12, "{:?}", f.row_spread);
-        }
-        assert!(row_spread(&[], |ms| ms).is_empty());
+        assert_eq!(f.row_spreads.len(), 2);
+        let (narrow, wide) = (&f.row_spreads[0], &f.row_spreads[1]);
+        assert_eq!((narrow.pitch_bytes, wide.pitch_bytes), (4096.0, 65536.0));
+        let close = |got: &[[f64; 2]], want: &[[f64; 2]]| {
+            got.len() == want.len()
+                && got.iter().zip(want).all(|(g, w)| (g[0] - w[0]).abs() < 1e-12 && (g[1] - w[1]).abs() < 1e-12)
+        };
+        assert!(close(&wide.factors, &[[64.0, 1.3], [128.0, 1.2], [4096.0, 1.0]]), "{wide:?}");
+        assert!(close(&narrow.factors, &[[64.0, 1.1], [4096.0, 1.0]]), "{narrow:?}");
+        assert!(row_spreads(&[], |ms| ms).is_empty());
         assert!(check(&f).is_ok());
         // A time within twice the launch is halved rather than less the launch: 1 GB in 0.003 ms
         // counts as 0.0015 ms.

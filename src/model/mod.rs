@@ -151,14 +151,16 @@ fn serial_latency_s(target: &Target, dram: f64) -> f64 {
 }
 
 /// How much longer a block's DRAM round trips take for its loads' spread over rows: calRows's factor
-/// at the block's mean run per row over that at a one-row block's run ([`time::Figures::row_stretch`];
+/// at the block's mean run per row over that at a one-row block's run, at its rows' pitch
+/// ([`time::Figures::row_stretch`];
 /// docs/MODEL.md section 18). 1 where the table was not measured (the database's cards), for one-row
 /// blocks and for blocks that load nothing.
 fn dram_latency_factor(target: &Target, kernel: &dyn Kernel, launch: &Launch) -> f64 {
-    if target.figures.row_spread.is_empty() {
+    if target.figures.row_spreads.is_empty() {
         return 1.0;
     }
-    runs::block_rows(kernel, launch.grid, launch.block).map_or(1.0, |r| target.figures.row_stretch(r.run, r.one_row))
+    runs::block_rows(kernel, launch.grid, launch.block)
+        .map_or(1.0, |r| target.figures.row_stretch(r.run, r.one_row, r.pitch))
 }
 
 /// Instructions every warp runs that its PTX does not show: the stack pointer's load that opens every
@@ -435,11 +437,13 @@ mod tests {
 
     #[test]
     fn a_calibrated_row_spread_slows_blocks_of_many_rows_only() {
-        // sum-matrix on the H200, with and without a measured table (64 bytes a row 1.2, 128 bytes 1.1,
-        // 4 KiB 1): 32x32 blocks wait 1.1 x DRAM's latency, 1024x1 blocks as before.
+        // sum-matrix on the H200, with and without a measured table (rows 32 KiB apart or more: 64 bytes
+        // a row 1.2, 128 bytes 1.1, 4 KiB 1): 32x32 blocks wait 1.1 x DRAM's latency, 1024x1 blocks as
+        // before.
         let t = Target::from_card(find_card("H200").unwrap(), arch((9, 0)).unwrap());
         let mut spread = t.clone();
-        spread.figures.row_spread = vec![[64.0, 1.2], [128.0, 1.1], [4096.0, 1.0]];
+        let factors = vec![[64.0, 1.2], [128.0, 1.1], [4096.0, 1.0]];
+        spread.figures.row_spreads = vec![time::RowSpread { pitch_bytes: 32768.0, factors }];
         let k = SumMatrix::new(8192, 8192).unwrap();
         let launch = |block: Dim3| Launch { grid: k.grid(block), block, dynamic_smem: 0 };
         let predict = |t: &Target, block: Dim3| evaluate(t, &k, &launch(block), 2, None).prediction;

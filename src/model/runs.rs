@@ -77,6 +77,9 @@ pub struct BlockRows {
     pub run: f64,
     /// The run a one-row block of its threads would load: threads x the mean bytes of a load.
     pub one_row: f64,
+    /// Bytes from the start of one run to the next in the same buffer (the rows' pitch), the median
+    /// over the block's runs; infinite where each buffer's loads make one run.
+    pub pitch: f64,
 }
 
 /// The loads of the first block of the grid's middle row, for a block of more than one row (a one-row
@@ -96,8 +99,17 @@ pub fn block_rows(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Option<BlockR
             loads += 1;
         }
     }
-    let runs = runs_of(sectors);
-    (loads > 0).then(|| BlockRows { run: mean(&runs), one_row: block.volume() as f64 * bytes as f64 / loads as f64 })
+    let runs = runs_at(sectors);
+    let lengths: Vec<u64> = runs.iter().map(|r| r.1).collect();
+    // Runs of one buffer (sector numbers share the bits above the buffer's offset).
+    let mut gaps: Vec<u64> =
+        runs.windows(2).filter(|w| w[0].0 >> 35 == w[1].0 >> 35).map(|w| (w[1].0 - w[0].0) * 32).collect();
+    gaps.sort_unstable();
+    (loads > 0).then(|| BlockRows {
+        run: mean(&lengths),
+        one_row: block.volume() as f64 * bytes as f64 / loads as f64,
+        pitch: gaps.get(gaps.len() / 2).map_or(f64::INFINITY, |&g| g as f64),
+    })
 }
 
 /// The 32-byte sectors `a` touches, numbered across buffers far apart (indices in 4-byte elements).
@@ -113,7 +125,12 @@ fn mean(runs: &[u64]) -> f64 {
 }
 
 /// The lengths, bytes, of the runs of consecutive sectors in `s`.
-fn runs_of(mut s: Vec<u64>) -> Vec<u64> {
+fn runs_of(s: Vec<u64>) -> Vec<u64> {
+    runs_at(s).into_iter().map(|r| r.1).collect()
+}
+
+/// The runs of consecutive sectors in `s`, in address order: (first sector, bytes).
+fn runs_at(mut s: Vec<u64>) -> Vec<(u64, u64)> {
     s.sort_unstable();
     s.dedup();
     let mut runs = Vec::new();
@@ -123,7 +140,7 @@ fn runs_of(mut s: Vec<u64>) -> Vec<u64> {
         while j < s.len() && s[j] == s[j - 1] + 1 {
             j += 1;
         }
-        runs.push((j - i) as u64 * 32);
+        runs.push((s[i], (j - i) as u64 * 32));
         i = j;
     }
     runs
@@ -171,18 +188,23 @@ mod tests {
             let block = Dim3::new(b.0, b.1, 1);
             block_rows(&m, m.grid(block), block)
         };
-        // 32x32: A and B each 32 rows of 128 bytes; one row of 1024 threads would read 4 KiB.
-        assert_eq!(rows((32, 32)), Some(BlockRows { run: 128.0, one_row: 4096.0 }));
+        // 32x32: A and B each 32 rows of 128 bytes, 8192 floats apart; one row of 1024 threads would read
+        // 4 KiB.
+        assert_eq!(rows((32, 32)), Some(BlockRows { run: 128.0, one_row: 4096.0, pitch: 32768.0 }));
         // 16x16: 64 bytes a row against 1 KiB.
-        assert_eq!(rows((16, 16)), Some(BlockRows { run: 64.0, one_row: 1024.0 }));
+        assert_eq!(rows((16, 16)), Some(BlockRows { run: 64.0, one_row: 1024.0, pitch: 32768.0 }));
         // A one-row block is the yardstick.
         assert_eq!(rows((1024, 1)), None);
         // transposeShared's 64x4 tiles read 4 rows of 256 bytes (each thread 4 floats down its column).
         let s = transpose(Variant::Shared);
         let block = Dim3::new(64, 4, 1);
         let r = block_rows(&s, s.grid(block), block).unwrap();
-        assert_eq!(r.run, 256.0);
-        assert_eq!(r.one_row, 256.0 * 4.0);
+        assert_eq!((r.run, r.one_row, r.pitch), (256.0, 1024.0, 32768.0));
+        // A block as wide as its matrix: its rows make one run per buffer, and have no pitch.
+        let narrow = SumMatrix::new(32, 1024).unwrap();
+        let block = Dim3::new(32, 2, 1);
+        let r = block_rows(&narrow, narrow.grid(block), block).unwrap();
+        assert_eq!((r.run, r.pitch), (256.0, f64::INFINITY));
     }
 
     #[test]

@@ -43,12 +43,11 @@ pub struct Figures {
     #[serde(default)]
     pub run_efficiency: Vec<[f64; 3]>,
     /// How much longer DRAM takes to serve a block's reads when they spread over more matrix rows,
-    /// over a one-row block's of the same size: `[bytes the block reads per row, factor]`, ascending
-    /// (calRows: 1024-thread blocks of 1024x1 to 16x64, one float each; the one-row blocks' factor 1).
-    /// Empty for the database's cards and calibrations made before it was measured: no block is
-    /// slowed.
+    /// over a one-row block's of the same size, at each measured row pitch (calRows: 1024-thread blocks
+    /// of 1024x1 to 16x64, one float each, rows 4 and 64 KiB apart). Empty for the database's cards and
+    /// calibrations made before it was measured: no block is slowed.
     #[serde(default)]
-    pub row_spread: Vec<[f64; 2]>,
+    pub row_spreads: Vec<RowSpread>,
     /// Latency of a dependent global load that hits L1, ns (a pointer chase within a few KiB). 0 in
     /// calibrations made before it was measured: the database's then stands in.
     #[serde(default)]
@@ -97,7 +96,7 @@ impl Figures {
             l2_latency_ns: arch.hit_latency_cycles().1 / clock_ghz,
             read_curve: Vec::new(),
             run_efficiency: Vec::new(),
-            row_spread: Vec::new(),
+            row_spreads: Vec::new(),
             l2_gbs,
             // The input port moves a sector per cycle, as the output port does for reads.
             l2_write_cycles_per_ns: l2_gbs / 32.0,
@@ -130,17 +129,37 @@ impl Figures {
     }
 
     /// The factor by which DRAM's latency stretches for a block whose loads run `run` bytes along each
-    /// row they touch, against a one-row block of its size whose loads would run `one_row` bytes: the
-    /// measured spread at `run` over that at `one_row` (never below 1). Between two measured runs on a
-    /// straight line in log run length; shorter than the shortest at its factor, longer than the longest
-    /// at the longest's. 1 without a measured table.
-    pub fn row_stretch(&self, run: f64, one_row: f64) -> f64 {
-        let t = &self.row_spread;
-        if t.is_empty() {
+    /// row they touch, rows `pitch` bytes apart, against a one-row block of its size whose loads would
+    /// run `one_row` bytes: at each measured pitch, the spread at `run` over that at `one_row` (never
+    /// below 1); between two measured pitches on a straight line in log pitch, beyond them the nearest's.
+    /// Runs between two measured ones on a straight line in log run length, beyond them the nearest's.
+    /// 1 without a measured table.
+    pub fn row_stretch(&self, run: f64, one_row: f64, pitch: f64) -> f64 {
+        let mut at: Vec<[f64; 2]> = self
+            .row_spreads
+            .iter()
+            .filter(|r| !r.factors.is_empty())
+            .map(|r| {
+                let spread = |x| log_interp(&r.factors, 1, x);
+                [r.pitch_bytes, (spread(run) / spread(one_row).max(1e-9)).max(1.0)]
+            })
+            .collect();
+        if at.is_empty() {
             return 1.0;
         }
-        (log_interp(t, 1, run) / log_interp(t, 1, one_row).max(1e-9)).max(1.0)
+        at.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        log_interp(&at, 1, pitch)
     }
+}
+
+/// calRows's slow-down at one row pitch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RowSpread {
+    /// Bytes from one matrix row to the next.
+    pub pitch_bytes: f64,
+    /// `[bytes a block reads per row, its read time over a one-row block's]`, ascending (the one-row
+    /// blocks' factor 1).
+    pub factors: Vec<[f64; 2]>,
 }
 
 /// Column `col` of a table ascending in its first column, at `x`: on a straight line in log x between
@@ -770,23 +789,33 @@ mod tests {
 
     #[test]
     fn blocks_spread_over_rows_wait_longer() {
-        // A made-up table: blocks reading 64 bytes a row take 1.2 x a one-row block's time, 128 bytes
-        // 1.1 x, 4096 bytes (one row of 1024 floats) 1 x.
+        // A made-up table: with rows 64 KiB apart, blocks reading 64 bytes a row take 1.2 x a one-row
+        // block's time, 128 bytes 1.1 x, 4096 bytes (one row of 1024 floats) 1 x; with rows 4 KiB apart,
+        // half as much more.
         let mut t = h200();
-        assert_eq!(t.figures.row_stretch(64.0, 4096.0), 1.0, "the database has no table");
-        t.figures.row_spread = vec![[64.0, 1.2], [128.0, 1.1], [4096.0, 1.0]];
+        assert_eq!(t.figures.row_stretch(64.0, 4096.0, 65536.0), 1.0, "the database has no table");
+        let wide = vec![[64.0, 1.2], [128.0, 1.1], [4096.0, 1.0]];
+        let narrow = vec![[64.0, 1.1], [128.0, 1.05], [4096.0, 1.0]];
+        t.figures.row_spreads =
+            vec![RowSpread { pitch_bytes: 65536.0, factors: wide }, RowSpread { pitch_bytes: 4096.0, factors: narrow }];
         let f = &t.figures;
         // A 32x32 block of one float a thread: 128 bytes a row, against 1024 x 4 in one row.
-        assert!((f.row_stretch(128.0, 4096.0) - 1.1).abs() < 1e-12);
+        assert!((f.row_stretch(128.0, 4096.0, 65536.0) - 1.1).abs() < 1e-12);
+        assert!((f.row_stretch(128.0, 4096.0, 4096.0) - 1.05).abs() < 1e-12);
+        // Rows 16 KiB apart, halfway in log pitch: 1.075.
+        assert!((f.row_stretch(128.0, 4096.0, 16384.0) - 1.075).abs() < 1e-12);
+        // Closer or farther than measured: the nearest pitch's.
+        assert!((f.row_stretch(128.0, 4096.0, 1920.0) - 1.05).abs() < 1e-12);
+        assert!((f.row_stretch(128.0, 4096.0, 1e9) - 1.1).abs() < 1e-12);
         // 16x16: 64 bytes a row against 1024 in one row, 1.2 over 1.1 - 0.1 x ln 8 / ln 32 = 1.04.
         let at_1024 = 1.1 - 0.1 * 8f64.ln() / 32f64.ln();
-        assert!((f.row_stretch(64.0, 1024.0) - 1.2 / at_1024).abs() < 1e-12);
+        assert!((f.row_stretch(64.0, 1024.0, 65536.0) - 1.2 / at_1024).abs() < 1e-12);
         // Halfway between 64 and 128 in log: 1.15.
-        assert!((f.row_stretch(64.0 * 2f64.sqrt(), 4096.0) - 1.15).abs() < 1e-12);
+        assert!((f.row_stretch(64.0 * 2f64.sqrt(), 4096.0, 65536.0) - 1.15).abs() < 1e-12);
         // Beyond the table: its ends; never below 1 (a block whose rows are longer than a one-row
         // block's of one float a thread: float4 loads).
-        assert!((f.row_stretch(16.0, 1e6) - 1.2).abs() < 1e-12);
-        assert_eq!(f.row_stretch(4096.0, 1024.0), 1.0);
+        assert!((f.row_stretch(16.0, 1e6, 65536.0) - 1.2).abs() < 1e-12);
+        assert_eq!(f.row_stretch(4096.0, 1024.0, 65536.0), 1.0);
     }
 
     #[test]

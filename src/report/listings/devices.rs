@@ -88,6 +88,17 @@ fn points<const N: usize>(t: &[[f64; N]], point: impl Fn(&[f64; N]) -> String) -
     t.iter().map(point).collect::<Vec<_>>().join(", ")
 }
 
+/// The row spreads, `4 KiB rows: 64: 1.15, ...; 64 KiB rows: ...`, or `not measured`.
+fn row_spreads(f: &crate::model::time::Figures) -> String {
+    if f.row_spreads.is_empty() {
+        return "not measured".to_string();
+    }
+    let each = |r: &crate::model::time::RowSpread| {
+        format!("{} KiB rows: {}", r.pitch_bytes / 1024.0, points(&r.factors, |p| format!("{}: {:.2}", p[0], p[1])))
+    };
+    f.row_spreads.iter().map(each).collect::<Vec<_>>().join("; ")
+}
+
 /// The calibration's figures, one per row, with what measured each.
 fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
     let f = &c.figures;
@@ -113,8 +124,8 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
         ),
         (
             "DRAM row spread",
-            points(&f.row_spread, |p| format!("{}: {:.2}", p[0], p[1])),
-            "calRows: bytes per row of 1024-thread blocks 1024x1..16x64: time over 1024x1's",
+            row_spreads(f),
+            "calRows: rows of a pitch, bytes per row of 1024-thread blocks 1024x1..16x64: time over 1024x1's",
         ),
         ("L2 bandwidth", format!("{:.0} GB/s", f.l2_gbs), "calL2Read: a quarter of L2 re-read past L1"),
         (
