@@ -152,9 +152,8 @@ fn serial_latency_s(target: &Target, dram: f64) -> f64 {
 
 /// How much longer a block's DRAM round trips take for its loads' spread over rows: calRows's factor
 /// at the block's mean run per row over that at a one-row block's run, at its rows' pitch
-/// ([`time::Figures::row_stretch`];
-/// docs/MODEL.md section 18). 1 where the table was not measured (the database's cards), for one-row
-/// blocks and for blocks that load nothing.
+/// ([`time::Figures::row_stretch`]; docs/MODEL.md section 18). 1 where the table was not measured (the
+/// database's cards), for one-row blocks and for blocks that load nothing.
 fn dram_latency_factor(target: &Target, kernel: &dyn Kernel, launch: &Launch) -> f64 {
     if target.figures.row_spreads.is_empty() {
         return 1.0;
