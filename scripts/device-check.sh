@@ -164,6 +164,8 @@ step model-check env WARPSCOPE_BIN="$bin" bash "$here/model-check.sh" "$out/mode
 step model-counters env WARPSCOPE_BIN="$bin" bash "$here/model-counters.sh" "$out/model-counters"
 if command -v ncu >/dev/null 2>&1; then
   step ncu-sections env WARPSCOPE_BIN="$bin" bash "$here/ncu-sections.sh" "$out/ncu-sections"
+  # L1 data-pipe passes of 383 load patterns, for memory::load_wavefronts (docs/MODEL.md section 19).
+  command -v nvcc >/dev/null 2>&1 && step l1-wavefronts bash "$here/l1-wavefronts.sh" "$out/l1-wavefronts"
 fi
 # Reads against the matrix rows a block spreads over (kernel files; docs/MODEL.md section 17).
 step dram-rows env WARPSCOPE_BIN="$bin" bash "$here/dram-rows.sh" "$out/dram-rows"
@@ -309,6 +311,7 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/nvprof/steps.txt" ] && grep -E "^overhead-" "$out/nvprof/steps.txt"
 tail -n 3 "$out/occupancy.log"
 [ -f "$out/model-counters/summary.txt" ] && tail -n 1 "$out/model-counters/summary.txt"
+[ -f "$out/l1-wavefronts.log" ] && tail -n 1 "$out/l1-wavefronts.log"
 python3 - "$out" <<'PY'
 import json, sys, os
 for name in ["seed17", "ske-resize", "ske-rgb-to-gray", "ske-gaussian-smooth"]:

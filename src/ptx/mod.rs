@@ -1,5 +1,7 @@
 //! The PTX embedded at build time (see build.rs): one module per kernels/*.cu.
 
+use std::collections::HashMap;
+
 pub mod run;
 
 mod index {
@@ -192,6 +194,7 @@ fn body_in<'a>(text: &'a str, entry: &str) -> Option<Vec<&'a str>> {
 fn costs(lines: &[&str]) -> Vec<Option<(Pipe, f64)>> {
     let executed: Vec<usize> = (0..lines.len()).filter(|&i| executes(lines[i])).collect();
     let mut out = vec![None; lines.len()];
+    let mut uses = None;
     for (k, &i) in executed.iter().enumerate() {
         // The executed line before, where no label lies between them (nothing else jumps in).
         let before = k
@@ -199,11 +202,59 @@ fn costs(lines: &[&str]) -> Vec<Option<(Pipe, f64)>> {
             .map(|p| executed[p])
             .filter(|&p| !lines[p + 1..i].iter().any(|l| l.trim().ends_with(':')))
             .map(|p| lines[p]);
-        if !folds_into_next(lines[i], executed.get(k + 1).map(|&j| lines[j])) && !branch_inverted(before, lines, i) {
+        let next = executed.get(k + 1).map(|&j| lines[j]);
+        if !folds_into_next(lines[i], next)
+            && !branch_inverted(before, lines, i)
+            && !contracts(lines, i, next, &mut uses)
+        {
             out[i] = classify(lines[i]);
         }
     }
     out
+}
+
+/// Whether the FP32 multiply at `lines[i]` and the add or subtract after it, its only user, are one
+/// `FFMA` in SASS: a `mul` and an `add`/`sub` without a rounding modifier may be contracted into a
+/// fused multiply-add (PTX ISA, `mul` and `add` for floating point: "may be optimized aggressively by
+/// the code generator"), and ptxas does (rgV's `mul.f32; sub.f32` pairs are `FFMA R19, -R10, UR16,
+/// R17` on sm_90). The add counts the pair. Not where a label lies between them (something jumps in)
+/// or the product is used elsewhere. `uses` counts each register's appearances in `lines`, made on the
+/// first multiply seen.
+fn contracts<'a>(lines: &[&'a str], i: usize, next: Option<&str>, uses: &mut Option<HashMap<&'a str, usize>>) -> bool {
+    let plain = |op: &str, base: &str| {
+        op.strip_prefix(base).is_some_and(|rest| rest == ".f32;" || rest == ".f32" || rest == ".ftz.f32")
+    };
+    let Some(next) = next else { return false };
+    let (mut w, mut n) = (operands(lines[i]), operands(next));
+    let (Some(op), Some(dst)) = (w.next(), w.next()) else { return false };
+    if lines[i].starts_with('@') || !plain(op, "mul") {
+        return false;
+    }
+    if next.starts_with('@') || !n.next().is_some_and(|o| plain(o, "add") || plain(o, "sub")) {
+        return false;
+    }
+    if !n.skip(1).any(|x| x == dst) {
+        return false;
+    }
+    let label_between = lines[i + 1..].iter().take_while(|l| l.trim() != next.trim()).any(|l| l.trim().ends_with(':'));
+    // Every appearance of the product: its definition and the add, no other.
+    let uses = uses.get_or_insert_with(|| {
+        let mut m = HashMap::new();
+        for l in lines {
+            for r in operands(l).skip(1).filter(|x| x.starts_with('%')) {
+                *m.entry(r).or_insert(0) += 1;
+            }
+        }
+        m
+    });
+    !label_between && uses.get(dst) == Some(&2)
+}
+
+/// The opcode and operands of a PTX line, without its guard: `mul.f32`, `%f88`, `%f214`, `%f77`.
+fn operands(line: &str) -> impl Iterator<Item = &str> {
+    unguarded(line)
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '[' || c == ']')
+        .filter(|w| !w.is_empty())
 }
 
 /// Whether the unconditional branch at `lines[i]` costs nothing: right after a conditional branch to
@@ -392,6 +443,29 @@ mod tests {
         // Nothing folds when the next instruction does not use the result.
         let apart = ["shl.b64 \t%rd14, %rd13, 2;", "add.s64 \t%rd15, %rd1, %rd9;"];
         assert_eq!(mix_of(&apart).int, 4.0);
+    }
+
+    #[test]
+    fn a_multiply_and_its_only_add_are_one_ffma() {
+        // rgV's recursion (kernels-ptx/blur.ptx): each `mul.f32; sub.f32` pair is one FFMA with a negated
+        // operand on sm_90 (`FFMA R19, -R10, UR16, R17`); the multiply feeding an fma stays an FMUL.
+        let step = [
+            "mul.f32 \t%f84, %f83, %f69;",
+            "fma.rn.f32 \t%f85, %f217, %f70, %f84;",
+            "mul.f32 \t%f88, %f214, %f77;",
+            "sub.f32 \t%f89, %f85, %f88;",
+            "mul.f32 \t%f90, %f213, %f78;",
+            "sub.f32 \t%f91, %f89, %f90;",
+        ];
+        assert_eq!(mix_of(&step).fp32, 4.0);
+        // Not with a rounding modifier (no contraction), nor where the product has another user, nor
+        // where a label lets other code reach the add.
+        let rounded = ["mul.rn.f32 \t%f88, %f214, %f77;", "sub.f32 \t%f89, %f85, %f88;"];
+        assert_eq!(mix_of(&rounded).fp32, 2.0);
+        let shared = ["mul.f32 \t%f88, %f214, %f77;", "sub.f32 \t%f89, %f85, %f88;", "st.global.f32 \t[%rd1], %f88;"];
+        assert_eq!(mix_of(&shared).fp32, 2.0);
+        let entered = ["mul.f32 \t%f88, %f214, %f77;", "$L__BB5_3:", "add.f32 \t%f89, %f85, %f88;"];
+        assert_eq!(mix_of(&entered).fp32, 2.0);
     }
 
     #[test]
