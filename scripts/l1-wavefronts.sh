@@ -21,7 +21,7 @@ for rows in 2 4 8; do for s in 1 2 3 4 8; do for pitch in 1440 4096 4099 40 64 9
 done; done; done; done
 m=l1tex__data_pipe_lsu_wavefronts.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 m=$m,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
-ncu --metrics "$m" --csv --print-units base "$out/l1-wavefronts" <"$out/configs.txt" >"$out/ncu.csv" 2>"$out/ncu.err"
+ncu --clock-control none --metrics "$m" --csv --print-units base "$out/l1-wavefronts" <"$out/configs.txt" >"$out/ncu.csv" 2>"$out/ncu.err"
 python3 - "$out" <<'PY'
 import csv, sys
 out = sys.argv[1]

@@ -51,9 +51,9 @@ pub struct Traffic {
     pub transactions: f64,
     /// Bytes the active threads asked for.
     pub requested_bytes: f64,
-    /// Runs of adjacent 128-byte lines per request, summed: the L1 passes ("wavefronts") the time model
-    /// charges one cycle each. A request scattered over 32 rows takes 32; a contiguous span of lines, as
-    /// an array of structures or interleaved RGB reads it, one.
+    /// L1 data-pipe passes ("wavefronts") per request, summed, which the time model charges one cycle
+    /// each: per group of four lines, the most distinct words a bank holds ([`l1_passes`]). A request
+    /// scattered over 32 rows of one bank takes 32; a contiguous span, one; every other word, two.
     pub wavefronts: f64,
     /// Distinct 128-byte lines per request, summed: L1 sends L2 one request per line (with the sectors
     /// it carries), so a store scattered over 32 rows is 32 requests at L2, an interleaved RGB store 3.
@@ -187,7 +187,7 @@ struct Scratch {
     distinct: Vec<u64>,
     shared_acc: Vec<(u16, bool, u8, u8, u64)>,
     banks: Vec<(u64, u64)>,
-    /// The 4-byte words a load instruction's lanes read, with the instruction: (head, word).
+    /// The 4-byte words a global instruction's lanes read or write, with the instruction: (head, word).
     words: Vec<(u64, u64)>,
 }
 
@@ -327,9 +327,7 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         out[if load { c::LD_BYTES } else { c::ST_BYTES }] += bytes as f64;
         let first = (k & ((1 << 42) - 1)) * 4;
         let last = first + bytes - 1;
-        if load {
-            s.words.extend((first / 4..=last / 4).map(|w| (head, w)));
-        }
+        s.words.extend((first / 4..=last / 4).map(|w| (head, w)));
         for seg in first / txn_bytes..=last / txn_bytes {
             s.segs.push(head | seg);
             if load {
@@ -355,11 +353,8 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     for &k in &s.segs {
         let (head, seg) = (k & !LOW, k & LOW);
         let load = k >> 46 & 1 == 1;
-        let (req, txn, wf, lines) = if load {
-            (c::LD_REQ, c::LD_TXN, c::LD_WF, c::LD_LINES)
-        } else {
-            (c::ST_REQ, c::ST_TXN, c::ST_WF, c::ST_LINES)
-        };
+        let (req, txn, lines) =
+            if load { (c::LD_REQ, c::LD_TXN, c::LD_LINES) } else { (c::ST_REQ, c::ST_TXN, c::ST_LINES) };
         out[txn] += 1.0;
         if head != prev_head {
             out[req] += 1.0;
@@ -367,16 +362,14 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
             prev_line = None;
         }
         let line = seg / per_line;
-        // A store's passes: one per run of adjacent lines (loads': [`load_wavefronts`]).
-        if !load && prev_line.is_none_or(|p: u64| line > p + 1) {
-            out[wf] += 1.0;
-        }
         if prev_line != Some(line) {
             out[lines] += 1.0;
         }
         prev_line = Some(line);
     }
-    out[c::LD_WF] += load_wavefronts(&mut s.words, &mut s.banks);
+    let (load_passes, store_passes) = l1_passes(&mut s.words, &mut s.banks);
+    out[c::LD_WF] += load_passes;
+    out[c::ST_WF] += store_passes;
     // Partial sectors: a store instruction's bytes per sector, under 32.
     let mut i = 0;
     while i < s.cover.len() {
@@ -399,23 +392,24 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     out
 }
 
-/// L1 data-pipe wavefronts of a warp's load instructions, from `words` (instruction, 4-byte word)
-/// sorted: each instruction's distinct lines, in address order, are taken four at a time, and a group
-/// costs as many wavefronts as the most distinct words any of the 32 four-byte banks holds in it. Measured
-/// with ncu on an H200 (2026-11-27, 383 patterns of one load per warp: lanes `s` words apart for `s` from
-/// 0 to 1024 at seven offsets, and 2, 4 or 8 rows of lanes at six pitches; docs/MODEL.md section 19):
-/// within 25 % on 327 of them, mean |log error| 0.13, where one pass per run of adjacent lines (the
-/// count before) was off by 0.91 — a stride of 2 words takes 2 passes, 12 words 6, an array of
-/// 40-byte structures 3 to 4.
-fn load_wavefronts(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>) -> f64 {
+/// L1 data-pipe wavefronts of a warp's global instructions, loads and stores, from `words`
+/// (instruction, 4-byte word): each instruction's distinct lines, in address order, are taken four at a
+/// time, and a group costs as many wavefronts as the most distinct words any of the 32 four-byte banks
+/// holds in it. Measured with ncu (scripts/l1-wavefronts.sh: 383 patterns of one load or store per warp,
+/// lanes `s` words apart for `s` from 0 to 1024 at seven offsets, and 2, 4 or 8 rows of lanes at six
+/// pitches; docs/MODEL.md section 19): on an H100 within 25 % on 347 loads and 319 stores, mean |log
+/// error| 0.11 and 0.12, where one pass per run of adjacent lines (the count before) was off by 0.89
+/// and 0.90 — a stride of 2 words takes 2 passes, 12 words 6, an array of 40-byte structures 3 to 4.
+fn l1_passes(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>) -> (f64, f64) {
     const LINES_PER_PASS: usize = 4;
     let words_per_line = LINE_BYTES / 4;
     words.sort_unstable();
     words.dedup();
-    let mut total = 0.0;
+    let (mut loads, mut stores) = (0.0, 0.0);
     let mut i = 0;
     while i < words.len() {
         let head = words[i].0;
+        let total = if head >> 46 & 1 == 1 { &mut loads } else { &mut stores };
         let end = i + words[i..].iter().take_while(|w| w.0 == head).count();
         // Groups of four distinct lines in address order; in each, (bank, word) pairs.
         let (mut lines, mut prev) = (0usize, None);
@@ -443,11 +437,11 @@ fn load_wavefronts(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>) -> 
                 most = most.max(n);
                 k += n;
             }
-            total += most as f64;
+            *total += most as f64;
         }
         i = end;
     }
-    total
+    (loads, stores)
 }
 
 /// Adds the warp's shared-memory requests and their bank passes to `out`.
@@ -1058,10 +1052,10 @@ mod tests {
     }
 
     #[test]
-    fn a_load_takes_a_pass_per_bank_conflict_in_each_group_of_four_lines() {
+    fn an_access_takes_a_pass_per_bank_conflict_in_each_group_of_four_lines() {
         let passes = |words: Vec<u64>| {
-            let mut w: Vec<(u64, u64)> = words.into_iter().map(|x| (7, x)).collect();
-            load_wavefronts(&mut w, &mut Vec::new())
+            let mut w: Vec<(u64, u64)> = words.into_iter().map(|x| (key(7, true, 0), x)).collect();
+            l1_passes(&mut w, &mut Vec::new()).0
         };
         let lanes = |f: &dyn Fn(u64) -> u64| (0..32).map(f).collect::<Vec<u64>>();
         // A broadcast and a coalesced row: one pass (ncu: 1.0 and 1.2).
@@ -1083,9 +1077,10 @@ mod tests {
         assert_eq!(passes(lanes(&|i| i / 4 * 4099 + i % 4)), 4.0);
         // Each lane on its own row at a power-of-two pitch: 32 lines, one bank: 32 (rgH, ncu 32.0).
         assert_eq!(passes(lanes(&|i| i * 4096)), 32.0);
-        // Two instructions are counted apart.
-        let mut two: Vec<(u64, u64)> = (0..32).map(|i| (1, 2 * i)).chain((0..32).map(|i| (2, i))).collect();
-        assert_eq!(load_wavefronts(&mut two, &mut Vec::new()), 3.0);
+        // Two instructions are counted apart, and a store as a load.
+        let (load, store) = (key(1, true, 0), key(2, false, 0));
+        let mut two: Vec<(u64, u64)> = (0..32).map(|i| (load, 2 * i)).chain((0..32).map(|i| (store, 12 * i))).collect();
+        assert_eq!(l1_passes(&mut two, &mut Vec::new()), (2.0, 6.0));
     }
 
     #[test]
