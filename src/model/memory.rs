@@ -52,7 +52,7 @@ pub struct Traffic {
     /// Bytes the active threads asked for.
     pub requested_bytes: f64,
     /// L1 data-pipe passes ("wavefronts") per request, summed, which the time model charges one cycle
-    /// each: per group of four lines, the most distinct words a bank holds ([`l1_passes`]). A request
+    /// each: per group of four lines, the most distinct words a bank holds (docs/MODEL.md section 19). A request
     /// scattered over 32 rows of one bank takes 32; a contiguous span, one; every other word, two.
     pub wavefronts: f64,
     /// Distinct 128-byte lines per request, summed: L1 sends L2 one request per line (with the sectors
@@ -1063,9 +1063,8 @@ mod tests {
         assert_eq!(passes(lanes(&|i| 64 + i)), 1.0);
         // Every other word: 2 lines, banks 0, 2, ..., 30 twice each (ncu 2.4).
         assert_eq!(passes(lanes(&|i| 2 * i)), 2.0);
-        // 12 words apart: 12 lines in 3 groups; in each, lanes 12 words apart fill 8 banks twice or
-        // three times... by hand, group 1 holds lanes 0-10: banks 0, 12, 24, 4, 16, 28, 8, 20, 0, 12, 24 —
-        // two words in banks 0, 12 and 24: 2 passes a group, 6 in all (ncu 6.4).
+        // 12 words apart: 12 lines in 3 groups. Group 1 holds lanes 0-10, banks 0, 12, 24, 4, 16, 28, 8,
+        // 20, 0, 12, 24: two words in banks 0, 12 and 24, so 2 passes; the others alike, 6 in all (ncu 6.4).
         assert_eq!(passes(lanes(&|i| 12 * i)), 6.0);
         // An array of 40-byte structures (10 words apart): 10 lines, groups of 13, 13 and 6 lanes on
         // distinct banks: 3 (ncu: aosSum's 3, the probe's 3.5).

@@ -218,12 +218,10 @@ fn costs(lines: &[&str]) -> Vec<Option<(Pipe, f64)>> {
 /// fused multiply-add (PTX ISA, `mul` and `add` for floating point: "may be optimized aggressively by
 /// the code generator"), and ptxas does (rgV's `mul.f32; sub.f32` pairs are `FFMA R19, -R10, UR16,
 /// R17` on sm_90). The add counts the pair. Not where a label lies between them (something jumps in)
-/// or the product is used elsewhere. `uses` counts each register's appearances in `lines`, made on the
-/// first multiply seen.
+/// or the product is used elsewhere in `lines` (`uses`: each register's appearances there, counted at the
+/// first multiply seen).
 fn contracts<'a>(lines: &[&'a str], i: usize, next: Option<&str>, uses: &mut Option<HashMap<&'a str, usize>>) -> bool {
-    let plain = |op: &str, base: &str| {
-        op.strip_prefix(base).is_some_and(|rest| rest == ".f32;" || rest == ".f32" || rest == ".ftz.f32")
-    };
+    let plain = |op: &str, base: &str| op.strip_prefix(base).is_some_and(|rest| rest == ".f32" || rest == ".ftz.f32");
     let Some(next) = next else { return false };
     let (mut w, mut n) = (operands(lines[i]), operands(next));
     let (Some(op), Some(dst)) = (w.next(), w.next()) else { return false };
