@@ -22,6 +22,8 @@ done; done; done; done
 m=l1tex__data_pipe_lsu_wavefronts.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 m=$m,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 ncu --clock-control none --metrics "$m" --csv --print-units base "$out/l1-wavefronts" <"$out/configs.txt" >"$out/ncu.csv" 2>"$out/ncu.err"
+# The probe checks every value its loads read (and a sample of its stores) and says so last.
+grep -h "patterns, every load" "$out/ncu.csv" || { echo "error: the probe failed its check, see $out/ncu.err" >&2; exit 1; }
 python3 - "$out" <<'PY'
 import csv, sys
 out = sys.argv[1]
