@@ -402,44 +402,20 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
 /// and 0.90 — a stride of 2 words takes 2 passes, 12 words 6, an array of 40-byte structures 3 to 4.
 fn l1_passes(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>) -> (f64, f64) {
     const LINES_PER_PASS: usize = 4;
-    let words_per_line = LINE_BYTES / 4;
+    const WORDS_PER_LINE: u64 = LINE_BYTES / 4;
     words.sort_unstable();
     words.dedup();
     let (mut loads, mut stores) = (0.0, 0.0);
-    let mut i = 0;
-    while i < words.len() {
-        let head = words[i].0;
-        let total = if head >> 46 & 1 == 1 { &mut loads } else { &mut stores };
-        let end = i + words[i..].iter().take_while(|w| w.0 == head).count();
-        // Groups of four distinct lines in address order; in each, (bank, word) pairs.
-        let (mut lines, mut prev) = (0usize, None);
-        let mut j = i;
-        while j < end {
+    for request in words.chunk_by(|a, b| a.0 == b.0) {
+        let total = if request[0].0 >> 46 & 1 == 1 { &mut loads } else { &mut stores };
+        let mut lines = request.chunk_by(|a, b| a.1 / WORDS_PER_LINE == b.1 / WORDS_PER_LINE).peekable();
+        while lines.peek().is_some() {
             banks.clear();
-            while j < end {
-                let line = words[j].1 / words_per_line;
-                if prev != Some(line) {
-                    if lines == LINES_PER_PASS {
-                        lines = 0;
-                        break;
-                    }
-                    lines += 1;
-                    prev = Some(line);
-                }
-                banks.push((words[j].1 % BANKS, words[j].1));
-                j += 1;
+            for line in lines.by_ref().take(LINES_PER_PASS) {
+                banks.extend(line.iter().map(|&(_, w)| (w % BANKS, w)));
             }
-            banks.sort_unstable();
-            let mut most = 0;
-            let mut k = 0;
-            while k < banks.len() {
-                let n = banks[k..].iter().take_while(|b| b.0 == banks[k].0).count();
-                most = most.max(n);
-                k += n;
-            }
-            *total += most as f64;
+            *total += busiest_bank(banks) as f64;
         }
-        i = end;
     }
     (loads, stores)
 }
@@ -487,22 +463,17 @@ fn bank_wavefronts(group: &[(u16, bool, u8, u8, u64)], banks: &mut Vec<(u64, u64
             }
             i += 1;
         }
-        banks.sort_unstable();
-        banks.dedup();
-        let mut worst = 0;
-        let mut k = 0;
-        while k < banks.len() {
-            let mut n = 0;
-            let bank = banks[k].0;
-            while k < banks.len() && banks[k].0 == bank {
-                n += 1;
-                k += 1;
-            }
-            worst = worst.max(n);
-        }
-        total += worst as f64;
+        total += busiest_bank(banks) as f64;
     }
     total
+}
+
+/// The most distinct words one bank holds among `banks`' (bank, word) pairs (sorted here): the passes
+/// a shared-memory group or an L1 group of lines takes.
+fn busiest_bank(banks: &mut Vec<(u64, u64)>) -> usize {
+    banks.sort_unstable();
+    banks.dedup();
+    banks.chunk_by(|a, b| a.0 == b.0).map(<[_]>::len).max().unwrap_or(0)
 }
 
 /// Interleaved golden-ratio sequences per stratum (randomized quasi-Monte Carlo): the spread of their

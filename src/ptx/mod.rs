@@ -292,9 +292,7 @@ fn folds_into_next(line: &str, next: Option<&str>) -> bool {
     let mut words = line.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty());
     let (Some(op), Some(dst)) = (words.next(), words.next()) else { return false };
     let next_op = next.split_whitespace().next().unwrap_or("");
-    let uses = |n: &str| {
-        n.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == '[' || c == ']').skip(2).any(|w| w == dst)
-    };
+    let uses = |n: &str| operands(n).skip(2).any(|w| w == dst);
     let wide_int = |o: &str| [".s64", ".u64", ".b64"].iter().any(|t| o.ends_with(t)) && !o.starts_with("cvt");
     match op {
         "shl.b64" => matches!(next_op, "add.s64" | "add.u64") && uses(next),
