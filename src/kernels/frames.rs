@@ -156,7 +156,7 @@ impl Kernel for RgbToGray {
         if x < w && y < h {
             let p = (f * h + y) * w + x;
             for c in 0..3 {
-                out.push(Access { insn: c as u16, kind: AccessKind::Load, buffer: 0, index: 3 * p + c, bytes: 4 });
+                out.push(Access { insn: c as u32, kind: AccessKind::Load, buffer: 0, index: 3 * p + c, bytes: 4 });
             }
             out.push(Access { insn: 3, kind: AccessKind::Store, buffer: 1, index: p, bytes: 4 });
         }
@@ -322,7 +322,7 @@ impl Kernel for GaussianSmooth {
             return;
         }
         let (x, y, f) = (x as i64, y as i64, f as i64);
-        let mut insn = 0u16;
+        let mut insn = 0u32;
         for dy in -2..=2 {
             let yy = (y + dy).clamp(0, h - 1);
             for dx in -2..=2 {

@@ -132,10 +132,9 @@ pub enum AccessKind {
 /// One memory access of one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
-    /// The instruction it belongs to (accesses of one warp with the same `insn` and kind form one request).
-    /// Ids wrap at 65,536: a thread that makes more accesses (the recursive blurs over tall images) puts
-    /// two of them, far apart, in one request, which keeps their sectors but counts one request for two.
-    pub insn: u16,
+    /// The instruction it belongs to (accesses of one warp with the same `insn` and kind form one request):
+    /// a thread's accesses in order, numbered from 0 (ids up to 2^32, past any thread's access count).
+    pub insn: u32,
     /// Load or store, global or shared.
     pub kind: AccessKind,
     /// Buffer index in [`Kernel::buffers`] (0 for shared memory).
@@ -151,19 +150,19 @@ pub struct Access {
 impl Access {
     /// A global load of `bytes` at element `index` of buffer `buffer`.
     pub fn load(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
-        Access { insn: insn as u16, kind: AccessKind::Load, buffer, index, bytes }
+        Access { insn: insn as u32, kind: AccessKind::Load, buffer, index, bytes }
     }
     /// A global store.
     pub fn store(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
-        Access { insn: insn as u16, kind: AccessKind::Store, buffer, index, bytes }
+        Access { insn: insn as u32, kind: AccessKind::Store, buffer, index, bytes }
     }
     /// A shared-memory load of `bytes` at word `word`.
     pub fn shared_load(insn: usize, word: u64, bytes: u8) -> Self {
-        Access { insn: insn as u16, kind: AccessKind::SharedLoad, buffer: 0, index: word, bytes }
+        Access { insn: insn as u32, kind: AccessKind::SharedLoad, buffer: 0, index: word, bytes }
     }
     /// A shared-memory store.
     pub fn shared_store(insn: usize, word: u64, bytes: u8) -> Self {
-        Access { insn: insn as u16, kind: AccessKind::SharedStore, buffer: 0, index: word, bytes }
+        Access { insn: insn as u32, kind: AccessKind::SharedStore, buffer: 0, index: word, bytes }
     }
 }
 

@@ -139,9 +139,9 @@ impl Kernel for MatMul {
         }
         // The first eight iterations of k stand for the loop (the pattern repeats).
         for k in 0..n.min(8) {
-            out.push(Access { insn: (2 * k) as u16, kind: AccessKind::Load, buffer: 0, index: row * n + k, bytes: 4 });
+            out.push(Access { insn: (2 * k) as u32, kind: AccessKind::Load, buffer: 0, index: row * n + k, bytes: 4 });
             out.push(Access {
-                insn: (2 * k + 1) as u16,
+                insn: (2 * k + 1) as u32,
                 kind: AccessKind::Load,
                 buffer: 1,
                 index: k * n + col,
@@ -305,9 +305,9 @@ impl Kernel for Layout {
         let i = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
         if i < self.n {
             for f in 0..FIELDS {
-                out.push(Access { insn: f as u16, kind: AccessKind::Load, buffer: 0, index: self.at(i, f), bytes: 4 });
+                out.push(Access { insn: f as u32, kind: AccessKind::Load, buffer: 0, index: self.at(i, f), bytes: 4 });
             }
-            out.push(Access { insn: FIELDS as u16, kind: AccessKind::Store, buffer: 1, index: i, bytes: 4 });
+            out.push(Access { insn: FIELDS as u32, kind: AccessKind::Store, buffer: 1, index: i, bytes: 4 });
         }
     }
 }

@@ -165,11 +165,11 @@ impl Kernel for Copy {
         let (bytes, width) = if self.kind == CopyKind::Float { (4, 1) } else { (16, 4) };
         let reps = if self.kind == CopyKind::Float4x4 { 4 } else { 1 };
         let stride = self.grid(t.dim).x as u64 * t.dim.x as u64;
-        for (phase, kind, buffer) in [(0u16, AccessKind::Load, 0u8), (reps as u16, AccessKind::Store, 1)] {
+        for (phase, kind, buffer) in [(0u32, AccessKind::Load, 0u8), (reps as u32, AccessKind::Store, 1)] {
             for k in 0..reps {
                 let u = i + k as u64 * stride;
                 if u < self.units() {
-                    out.push(Access { insn: phase + k as u16, kind, buffer, index: u * width, bytes });
+                    out.push(Access { insn: phase + k as u32, kind, buffer, index: u * width, bytes });
                 }
             }
         }

@@ -131,13 +131,15 @@ fn base(buffer: u8) -> u64 {
     (buffer as u64 + 1) << 36
 }
 
-/// A sort key of (instruction, load or store, address or segment): the instruction in the top 17 bits,
-/// the direction in bit 46, the rest below.
-fn key(insn: u16, load: bool, low: u64) -> u64 {
-    ((insn as u64) << 47) | ((load as u64) << 46) | low
+/// A sort key of (instruction, load or store, address or segment): the instruction above bit 47, the
+/// direction in bit 46, the rest below (128 bits, so that every instruction id of a thread has its own).
+type Key = u128;
+
+fn key(insn: u32, load: bool, low: u64) -> Key {
+    ((insn as Key) << 47) | ((load as Key) << 46) | low as Key
 }
 
-const LOW: u64 = (1 << 46) - 1;
+const LOW: Key = (1 << 46) - 1;
 
 /// The per-warp counts, in a fixed order, so that strata keep sums and squares of each.
 mod c {
@@ -181,13 +183,15 @@ struct Scratch {
     lanes: Vec<u8>,
     /// Whether the collected warp made shared-memory accesses.
     shared: bool,
-    keys: Vec<u64>,
-    segs: Vec<u64>,
-    cover: Vec<(u64, u64)>,
+    keys: Vec<Key>,
+    /// (request, segment) and ((request, sector), bytes), the request numbered as in `words`.
+    segs: Vec<(u64, u64)>,
+    cover: Vec<((u64, u64), u64)>,
     distinct: Vec<u64>,
-    shared_acc: Vec<(u16, bool, u8, u8, u64)>,
+    shared_acc: Vec<(u32, bool, u8, u8, u64)>,
     banks: Vec<(u64, u64)>,
-    /// The 4-byte words a global instruction's lanes read or write, with the instruction: (head, word).
+    /// The 4-byte words a global instruction's lanes read or write, with the instruction: (request, word),
+    /// the request numbered in key order from 0, times 2, plus 1 for a load.
     words: Vec<(u64, u64)>,
 }
 
@@ -216,8 +220,10 @@ fn count_warp_memo(s: &mut Scratch, txn_bytes: u64) -> Counts {
         if anchors[slot] == u64::MAX {
             anchors[slot] = addr / unit * unit;
         }
-        let tag = (a.insn as u64) << 48 | (a.kind as u64) << 46 | (a.buffer as u64) << 38 | (a.bytes as u64) << 30;
-        for x in [tag | lane as u64, addr.wrapping_sub(anchors[slot])] {
+        // The access in one word: the instruction's low 22 bits above the lane, its high 10 at the top.
+        let insn = a.insn as u64;
+        let tag = (insn >> 22) << 54 | (a.kind as u64) << 46 | (a.buffer as u64) << 38 | (a.bytes as u64) << 30;
+        for x in [tag | (insn & 0x3f_ffff) << 8 | lane as u64, addr.wrapping_sub(anchors[slot])] {
             h = (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(27);
         }
     }
@@ -320,16 +326,22 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     s.cover.clear();
     s.distinct.clear();
     s.words.clear();
+    let (mut request, mut prev) = (0u64, None);
     for &k in &s.keys {
         let load = k >> 46 & 1 == 1;
         let head = k & !LOW;
+        if prev.is_some_and(|p| p != head) {
+            request += 2;
+        }
+        prev = Some(head);
         let bytes = 1u64 << (k >> 42 & 7);
         out[if load { c::LD_BYTES } else { c::ST_BYTES }] += bytes as f64;
-        let first = (k & ((1 << 42) - 1)) * 4;
+        let first = (k & ((1 << 42) - 1)) as u64 * 4;
         let last = first + bytes - 1;
+        let head = request | load as u64;
         s.words.extend((first / 4..=last / 4).map(|w| (head, w)));
         for seg in first / txn_bytes..=last / txn_bytes {
-            s.segs.push(head | seg);
+            s.segs.push((head, seg));
             if load {
                 s.distinct.push(seg);
             }
@@ -338,7 +350,7 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
             for sector in first / SECTOR_BYTES..=last / SECTOR_BYTES {
                 let lo = first.max(sector * SECTOR_BYTES);
                 let hi = (last + 1).min((sector + 1) * SECTOR_BYTES);
-                s.cover.push((head | sector, hi - lo));
+                s.cover.push(((head, sector), hi - lo));
             }
         }
     }
@@ -350,9 +362,8 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     s.segs.dedup();
     let per_line = (LINE_BYTES / txn_bytes).max(1);
     let (mut prev_head, mut prev_line) = (u64::MAX, None);
-    for &k in &s.segs {
-        let (head, seg) = (k & !LOW, k & LOW);
-        let load = k >> 46 & 1 == 1;
+    for &(head, seg) in &s.segs {
+        let load = head & 1 == 1;
         let (req, txn, lines) =
             if load { (c::LD_REQ, c::LD_TXN, c::LD_LINES) } else { (c::ST_REQ, c::ST_TXN, c::ST_LINES) };
         out[txn] += 1.0;
@@ -393,7 +404,7 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
 }
 
 /// L1 data-pipe wavefronts of a warp's global instructions, loads and stores, from `words`
-/// (instruction, 4-byte word): each instruction's distinct lines, in address order, are taken four at a
+/// (request x 2, plus 1 for a load; 4-byte word): each instruction's distinct lines, in address order, are taken four at a
 /// time, and a group costs as many wavefronts as the most distinct words any of the 32 four-byte banks
 /// holds in it. Measured with ncu (scripts/l1-wavefronts.sh: 383 patterns of one load or store per warp,
 /// lanes `s` words apart for `s` from 0 to 1024 at seven offsets, and 2, 4 or 8 rows of lanes at six
@@ -407,7 +418,7 @@ fn l1_passes(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>) -> (f64, 
     words.dedup();
     let (mut loads, mut stores) = (0.0, 0.0);
     for request in words.chunk_by(|a, b| a.0 == b.0) {
-        let total = if request[0].0 >> 46 & 1 == 1 { &mut loads } else { &mut stores };
+        let total = if request[0].0 & 1 == 1 { &mut loads } else { &mut stores };
         let mut lines = request.chunk_by(|a, b| a.1 / WORDS_PER_LINE == b.1 / WORDS_PER_LINE).peekable();
         while lines.peek().is_some() {
             banks.clear();
@@ -449,7 +460,7 @@ fn count_shared(s: &mut Scratch, out: &mut Counts) {
 /// active threads, sorted by lane. Threads are served in groups that move 128 bytes at most per pass
 /// (32 lanes of 4 bytes, 16 of 8, 8 of 16); in each, the bank with the most distinct words sets the
 /// passes.
-fn bank_wavefronts(group: &[(u16, bool, u8, u8, u64)], banks: &mut Vec<(u64, u64)>) -> f64 {
+fn bank_wavefronts(group: &[(u32, bool, u8, u8, u64)], banks: &mut Vec<(u64, u64)>) -> f64 {
     let bytes = group[0].2 as u64;
     let lanes_per_pass = (BANKS * 4 / bytes).max(1);
     let mut total = 0.0;
@@ -1025,7 +1036,7 @@ mod tests {
     #[test]
     fn an_access_takes_a_pass_per_bank_conflict_in_each_group_of_four_lines() {
         let passes = |words: Vec<u64>| {
-            let mut w: Vec<(u64, u64)> = words.into_iter().map(|x| (key(7, true, 0), x)).collect();
+            let mut w: Vec<(u64, u64)> = words.into_iter().map(|x| (15, x)).collect();
             l1_passes(&mut w, &mut Vec::new()).0
         };
         let lanes = |f: &dyn Fn(u64) -> u64| (0..32).map(f).collect::<Vec<u64>>();
@@ -1048,9 +1059,25 @@ mod tests {
         // Each lane on its own row at a power-of-two pitch: 32 lines, one bank: 32 (rgH, ncu 32.0).
         assert_eq!(passes(lanes(&|i| i * 4096)), 32.0);
         // Two instructions are counted apart, and a store as a load.
-        let (load, store) = (key(1, true, 0), key(2, false, 0));
+        let (load, store) = (1, 2);
         let mut two: Vec<(u64, u64)> = (0..32).map(|i| (load, 2 * i)).chain((0..32).map(|i| (store, 12 * i))).collect();
         assert_eq!(l1_passes(&mut two, &mut Vec::new()), (2.0, 6.0));
+    }
+
+    #[test]
+    fn a_thread_of_more_than_65536_accesses_keeps_its_requests_apart() {
+        use crate::kernels::{Blur, BlurStage as Stage, Gaussian};
+        // rgH over rows of 16,384 pixels: each thread makes 5 x 16,384 + 2 accesses, one pixel of its
+        // own row each, and a warp's 32 rows are 64 KiB apart: every request takes 32 sectors on 32
+        // lines, 3 x 16,384 + 2 load requests and 2 x 16,384 store requests per warp. (Instruction ids
+        // that wrapped at 65,536 put accesses 65,536 apart into one request: 36 sectors a load request.)
+        let k = Blur::new(Stage::RgH, 16384, 32, Gaussian::new(5.0).unwrap()).unwrap();
+        let b = Dim3::new(32, 1, 1);
+        let s = analyze_exact(&k, k.grid(b), b, 32);
+        assert_eq!(s.loads.requests, 3.0 * 16384.0 + 2.0);
+        assert_eq!(s.stores.requests, 2.0 * 16384.0);
+        assert_eq!(s.loads.transactions, 32.0 * s.loads.requests);
+        assert_eq!(s.stores.transactions, 32.0 * s.stores.requests);
     }
 
     #[test]
