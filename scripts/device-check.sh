@@ -167,6 +167,9 @@ if command -v ncu >/dev/null 2>&1; then
   # L1 data-pipe passes of 383 load patterns, for memory::load_wavefronts (docs/MODEL.md section 19).
   command -v nvcc >/dev/null 2>&1 && step l1-wavefronts bash "$here/l1-wavefronts.sh" "$out/l1-wavefronts"
 fi
+# Clocks per load when the L1 is the only limit, and matmul's pair of loads hitting or missing L1 (needs
+# nvcc; docs/MODEL.md section 20).
+command -v nvcc >/dev/null 2>&1 && step l1-throughput bash "$here/l1-throughput.sh" "$out/l1-throughput"
 # Reads against the matrix rows a block spreads over (kernel files; docs/MODEL.md section 17).
 step dram-rows env WARPSCOPE_BIN="$bin" bash "$here/dram-rows.sh" "$out/dram-rows"
 # DRAM's rate for short runs, standalone (needs nvcc): what calRuns measures, on a 4x larger buffer; and
@@ -312,6 +315,7 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 tail -n 3 "$out/occupancy.log"
 [ -f "$out/model-counters/summary.txt" ] && tail -n 1 "$out/model-counters/summary.txt"
 [ -f "$out/l1-wavefronts.log" ] && tail -n 1 "$out/l1-wavefronts.log"
+[ -f "$out/l1-throughput/misses.csv" ] && tail -n 1 "$out/l1-throughput/misses.csv"
 python3 - "$out" <<'PY'
 import json, sys, os
 for name in ["seed17", "ske-resize", "ske-rgb-to-gray", "ske-gaussian-smooth"]:

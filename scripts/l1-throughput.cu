@@ -8,11 +8,14 @@
 // lines on (wrapping every 8 steps). Configurations on stdin, one per line:
 //   sA rowsA pitchA widthA sB rowsB pitchB widthB blocks_per_sm
 // Prints one CSV line per configuration; every thread's sum of the words it read is checked on the host.
+// `l1-throughput misses` runs matmul's pair of loads instead (see shared_lines), configurations
+// "fresh threads blocks_per_sm".
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
 #include <cuda_runtime.h>
+#include <string>
 
 #define WINDOW 8192 // words per block
 #define SPAN 4096   // words a pattern's lanes spread over (offsets wrap within it)
@@ -89,6 +92,51 @@ __global__ void __launch_bounds__(256, 8) rate(const unsigned *in, unsigned *out
     }
 }
 
+// The `misses` mode: matmul's two loads. Each warp reads a broadcast word of its own line (A: an L1 hit)
+// and each lane a word of a line the block's warps share (B: a new line every load). B's lines come from
+// a 256 KiB region per block (`fresh`: more than the SM's L1 holds for its blocks, so misses that L2
+// serves, two laps) or from the block's L1 window (hits), so that the cost of misses, and of warps
+// waiting on one missed line, shows against the same loads hitting.
+#define REGION 65536 // words
+#define REGIONS 8
+
+__global__ void __launch_bounds__(1024, 2)
+shared_lines(const unsigned *in, const unsigned *stream, unsigned *out, int fresh, int windows, int iters, long long *cycles)
+{
+    const unsigned *w = in + (size_t)(blockIdx.x % windows) * WINDOW;
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const unsigned *pa = w + warp * 32;
+    const unsigned *pb = fresh ? stream + (size_t)(blockIdx.x % REGIONS) * REGION : w + 4096;
+    unsigned mask = fresh ? REGION - 1 : 2047;
+    unsigned acc[STEP_LOADS] = {0};
+    for (int i = threadIdx.x; i < WINDOW; i += blockDim.x) acc[0] += w[i];
+    __syncthreads();
+    long long t0 = clock64();
+    // Load k = 4 i + j / 2 of each kind: A's word k mod 32 of the warp's line, B's line k (mod the region
+    // or window); a step's four stay within one wrap, so that they are immediate offsets of two pointers.
+    for (int i = 0; i < iters; ++i) {
+        const unsigned *qa = pa + ((unsigned)(i * 4) & 31), *qb = pb + lane + ((unsigned)(i * 128) & mask);
+#pragma unroll
+        for (int j = 0; j < STEP_LOADS; j += 2) {
+            acc[j] += load_sum<1>(qa + j / 2);
+            acc[j + 1] += load_sum<1>(qb + j / 2 * 32);
+        }
+    }
+    __syncthreads();
+    long long t1 = clock64();
+    unsigned sum = 0;
+#pragma unroll
+    for (int j = 0; j < STEP_LOADS; ++j) sum += acc[j];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+    if (threadIdx.x == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        cycles[3 * blockIdx.x] = t0;
+        cycles[3 * blockIdx.x + 1] = t1;
+        cycles[3 * blockIdx.x + 2] = sm;
+    }
+}
+
 typedef void (*Kernel)(const unsigned *, unsigned *, Pattern, Pattern, int, long long *);
 
 static Kernel kernel_for(int wa, int wb)
@@ -104,6 +152,31 @@ static int check(cudaError_t e, const char *what)
 {
     if (e != cudaSuccess) fprintf(stderr, "error: %s: %s\n", what, cudaGetErrorString(e));
     return e != cudaSuccess;
+}
+
+// Clocks per request of the median SM: each SM's busy window (clock64 counts per SM), from its first
+// block's start to its last block's end, over the requests its blocks made. -1 when a block reports an
+// SM out of range.
+static double sm_rate(const std::vector<long long> &cyc, int blocks, int sms, double requests_per_block)
+{
+    std::vector<long long> first(sms, -1), last(sms, -1);
+    std::vector<int> count(sms, 0);
+    for (int blk = 0; blk < blocks; ++blk) {
+        long long t0 = cyc[3 * blk], t1 = cyc[3 * blk + 1];
+        int sm = (int)cyc[3 * blk + 2];
+        if (sm < 0 || sm >= sms) {
+            fprintf(stderr, "error: block %d ran on SM %d of %d\n", blk, sm, sms);
+            return -1;
+        }
+        first[sm] = first[sm] < 0 ? t0 : std::min(first[sm], t0);
+        last[sm] = std::max(last[sm], t1);
+        ++count[sm];
+    }
+    std::vector<double> rates;
+    for (int sm = 0; sm < sms; ++sm)
+        if (count[sm] > 0) rates.push_back((double)(last[sm] - first[sm]) / (count[sm] * requests_per_block));
+    std::sort(rates.begin(), rates.end());
+    return rates[rates.size() / 2];
 }
 
 static unsigned expected(unsigned block, int t, int threads, Pattern a, Pattern b, int iters)
@@ -123,12 +196,86 @@ static unsigned expected(unsigned block, int t, int threads, Pattern a, Pattern 
     return sum;
 }
 
-int main()
+// The `misses` mode: configurations "fresh threads blocks_per_sm" on stdin.
+static int misses(int sms)
+{
+    const int iters = 1024, steps = iters * STEP_LOADS / 2, windows = sms * 8, max_threads = 2048 * sms;
+    unsigned *in, *stream, *out;
+    long long *cycles;
+    size_t words = (size_t)windows * WINDOW, stream_words = (size_t)REGIONS * REGION;
+    if (check(cudaMalloc(&in, words * 4), "cudaMalloc") || check(cudaMalloc(&stream, stream_words * 4), "cudaMalloc") ||
+        check(cudaMalloc(&out, (size_t)max_threads * 4), "cudaMalloc") ||
+        check(cudaMalloc(&cycles, (size_t)max_threads / 32 * 3 * 8), "cudaMalloc"))
+        return 1;
+    std::vector<unsigned> host(std::max(words, stream_words));
+    for (size_t i = 0; i < host.size(); ++i) host[i] = (unsigned)i;
+    if (check(cudaMemcpy(in, host.data(), words * 4, cudaMemcpyHostToDevice), "upload") ||
+        check(cudaMemcpy(stream, host.data(), stream_words * 4, cudaMemcpyHostToDevice), "upload"))
+        return 1;
+    // Shared memory for the 1 KiB each block reserves (16 blocks), the rest L1.
+    if (check(cudaFuncSetAttribute(shared_lines, cudaFuncAttributePreferredSharedMemoryCarveout, 10), "carveout")) return 1;
+    // Each thread's sum by parts: A's words relative to the window, B's relative to its region or window.
+    std::vector<unsigned> sa(32, 0), sb_fresh(32, 0), sb_hit(32, 0);
+    for (int k = 0; k < steps; ++k)
+        for (int l = 0; l < 32; ++l) {
+            sa[l] += l * 32 + (k & 31);
+            sb_fresh[l] += ((unsigned)k * 32 + l) & (REGION - 1);
+            sb_hit[l] += ((unsigned)k * 32 + l) & 2047;
+        }
+    printf("fresh,threads,blocks_per_sm,warps_per_sm,clocks_per_request,spread\n");
+    int fresh, threads, bps, configs = 0;
+    while (scanf("%d %d %d", &fresh, &threads, &bps) == 3) {
+        int fit = 0;
+        if (check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, shared_lines, threads, 0), "occupancy")) return 1;
+        if (bps > fit || threads % 32 || threads > 1024) {
+            fprintf(stderr, "error: %d blocks of %d threads per SM asked, %d fit\n", bps, threads, fit);
+            return 1;
+        }
+        int blocks = sms * bps;
+        std::vector<double> per;
+        std::vector<long long> cyc(3 * blocks);
+        std::vector<unsigned> got((size_t)blocks * threads);
+        for (int rep = 0; rep < 5; ++rep) {
+            if (check(cudaMemset(out, 0xff, got.size() * 4), "poison")) return 1;
+            shared_lines<<<blocks, threads>>>(in, stream, out, fresh, windows, iters, cycles);
+            if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "shared_lines")) return 1;
+            if (check(cudaMemcpy(cyc.data(), cycles, cyc.size() * 8, cudaMemcpyDeviceToHost), "cycles")) return 1;
+            double r = sm_rate(cyc, blocks, sms, (double)(threads / 32) * iters * STEP_LOADS);
+            if (r < 0) return 1;
+            per.push_back(r);
+        }
+        if (check(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost), "out")) return 1;
+        for (int blk = 0; blk < blocks; ++blk) {
+            unsigned wbase = (unsigned)(blk % windows) * WINDOW, rbase = (unsigned)(blk % REGIONS) * REGION;
+            for (int t = 0; t < threads; ++t) {
+                unsigned want = 0;
+                for (int i = t; i < WINDOW; i += threads) want += wbase + i;
+                int warp = t / 32, lane = t % 32;
+                want += (unsigned)steps * wbase + sa[warp];
+                want += fresh ? (unsigned)steps * rbase + sb_fresh[lane] : (unsigned)steps * (wbase + 4096) + sb_hit[lane];
+                if (got[(size_t)blk * threads + t] != want) {
+                    fprintf(stderr, "error: block %d thread %d summed %u, expected %u\n", blk, t,
+                            got[(size_t)blk * threads + t], want);
+                    return 1;
+                }
+            }
+        }
+        std::sort(per.begin(), per.end());
+        printf("%d,%d,%d,%d,%.4f,%.4f\n", fresh, threads, bps, bps * threads / 32, per[2], per[4] - per[0]);
+        fflush(stdout);
+        ++configs;
+    }
+    printf("# %d configurations, every thread's sum right (%d SMs)\n", configs, sms);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     int dev = 0, sms = 0;
     if (check(cudaGetDevice(&dev), "cudaGetDevice") ||
         check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count"))
         return 1;
+    if (argc > 1 && std::string(argv[1]) == "misses") return misses(sms);
     const int threads = 256, iters = 1024, max_blocks = 8;
     size_t words = (size_t)sms * max_blocks * WINDOW;
     unsigned *in, *out;
@@ -169,28 +316,9 @@ int main()
             k<<<blocks, threads>>>(in, out, a, b, iters, cycles);
             if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "rate")) return 1;
             if (check(cudaMemcpy(cyc.data(), cycles, cyc.size() * 8, cudaMemcpyDeviceToHost), "cycles")) return 1;
-            // Each SM's busy window (clock64 counts per SM): its first block's start to its last block's
-            // end, over the requests its blocks made; the median SM.
-            std::vector<long long> first(sms, -1), last(sms, -1);
-            std::vector<int> count(sms, 0);
-            for (int blk = 0; blk < blocks; ++blk) {
-                long long t0 = cyc[3 * blk], t1 = cyc[3 * blk + 1];
-                int sm = (int)cyc[3 * blk + 2];
-                if (sm < 0 || sm >= sms) {
-                    fprintf(stderr, "error: block %d ran on SM %d of %d\n", blk, sm, sms);
-                    return 1;
-                }
-                first[sm] = first[sm] < 0 ? t0 : std::min(first[sm], t0);
-                last[sm] = std::max(last[sm], t1);
-                ++count[sm];
-            }
-            std::vector<double> rates;
-            for (int sm = 0; sm < sms; ++sm)
-                if (count[sm] > 0)
-                    rates.push_back((double)(last[sm] - first[sm]) /
-                                    ((double)count[sm] * (threads / 32) * iters * STEP_LOADS));
-            std::sort(rates.begin(), rates.end());
-            per.push_back(rates[rates.size() / 2]);
+            double r = sm_rate(cyc, blocks, sms, (double)(threads / 32) * iters * STEP_LOADS);
+            if (r < 0) return 1;
+            per.push_back(r);
         }
         if (check(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost), "out")) return 1;
         for (int blk = 0; blk < blocks; ++blk)
