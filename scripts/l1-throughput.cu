@@ -51,6 +51,24 @@ __device__ inline unsigned load_sum(const unsigned *w)
     return x + y + z + q;
 }
 
+// After the timed loop: every thread's sum of what it read, and the block's clocks and SM.
+__device__ inline void finish(const unsigned *acc, long long t0, unsigned *out, long long *cycles)
+{
+    __syncthreads();
+    long long t1 = clock64();
+    unsigned sum = 0;
+#pragma unroll
+    for (int j = 0; j < STEP_LOADS; ++j) sum += acc[j];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+    if (threadIdx.x == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        cycles[3 * blockIdx.x] = t0;
+        cycles[3 * blockIdx.x + 1] = t1;
+        cycles[3 * blockIdx.x + 2] = sm;
+    }
+}
+
 // The loads of step i move `shift(i)` words on (8 lines a step, wrapping every 8 steps), so that no
 // load is loop-invariant (ptxas would hoist it) and each step reads new lines of the window.
 __host__ __device__ inline unsigned shift(int i) { return (unsigned)(i * 256) & (SHIFTS - 1); }
@@ -77,19 +95,7 @@ __global__ void __launch_bounds__(256, 8) rate(const unsigned *in, unsigned *out
             acc[j + 1] += load_sum<WB>(qb + (j * 32));
         }
     }
-    __syncthreads();
-    long long t1 = clock64();
-    unsigned sum = 0;
-#pragma unroll
-    for (int j = 0; j < STEP_LOADS; ++j) sum += acc[j];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
-    if (threadIdx.x == 0) {
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        cycles[3 * blockIdx.x] = t0;
-        cycles[3 * blockIdx.x + 1] = t1;
-        cycles[3 * blockIdx.x + 2] = sm;
-    }
+    finish(acc, t0, out, cycles);
 }
 
 // The `misses` mode: matmul's two loads. Each warp reads a broadcast word of its own line (A: an L1 hit)
@@ -122,19 +128,7 @@ shared_lines(const unsigned *in, const unsigned *stream, unsigned *out, int fres
             acc[j + 1] += load_sum<1>(qb + j / 2 * 32);
         }
     }
-    __syncthreads();
-    long long t1 = clock64();
-    unsigned sum = 0;
-#pragma unroll
-    for (int j = 0; j < STEP_LOADS; ++j) sum += acc[j];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
-    if (threadIdx.x == 0) {
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        cycles[3 * blockIdx.x] = t0;
-        cycles[3 * blockIdx.x + 1] = t1;
-        cycles[3 * blockIdx.x + 2] = sm;
-    }
+    finish(acc, t0, out, cycles);
 }
 
 typedef void (*Kernel)(const unsigned *, unsigned *, Pattern, Pattern, int, long long *);
@@ -177,6 +171,25 @@ static double sm_rate(const std::vector<long long> &cyc, int blocks, int sms, do
         if (count[sm] > 0) rates.push_back((double)(last[sm] - first[sm]) / (count[sm] * requests_per_block));
     std::sort(rates.begin(), rates.end());
     return rates[rates.size() / 2];
+}
+
+// Five launches of a configuration, each on a poisoned output: clocks per request of the median SM
+// of each into `per`. Non-zero on a CUDA error.
+template <class Launch>
+static int timed(int blocks, int threads, int sms, int iters, unsigned *out, long long *cycles,
+                 std::vector<double> &per, Launch launch)
+{
+    std::vector<long long> cyc(3 * blocks);
+    for (int rep = 0; rep < 5; ++rep) {
+        if (check(cudaMemset(out, 0xff, (size_t)blocks * threads * 4), "poison")) return 1;
+        launch();
+        if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "kernel")) return 1;
+        if (check(cudaMemcpy(cyc.data(), cycles, cyc.size() * 8, cudaMemcpyDeviceToHost), "cycles")) return 1;
+        double r = sm_rate(cyc, blocks, sms, (double)(threads / 32) * iters * STEP_LOADS);
+        if (r < 0) return 1;
+        per.push_back(r);
+    }
+    return 0;
 }
 
 static unsigned expected(unsigned block, int t, int threads, Pattern a, Pattern b, int iters)
@@ -233,17 +246,11 @@ static int misses(int sms)
         }
         int blocks = sms * bps;
         std::vector<double> per;
-        std::vector<long long> cyc(3 * blocks);
         std::vector<unsigned> got((size_t)blocks * threads);
-        for (int rep = 0; rep < 5; ++rep) {
-            if (check(cudaMemset(out, 0xff, got.size() * 4), "poison")) return 1;
-            shared_lines<<<blocks, threads>>>(in, stream, out, fresh, windows, iters, cycles);
-            if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "shared_lines")) return 1;
-            if (check(cudaMemcpy(cyc.data(), cycles, cyc.size() * 8, cudaMemcpyDeviceToHost), "cycles")) return 1;
-            double r = sm_rate(cyc, blocks, sms, (double)(threads / 32) * iters * STEP_LOADS);
-            if (r < 0) return 1;
-            per.push_back(r);
-        }
+        if (timed(blocks, threads, sms, iters, out, cycles, per, [&] {
+                shared_lines<<<blocks, threads>>>(in, stream, out, fresh, windows, iters, cycles);
+            }))
+            return 1;
         if (check(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost), "out")) return 1;
         for (int blk = 0; blk < blocks; ++blk) {
             unsigned wbase = (unsigned)(blk % windows) * WINDOW, rbase = (unsigned)(blk % REGIONS) * REGION;
@@ -309,17 +316,9 @@ int main(int argc, char **argv)
         }
         int blocks = sms * bps;
         std::vector<double> per;
-        std::vector<long long> cyc(3 * blocks);
         std::vector<unsigned> got((size_t)blocks * threads);
-        for (int rep = 0; rep < 5; ++rep) {
-            if (check(cudaMemset(out, 0xff, (size_t)blocks * threads * 4), "poison")) return 1;
-            k<<<blocks, threads>>>(in, out, a, b, iters, cycles);
-            if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "rate")) return 1;
-            if (check(cudaMemcpy(cyc.data(), cycles, cyc.size() * 8, cudaMemcpyDeviceToHost), "cycles")) return 1;
-            double r = sm_rate(cyc, blocks, sms, (double)(threads / 32) * iters * STEP_LOADS);
-            if (r < 0) return 1;
-            per.push_back(r);
-        }
+        if (timed(blocks, threads, sms, iters, out, cycles, per, [&] { k<<<blocks, threads>>>(in, out, a, b, iters, cycles); }))
+            return 1;
         if (check(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost), "out")) return 1;
         for (int blk = 0; blk < blocks; ++blk)
             for (int t = 0; t < threads; ++t)
