@@ -170,6 +170,8 @@ fi
 # Clocks per load when the L1 is the only limit, and matmul's pair of loads hitting or missing L1 (needs
 # nvcc; docs/MODEL.md section 20).
 command -v nvcc >/dev/null 2>&1 && step l1-throughput bash "$here/l1-throughput.sh" "$out/l1-throughput"
+# Warp slots a block holds idle while its last warps finish, by block size (needs nvcc; section 20).
+command -v nvcc >/dev/null 2>&1 && step block-drain bash "$here/block-drain.sh" "$out/block-drain"
 # Reads against the matrix rows a block spreads over (kernel files; docs/MODEL.md section 17).
 step dram-rows env WARPSCOPE_BIN="$bin" bash "$here/dram-rows.sh" "$out/dram-rows"
 # DRAM's rate for short runs, standalone (needs nvcc): what calRuns measures, on a 4x larger buffer; and
@@ -316,6 +318,7 @@ tail -n 3 "$out/occupancy.log"
 [ -f "$out/model-counters/summary.txt" ] && tail -n 1 "$out/model-counters/summary.txt"
 [ -f "$out/l1-wavefronts.log" ] && tail -n 1 "$out/l1-wavefronts.log"
 [ -f "$out/l1-throughput/misses.csv" ] && tail -n 1 "$out/l1-throughput/misses.csv"
+[ -f "$out/block-drain/drain.csv" ] && tail -n 2 "$out/block-drain/drain.csv"
 python3 - "$out" <<'PY'
 import json, sys, os
 for name in ["seed17", "ske-resize", "ske-rgb-to-gray", "ske-gaussian-smooth"]:
