@@ -4,11 +4,7 @@
 # block). Writes drain.csv. Run on the GPU machine:
 #   scripts/block-drain.sh [OUTDIR]
 set -euo pipefail
-out=${1:-block-drain-$(date -u +%Y%m%d-%H%M)}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-cd "$(dirname "$0")/.."
-export PATH=/usr/local/cuda/bin:$PATH
-nvcc -O3 -arch=native -o "$out/block-drain" scripts/block-drain.cu
+probe=block-drain
+source "$(dirname "$0")/probe-build.sh"
 "$out/block-drain" | tee "$out/drain.csv"
 grep -q "every output element right" "$out/drain.csv" || { echo "error: the probe failed its check" >&2; exit 1; }

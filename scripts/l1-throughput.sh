@@ -6,12 +6,8 @@
 # L1. Writes rates.csv and misses.csv (clocks per request, the median of five launches, and their spread). Run on the GPU machine:
 #   scripts/l1-throughput.sh [OUTDIR]
 set -euo pipefail
-out=${1:-l1-throughput-$(date -u +%Y%m%d-%H%M)}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-cd "$(dirname "$0")/.."
-export PATH=/usr/local/cuda/bin:$PATH
-nvcc -O3 -arch=native -o "$out/l1-throughput" scripts/l1-throughput.cu
+probe=l1-throughput
+source "$(dirname "$0")/probe-build.sh"
 # Patterns "s rows pitch width": coalesced words, a broadcast, float2, float4, strides of 2 to 128 words,
 # two half-warp rows in one bank (1024 words apart) or in one line, a half-warp broadcast on two rows.
 single="1 1 0 1|0 1 0 1|1 1 0 2|1 1 0 4|2 1 0 1|4 1 0 1|8 1 0 1|32 1 0 1|128 1 0 1|1 2 1024 1|1 2 16 1|0 2 1024 1|1 2 0 1"

@@ -6,13 +6,8 @@
 # other access's (the load's broadcast and the store's unit stride taken as one pass). Run on the GPU machine:
 #   scripts/l1-wavefronts.sh [OUTDIR]
 set -euo pipefail
-out=${1:-l1-wavefronts-$(date -u +%Y%m%d-%H%M)}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-cd "$(dirname "$0")/.."
-export PATH=/usr/local/cuda/bin:$PATH
-# Built for the GPU present (the rule is stated for the cards it was measured on).
-nvcc -O3 -arch=native -o "$out/l1-wavefronts" scripts/l1-wavefronts.cu
+probe=l1-wavefronts
+source "$(dirname "$0")/probe-build.sh"
 : >"$out/configs.txt"
 for s in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 20 24 31 32 33 40 48 64 96 128 1024; do
   for off in 0 1 3 5 8 16 31; do echo "$s $off 1 0" >>"$out/configs.txt"; done
