@@ -326,14 +326,15 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     s.cover.clear();
     s.distinct.clear();
     s.words.clear();
+    // Requests numbered in key order (each instruction and direction one), times 2, plus 1 for a load.
     let (mut request, mut prev) = (0u64, None);
     for &k in &s.keys {
         let load = k >> 46 & 1 == 1;
-        let head = k & !LOW;
-        if prev.is_some_and(|p| p != head) {
+        let instruction = k & !LOW;
+        if prev.is_some_and(|p| p != instruction) {
             request += 2;
         }
-        prev = Some(head);
+        prev = Some(instruction);
         let bytes = 1u64 << (k >> 42 & 7);
         out[if load { c::LD_BYTES } else { c::ST_BYTES }] += bytes as f64;
         let first = (k & ((1 << 42) - 1)) as u64 * 4;
@@ -403,10 +404,10 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     out
 }
 
-/// L1 data-pipe wavefronts of a warp's global instructions, loads and stores, from `words`
-/// (request x 2, plus 1 for a load; 4-byte word): each instruction's distinct lines, in address order, are taken four at a
-/// time, and a group costs as many wavefronts as the most distinct words any of the 32 four-byte banks
-/// holds in it. Measured with ncu (scripts/l1-wavefronts.sh: 383 patterns of one load or store per warp,
+/// L1 data-pipe wavefronts of a warp's global instructions, loads and stores, from `words` (request x 2,
+/// plus 1 for a load; 4-byte word): each instruction's distinct lines, in address order, are taken four
+/// at a time, and a group costs as many wavefronts as the most distinct words any of the 32 four-byte
+/// banks holds in it. Measured with ncu (scripts/l1-wavefronts.sh: 383 patterns of one load or store per warp,
 /// lanes `s` words apart for `s` from 0 to 1024 at seven offsets, and 2, 4 or 8 rows of lanes at six
 /// pitches; docs/MODEL.md section 19): on an H100 within 25 % on 347 loads and 319 stores, mean |log
 /// error| 0.11 and 0.12, where one pass per run of adjacent lines (the count before) was off by 0.89
