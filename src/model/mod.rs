@@ -103,14 +103,17 @@ fn executed(
 }
 
 /// The latencies a warp's chain is timed with on `target`, cycles: the pipes' dependent latency, and a
-/// global load's: L1's hit latency, or L2's for the share `miss` of the loads' requests that go on to L2
-/// (the DRAM round trip is the latency term's own); a shared load's as an L1 hit. Measured by
-/// calibration, else the database's.
-fn latencies(target: &Target, miss: f64) -> crate::ptx::run::Latencies {
+/// global load's: L1's hit latency, or, for the share `miss` of the loads' requests that go on to L2,
+/// L2's, and DRAM's for the share `dram` of those that L2 does not hold (its loads go out together,
+/// so a chain waits for DRAM once per group, as the compiled code issues them); a shared load's as an
+/// L1 hit. Measured by calibration, else the database's.
+fn latencies(target: &Target, miss: f64, dram: f64) -> crate::ptx::run::Latencies {
     let (l1, l2) = hit_latencies(target);
+    let dram_cycles = target.latency_s() * target.clock_mhz.max(1) as f64 * 1e6;
+    let beyond_l1 = (l2 - l1).max(0.0) + dram.clamp(0.0, 1.0) * (dram_cycles - l2).max(0.0);
     crate::ptx::run::Latencies {
         pipe: target.arch.dependent_latency_cycles(),
-        global: l1 + miss.clamp(0.0, 1.0) * (l2 - l1).max(0.0),
+        global: l1 + miss.clamp(0.0, 1.0) * beyond_l1,
         shared: l1,
     }
 }
@@ -220,8 +223,8 @@ pub fn evaluate(
     } else {
         0.0
     };
-    let lat = latencies(target, l2_read_requests / mem.loads.requests.max(1.0));
     let dram_share = dram_share(target, kernel, &mem, active_blocks);
+    let lat = latencies(target, l2_read_requests / mem.loads.requests.max(1.0), dram_share);
     // The code run for sample threads of a block (loops by their trip counts, each warp's chain); where
     // that fails, the straight-line instructions once plus the loops' multiply-adds at their body's mix
     // per FMA, and no chain.
@@ -486,6 +489,25 @@ mod tests {
         assert!((share - (once + (1.0 - once) * 0.5)).abs() < 1e-6, "{share}");
         // Unknown L2 size: the reuse is taken as caught.
         assert!((dram_share(&Target { l2_bytes: 0, ..t }, &k, &mem, 32) - once).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_chains_load_waits_where_its_line_comes_from() {
+        // The H200's database latencies: L1 and L2 hits (Jia et al.'s Turing figures for sm_80 and
+        // newer) and DRAM's 800 cycles at the card's clock.
+        let t = Target::from_card(find_card("H200").unwrap(), arch((9, 0)).unwrap());
+        let (l1, l2) = t.arch.hit_latency_cycles();
+        let dram = t.latency_s() * t.clock_mhz as f64 * 1e6;
+        assert!((dram - 800.0).abs() < 1e-6, "{dram}");
+        // Every load an L1 hit; every one on to L2 and held there; every one on to DRAM.
+        assert!((latencies(&t, 0.0, 1.0).global - l1).abs() < 1e-9);
+        assert!((latencies(&t, 1.0, 0.0).global - l2).abs() < 1e-9);
+        assert!((latencies(&t, 1.0, 1.0).global - dram).abs() < 1e-9);
+        // Half the requests go on to L2, and L2 holds three quarters of their lines: 1/2 (L2 - L1) +
+        // 1/2 x 1/4 (DRAM - L2) over L1's.
+        let by_hand = l1 + 0.5 * (l2 - l1) + 0.125 * (dram - l2);
+        assert!((latencies(&t, 0.5, 0.25).global - by_hand).abs() < 1e-9);
+        assert_eq!(latencies(&t, 0.5, 0.25).shared, l1);
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub struct Program {
     registers: usize,
     /// Index of the first instruction after each barrier (`bar.sync`, `barrier.sync`), in order.
     barriers: Vec<usize>,
+    /// Whether each instruction opens a basic block as the compiled code schedules it: a branch's
+    /// target, or the first instruction after a barrier.
+    opens: Vec<bool>,
 }
 
 /// What a block's warps execute, per warp, and the part of it that is the block's set-up.
@@ -82,8 +85,9 @@ pub struct Program {
 pub struct Executed {
     /// Warp instructions per warp, averaged over the block's warps.
     pub per_warp: Mix,
-    /// Cycles a warp takes alone, averaged like `per_warp`: its instructions issued in order, one a
-    /// cycle at most, each when its operands are ready.
+    /// Cycles a warp takes alone, averaged like `per_warp`: its instructions issued one a cycle at
+    /// most, each when its operands are ready, in the order the compiler schedules a basic block
+    /// (`Program::thread`).
     pub chain_cycles: f64,
     /// The first warp's instructions up to the set-up's last barrier (`None` without one).
     pub setup: Option<Mix>,
@@ -118,8 +122,13 @@ impl Program {
         for (insn, cost) in insns.iter_mut().zip(priced) {
             insn.cost = cost;
         }
-        let barriers = (0..insns.len()).filter(|&i| is_barrier(text_of[i])).map(|i| i + 1).collect();
-        Some(Program { insns, registers: names.len(), barriers })
+        let barriers: Vec<usize> = (0..insns.len()).filter(|&i| is_barrier(text_of[i])).map(|i| i + 1).collect();
+        let mut opens = vec![false; insns.len() + 1];
+        for &i in insns.iter().filter_map(|i| i.target.as_ref()).chain(&barriers) {
+            opens[i] = true;
+        }
+        opens.truncate(insns.len());
+        Some(Program { insns, registers: names.len(), barriers, opens })
     }
 
     /// Runs sample threads (lanes 0, 1 and 31 of up to 8 warps, evenly spaced) of one block
@@ -223,15 +232,22 @@ impl Program {
         m
     }
 
-    /// Runs one thread: per-instruction counts, steps, and its chain: each instruction issues a cycle
-    /// after the one before it at the earliest, and not before its operands are ready; its result is
-    /// ready its latency later. A branch on a value the run does not know (one loaded from memory, a
-    /// float) is taken as not taken.
+    /// Runs one thread: per-instruction counts, steps, and its chain, as the compiled code schedules a
+    /// basic block: ptxas moves an instruction ahead of others that it does not need (a loop body's
+    /// loads go out together before the multiply-adds that use them, as `cuobjdump -sass` shows), so
+    /// within a block each instruction issues when its operands are ready and no earlier than its
+    /// turn (the block's start plus one cycle per instruction before it); loads and stores keep
+    /// their order among themselves (the compiler cannot tell that they do not alias); a branch, the
+    /// block's last instruction, issues after all the others, and the next block starts after it. A
+    /// result is ready its latency after its issue. A branch on a value the run does not know (one
+    /// loaded from memory, a float) is taken as not taken.
     fn thread(&self, c: &Context, tid: Dim3, lane: u32, warp: u32) -> Option<Run> {
         let mut regs: Vec<Option<u64>> = vec![None; self.registers];
         let mut ready = vec![0.0f64; self.registers];
         let mut counts = vec![0u32; self.insns.len()];
         let (mut pc, mut steps, mut clock) = (0, 0u64, 0.0f64);
+        // The basic block's start, the turns taken in it, and the last memory instruction's issue.
+        let (mut front, mut turn, mut memory) = (0.0f64, 0.0f64, f64::NEG_INFINITY);
         let axis = |d: Dim3, a: usize| [d.x, d.y, d.z][a] as u64;
         let special = |r: Sreg, a: usize| match r {
             Sreg::Tid => axis(tid, a),
@@ -255,9 +271,27 @@ impl Program {
             }
             counts[pc] += 1;
             let insn = &self.insns[pc];
+            if self.opens[pc] && turn > 0.0 {
+                (front, turn) = (clock, 0.0);
+            }
             let operands = insn.srcs.iter().map(|&r| ready[r]).fold(0.0, f64::max);
-            let issue = if insn.cost.is_some() { operands.max(clock + 1.0) } else { operands };
+            let closes = insn.target.is_some() || insn.ends;
+            let issue = match insn.cost {
+                Some((pipe, _)) => {
+                    turn += 1.0;
+                    let mut at = operands.max(front + turn);
+                    if pipe == Pipe::Mem {
+                        at = at.max(memory + 1.0);
+                        memory = at;
+                    }
+                    if closes { at.max(clock + 1.0) } else { at }
+                }
+                None => operands,
+            };
             clock = clock.max(issue);
+            if closes {
+                (front, turn) = (clock, 0.0);
+            }
             let done = issue
                 + match insn.wait {
                     _ if insn.cost.is_none() => 0.0,
@@ -340,7 +374,7 @@ enum Wait {
     Pipe,
     /// A load from global (or local, or generic) memory.
     Global,
-    /// A load from shared memory.
+    /// A load from shared memory (or the constant cache).
     Shared,
 }
 
@@ -655,7 +689,8 @@ fn parse_insn<'a>(
         }
     }
     let wait = match head {
-        "ld" | "ldu" | "atom" if op.contains(".shared") => Wait::Shared,
+        // The constant cache answers on the SM, about as soon as L1 does.
+        "ld" | "ldu" | "atom" if op.contains(".shared") || op.contains(".const") => Wait::Shared,
         "ld" | "ldu" | "atom" => Wait::Global,
         _ if writes => Wait::Pipe,
         _ => Wait::Free,
@@ -767,9 +802,10 @@ $L_end:
     #[test]
     fn a_warps_chain_waits_for_operands_and_issues_one_a_cycle() {
         // A load (30 cycles), an add that needs it (4 cycles a pipe's result), a move and an add that
-        // needs the move, and a store of the first add's result. Issue cycles: ld.global 1 (the ld.param
-        // is an operand in SASS: free), add 31 (the load's value at 1 + 30), mov 32, add 36 (the move's
-        // result at 32 + 4), st 37 (a cycle after the add; its value was ready at 35), ret 38.
+        // needs the move, and a store of the first add's result, in one basic block. Issue cycles:
+        // ld.global 1 (the ld.param is an operand in SASS: free), add 31 (the load's value at 1 + 30),
+        // mov 3 (its turn: it needs nothing, so the compiler moves it ahead of the waiting add), add 7
+        // (the move's result at 3 + 4), st 35 (the first add's result), ret 36 (after the others).
         let text = "
 .visible .entry k(
 	.param .u64 k_param_0
@@ -786,13 +822,48 @@ $L_end:
 ";
         let p = Program::parse(text, "k").unwrap();
         let e = p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT).unwrap();
-        assert_eq!(e.chain_cycles, 38.0);
+        assert_eq!(e.chain_cycles, 36.0);
         // Loads that wait twice as long make the chain 30 cycles longer.
         let slow = Latencies { global: 60.0, ..LAT };
         assert_eq!(
             p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &slow).unwrap().chain_cycles,
-            68.0
+            66.0
         );
+    }
+
+    #[test]
+    fn a_blocks_loads_go_out_together_unless_a_block_boundary_or_a_store_holds_them_back() {
+        // Three loads, each followed by an add of its value into a running sum, then a store of the
+        // sum. `between` goes after the first add.
+        let program = |between: &str| {
+            format!(
+                ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\
+                 \tld.param.u64 \t%rd1, [k_param_0];\n\
+                 \tld.global.u32 \t%r1, [%rd1];\n\
+                 \tadd.s32 \t%r2, %r1, 1;\n\
+                 {between}\
+                 \tld.global.u32 \t%r3, [%rd1+4];\n\
+                 \tadd.s32 \t%r4, %r3, %r2;\n\
+                 \tld.global.u32 \t%r5, [%rd1+8];\n\
+                 \tadd.s32 \t%r6, %r5, %r4;\n\
+                 \tst.global.u32 \t[%rd1+12], %r6;\n\
+                 \tret;\n}}\n"
+            )
+        };
+        let chain = |between: &str| {
+            let p = Program::parse(&program(between), "k").unwrap();
+            p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT).unwrap().chain_cycles
+        };
+        // One block: the loads issue at 1, 3 and 5 (their turns), the adds when their operands are
+        // ready (31, 35, 39: the sum's chain), the store at 43, ret at 44. In PTX order, one after
+        // another, it would be 98 (each load waiting for the add before it).
+        assert_eq!(chain(""), 44.0);
+        // A block boundary after the first add: the second block starts after the first has issued
+        // (its branch at 32), so its loads go out at 33 and 35 and the sum ends at 71: ret at 72.
+        assert_eq!(chain("\tbra.uni \t$L_next;\n$L_next:\n"), 72.0);
+        // A store of the first sum: the loads after it keep their place behind it (35), so the second
+        // load goes out at 36 and the third at 37, the adds at 66 and 70, the store at 74, ret 75.
+        assert_eq!(chain("\tst.global.u32 \t[%rd1+16], %r2;\n"), 75.0);
     }
 
     #[test]
