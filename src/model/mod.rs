@@ -118,6 +118,14 @@ fn latencies(target: &Target, miss: f64, dram: f64) -> crate::ptx::run::Latencie
     }
 }
 
+/// The share of a warp's loads that wait for more than L1: the share of the sectors they touch that a
+/// block has not had before (L1 serves the rest). Where a request spreads over many lines, its lanes
+/// miss together or not at all (rgH's 32 threads walk 32 rows a float at a time: every eighth request
+/// misses in all 32 lines, the others hit), so the share of sectors is the share of requests that wait.
+fn beyond_l1(mem: &memory::MemStats) -> f64 {
+    if mem.loads.transactions > 0.0 { (mem.loads.l2_transactions / mem.loads.transactions).min(1.0) } else { 0.0 }
+}
+
 /// L1's and L2's hit latencies on `target`, cycles: measured by calibration, else the database's.
 fn hit_latencies(target: &Target) -> (f64, f64) {
     let f = &target.figures;
@@ -224,7 +232,7 @@ pub fn evaluate(
         0.0
     };
     let dram_share = dram_share(target, kernel, &mem, active_blocks);
-    let lat = latencies(target, l2_read_requests / mem.loads.requests.max(1.0), dram_share);
+    let lat = latencies(target, beyond_l1(&mem), dram_share);
     // The code run for sample threads of a block (loops by their trip counts, each warp's chain); where
     // that fails, the straight-line instructions once plus the loops' multiply-adds at their body's mix
     // per FMA, and no chain.
@@ -508,6 +516,30 @@ mod tests {
         let by_hand = l1 + 0.5 * (l2 - l1) + 0.125 * (dram - l2);
         assert!((latencies(&t, 0.5, 0.25).global - by_hand).abs() < 1e-9);
         assert_eq!(latencies(&t, 0.5, 0.25).shared, l1);
+    }
+
+    #[test]
+    fn a_request_over_many_lines_waits_beyond_l1_only_where_its_sectors_are_new() {
+        // rgH: a warp's 32 threads walk 32 rows a float at a time, each request one sector in each of
+        // 32 lines. Per row of 256 floats: the causal pass loads `in` (256 requests), the anti-causal
+        // pass `in` again and `out` (512); the sectors new to the block are `in`'s 32 and `out`'s 32.
+        // So 64 of the 768 sectors each lane touches are new: one request in twelve reaches L2
+        // (in all 32 lines at once), though every one asks for 32 lines.
+        let k = crate::kernels::Blur::new(
+            crate::kernels::BlurStage::RgH,
+            256,
+            64,
+            crate::kernels::Gaussian::new(5.0).unwrap(),
+        )
+        .unwrap();
+        let block = Dim3::new(32, 1, 1);
+        let mem = memory::analyze(&k, k.grid(block), block, 32);
+        let share = beyond_l1(&mem);
+        assert!((share - 1.0 / 12.0).abs() < 1e-3, "{share}");
+        // A copy streams: every sector is new.
+        let c = crate::kernels::Copy::new(crate::kernels::CopyKind::Float, 1024, 1024).unwrap();
+        let mem = memory::analyze(&c, c.grid(Dim3::new(256, 1, 1)), Dim3::new(256, 1, 1), 32);
+        assert_eq!(beyond_l1(&mem), 1.0);
     }
 
     #[test]
