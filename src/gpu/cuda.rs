@@ -112,6 +112,9 @@ enum Check {
 /// Device memory left free beside the buffers and the reference (the copy baseline's scratch buffers,
 /// `--cold`'s flush buffer and CUPTI fit in it).
 const HEADROOM: u64 = 1 << 30;
+/// Timed reads of each size (half and whole buffer, alternated) calRead's DRAM read bandwidth takes the
+/// medians of.
+const READ_PAIRS: u32 = 21;
 
 /// Opens the driver; returns its version and the device count.
 fn init() -> Result<(probe::DriverVersion, i32)> {
@@ -895,8 +898,22 @@ impl Backend for CudaBackend {
             median(times, "calRead")
         };
         let all_n4 = (stream_elems / 4) as i32;
-        let dram_read_half_ms = time_read(&read, all_n4 / 2, 1, Some(&flush))?;
-        let dram_read_ms = time_read(&read, all_n4, 1, Some(&flush))?;
+        // Half and whole alternate, 21 of each: on an H200 a whole read's time switches between two
+        // levels 2 % apart every 3 to 5 reads (40 reads in each of four processes), so five in a row
+        // put the median on either level and the figure moved by up to 7 % between calibrations; 21
+        // alternated reads land it within 0.5 % (docs/MODEL.md section 21).
+        // The warm-up read (time_with's first call) is a whole one; the timed ones then go half, whole.
+        let turn = std::cell::Cell::new(1u32);
+        let times = self.time_with(1, 2 * READ_PAIRS, "calRead", Some(&flush), || {
+            let n4 = if turn.replace(turn.get() + 1).is_multiple_of(2) { all_n4 / 2 } else { all_n4 };
+            let mut b = stream.launch_builder(&read);
+            b.arg(&arrays[0]).arg(&n4).arg(&1i32).arg(&sink);
+            // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array of stream_elems words.
+            unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
+        })?;
+        let every_other = |from: usize| times.iter().skip(from).step_by(2).copied().collect::<Vec<f64>>();
+        let dram_read_half_ms = median(every_other(0), "calRead")?;
+        let dram_read_ms = median(every_other(1), "calRead")?;
         let dram_read_bytes = all_n4 as f64 * 16.0;
         // DRAM reads against the bytes in flight: 1 to 64 warps per SM (one block of them per SM, two of
         // 1024 threads for 64), each warp one 512-byte load in flight, 2 and 4 x L2 read once, L2 flushed.
