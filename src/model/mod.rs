@@ -120,8 +120,9 @@ fn latencies(target: &Target, miss: f64, dram: f64) -> crate::ptx::run::Latencie
 
 /// The share of a warp's loads that wait for more than L1: the share of the sectors they touch that a
 /// block has not had before (L1 serves the rest). Where a request spreads over many lines, its lanes
-/// miss together or not at all (rgH's 32 threads walk 32 rows a float at a time: every eighth request
-/// misses in all 32 lines, the others hit), so the share of sectors is the share of requests that wait.
+/// miss together or not at all (rgH's 32 threads walk 32 rows a float at a time: a request finds its
+/// 32 sectors new once every eight floats along the rows, and all in L1 otherwise), so the share of
+/// sectors is the share of requests that wait.
 fn beyond_l1(mem: &memory::MemStats) -> f64 {
     if mem.loads.transactions > 0.0 { (mem.loads.l2_transactions / mem.loads.transactions).min(1.0) } else { 0.0 }
 }
