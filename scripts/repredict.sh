@@ -11,8 +11,11 @@
 # REPREDICT_SKIP: kernels' file names to leave out (an extended regex; default blur-rgh, whose estimate
 # takes seconds a configuration; set it empty to include it).
 set -euo pipefail
+bin=${1:-${WARPSCOPE_BIN:-}}
+# A path given relative to where the script was started, before moving to the repository's root.
+[ -n "$bin" ] && [ -e "$bin" ] && bin=$(realpath -- "$bin")
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bin=${1:-${WARPSCOPE_BIN:-target/release/warpscope}}
+bin=${bin:-target/release/warpscope}
 [ -x "$bin" ] || { echo "error: no warpscope binary at $bin (cargo build --release, or give its path)" >&2; exit 1; }
 sweeps=${REPREDICT_SWEEPS:-docs/results/model-check-2026-11-2[67]-*/*/sweeps.tar.xz}
 skip=${REPREDICT_SKIP-blur-rgh}
