@@ -468,6 +468,14 @@ mod tests {
         assert_eq!(predict(&t, row), predict(&spread, row));
     }
 
+    /// A sigma-5 blur stage of a `w` x `h` image and its memory counts at 32x1 blocks.
+    fn blur_of_32x1(stage: crate::kernels::BlurStage, w: u32, h: u32) -> (crate::kernels::Blur, memory::MemStats) {
+        let k = crate::kernels::Blur::new(stage, w, h, crate::kernels::Gaussian::new(5.0).unwrap()).unwrap();
+        let block = Dim3::new(32, 1, 1);
+        let mem = memory::analyze(&k, k.grid(block), block, 32);
+        (k, mem)
+    }
+
     #[test]
     fn serial_loads_wait_for_l2_where_it_holds_their_lines() {
         let t = Target::from_card(find_card("H200").unwrap(), arch((9, 0)).unwrap());
@@ -478,15 +486,7 @@ mod tests {
         assert!((serial_latency_s(&t, 0.0) - l2).abs() < 1e-15);
         // The column blur's 32x1 blocks read 1 + 2 x 15 rows each: L2 delivers every row 31 times, DRAM
         // once, while the blocks resident at once fit in L2.
-        let k = crate::kernels::Blur::new(
-            crate::kernels::BlurStage::ColsTiled,
-            4096,
-            4096,
-            crate::kernels::Gaussian::new(5.0).unwrap(),
-        )
-        .unwrap();
-        let block = Dim3::new(32, 1, 1);
-        let mem = memory::analyze(&k, k.grid(block), block, 32);
+        let (k, mem) = blur_of_32x1(crate::kernels::BlurStage::ColsTiled, 4096, 4096);
         let once = k.work().bytes_read as f64 / (mem.loads.l2_transactions * 32.0);
         assert!((once - 1.0 / 31.0).abs() < 2e-3, "{once}");
         assert!((dram_share(&t, &k, &mem, 32) - once).abs() < 1e-12);
@@ -526,15 +526,7 @@ mod tests {
         // pass `in` again and `out` (512); the sectors new to the block are `in`'s 32 and `out`'s 32.
         // So 64 of the 768 sectors each lane touches are new: one request in twelve reaches L2
         // (in all 32 lines at once), though every one asks for 32 lines.
-        let k = crate::kernels::Blur::new(
-            crate::kernels::BlurStage::RgH,
-            256,
-            64,
-            crate::kernels::Gaussian::new(5.0).unwrap(),
-        )
-        .unwrap();
-        let block = Dim3::new(32, 1, 1);
-        let mem = memory::analyze(&k, k.grid(block), block, 32);
+        let (_, mem) = blur_of_32x1(crate::kernels::BlurStage::RgH, 256, 64);
         let share = beyond_l1(&mem);
         assert!((share - 1.0 / 12.0).abs() < 1e-3, "{share}");
         // A copy streams: every sector is new.
