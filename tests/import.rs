@@ -264,6 +264,38 @@ fn a_file_of_only_error_lines_says_the_run_failed() {
     assert!(!err.contains('\n'));
 }
 
+#[test]
+fn ncu_per_gpu_summary_of_2022_repeats_its_kernel_line_over_each_section() {
+    // `ncu --page all --print-summary per-gpu --details-all` (excerpt: the first 65 lines, cut inside
+    // the third table): `Device 0` with no CC, `kitsune_kernel, Block Size 256, Grid Size 1024, 1
+    // invocations` over each section, the column titles above the table's only rule.
+    let (format, rep) = read(&real("ncu-summary-per-gpu-2022-kitsune.log"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 1, "one kernel, one summary record");
+    let r = &rep.records[0];
+    assert_eq!((r.kernel.as_str(), r.summary_of, r.device), ("kitsune_kernel", Some(1), Some(0)));
+    // gpu__time_duration.sum    second    7.907429    7.907429    7.907429
+    assert_value(r, "duration", 7_907.429, "ms");
+    // sm__inst_executed.avg.per_cycle_active    inst/cycle    2.682115 (first section)
+    assert_value(r, "sm__inst_executed.avg.per_cycle_active", 2.682115, "inst/cycle");
+    // dram__bytes.sum.per_second    Kbyte/second    206.987133 (second section)
+    assert_value(r, "dram__bytes.sum.per_second", 206_987.133, "byte/second");
+    assert_value(r, "block_size", 256.0, "thread");
+    assert_value(r, "grid_size", 1024.0, "block");
+}
+
+#[test]
+fn an_ncu_run_that_wrote_a_report_says_where_its_results_are() {
+    // ncu with `-o`: the text holds only `==PROF==` lines and the program's output (2025).
+    let err = import::read_file(&real("ncu-report-only-2025-cutlass.log"), None).unwrap_err().to_string();
+    assert!(
+        err.contains("ncu wrote its results to the report /home/nwadekar/dphpc/dphpc-gemm/ncu_analysis.ncu-rep"),
+        "{err}"
+    );
+    assert!(err.contains("ncu --import /home/nwadekar/dphpc/dphpc-gemm/ncu_analysis.ncu-rep --csv"), "{err}");
+    assert!(!err.contains('\n'));
+}
+
 // ---- nvprof ----
 
 #[test]
@@ -647,7 +679,8 @@ fn compare_against_nvprof_and_strangers() {
 fn every_file_compared_with_itself_is_all_zero() {
     for f in std::fs::read_dir(fixture("profilers")).unwrap() {
         let path = f.unwrap().path();
-        let no_results = ["ncu-error-only.log", "nvprof-no-kernels-titanxp-bfs.txt"];
+        let no_results =
+            ["ncu-error-only.log", "nvprof-no-kernels-titanxp-bfs.txt", "ncu-report-only-2025-cutlass.log"];
         if path.extension().is_some_and(|e| e == "md")
             || path.file_name().is_some_and(|n| no_results.iter().any(|x| n == *x))
         {

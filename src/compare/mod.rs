@@ -127,6 +127,12 @@ fn value_of<'a>(r: &'a Record, name: &str, pick: Pick) -> Option<(f64, &'a str, 
     }
 }
 
+/// Whether `qualified` is `plain` with a section after it (`SM Frequency (GPU Speed Of Light
+/// Throughput)` of `SM Frequency`), as import names a metric printed in more than one section.
+fn sectioned(qualified: &str, plain: &str) -> bool {
+    qualified.strip_prefix(plain).is_some_and(|r| r.starts_with(" (") && r.ends_with(')'))
+}
+
 /// Launches of one kernel with one shape in one file.
 struct Group<'a> {
     kernel: &'a str,
@@ -310,9 +316,19 @@ pub fn compare(ours: &Report, theirs: &Report, pick: Pick) -> Comparison {
     for &(i, j, how) in &pairs {
         let (ga, gb) = (&a[i], &b[j]);
         let before = rows.len();
+        let ours_names = ga.names();
         for name in gb.names() {
             let theirs_v: Vec<(f64, &str, &str)> = gb.records.iter().filter_map(|r| value_of(r, name, pick)).collect();
-            let ours_v: Vec<(f64, &str, &str)> = ga.records.iter().filter_map(|r| value_of(r, name, pick)).collect();
+            let mut ours_v: Vec<(f64, &str, &str)> =
+                ga.records.iter().filter_map(|r| value_of(r, name, pick)).collect();
+            // A counter ncu prints in several sections is named with its section only in a file that
+            // has more than one of them: `SM Frequency` in one file is `SM Frequency (GPU Speed Of
+            // Light Throughput)` in another. One measurement either way.
+            if ours_v.is_empty()
+                && let Some(alt) = ours_names.iter().find(|n| sectioned(n, name) || sectioned(name, n))
+            {
+                ours_v = ga.records.iter().filter_map(|r| value_of(r, alt, pick)).collect();
+            }
             let (Some(&(_, unit, _)), Some(&(_, ours_unit, src))) = (theirs_v.first(), ours_v.first()) else {
                 continue;
             };
@@ -421,6 +437,35 @@ mod tests {
             rep.records.push(r);
         }
         rep
+    }
+
+    #[test]
+    fn a_counter_named_with_its_section_in_one_file_pairs_with_its_plain_name() {
+        // Two ncu CSV files of one program (2025): one has only the Roofline section, so import
+        // names `SM Frequency` plainly; the other also has the Throughput section, which prints it too.
+        let file = |metrics: &[(&str, f64)]| {
+            let mut rep = report(Origin::Ncu, &[(256, 1.0)], true);
+            for &(name, value) in metrics {
+                let m = Metric { name: name.into(), value, unit: "hz".into(), source: Source::Imported };
+                rep.records[0].metrics.push(m);
+            }
+            rep
+        };
+        let plain = file(&[("SM Frequency", 2.40e9)]);
+        let both = file(&[
+            ("SM Frequency (GPU Speed Of Light Throughput)", 2.40e9),
+            ("SM Frequency (GPU Speed Of Light Roofline Chart)", 2.41e9),
+        ]);
+        let rows = |a: &Report, b: &Report| {
+            compare(a, b, Pick::Measured).rows.into_iter().map(|r| (r.metric, r.ours, r.theirs)).collect::<Vec<_>>()
+        };
+        let got = rows(&plain, &both);
+        assert!(got.contains(&("SM Frequency (GPU Speed Of Light Throughput)".into(), 2.40e9, 2.40e9)), "{got:?}");
+        assert!(got.contains(&("SM Frequency (GPU Speed Of Light Roofline Chart)".into(), 2.40e9, 2.41e9)), "{got:?}");
+        // The other way round the plain name pairs with the first of its sections.
+        assert!(rows(&both, &plain).contains(&("SM Frequency".into(), 2.40e9, 2.40e9)));
+        assert!(sectioned("SM Frequency (Roofline)", "SM Frequency"));
+        assert!(!sectioned("SM Frequency", "SM Frequency") && !sectioned("SM Frequency Max", "SM Frequency"));
     }
 
     #[test]

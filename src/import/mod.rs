@@ -174,6 +174,8 @@ struct Seen {
     no_kernels: Option<String>,
     /// nvprof's `--cpu-profiling` result, which holds no GPU work.
     cpu_profile: bool,
+    /// The report ncu wrote its results to instead (`==PROF== Report: out.ncu-rep`, with `-o`).
+    report_file: Option<String>,
 }
 
 impl Seen {
@@ -187,6 +189,9 @@ impl Seen {
             self.no_kernels.get_or_insert_with(|| t.to_string());
         }
         self.cpu_profile |= t.starts_with("======== CPU profiling result");
+        if let Some(r) = t.strip_prefix("==PROF== Report:") {
+            self.report_file.get_or_insert_with(|| r.trim().to_string());
+        }
         let is_error = t.starts_with("==ERROR==")
             || t.starts_with("======== Error")
             || (t.starts_with("==") && t.contains("== Error:"));
@@ -228,6 +233,10 @@ impl Seen {
     fn empty_run(&self) -> Option<String> {
         if let Some(line) = &self.no_kernels {
             Some(format!("nvprof profiled no kernel (the file says \"{line}\"): profile a run that launches one"))
+        } else if let Some(report) = &self.report_file {
+            Some(format!(
+                "ncu wrote its results to the report {report}, not to this text (it was run with -o): export them with `ncu --import {report} --csv --page details > out.csv`"
+            ))
         } else if self.cpu_profile {
             Some("nvprof's CPU profiling result (--cpu-profiling) has no GPU kernels; profile without it, e.g. `nvprof --csv --log-file out.csv ...`".into())
         } else {

@@ -12,6 +12,7 @@ use crate::record::Report;
 use super::build::{Builder, Launch, parse_dim};
 use super::csvline;
 use super::ncu_map::{self, Value};
+use super::units::Locale;
 
 /// Whether `fields` is a details-page (or per-kernel summary) header.
 pub fn is_header<S: AsRef<str>>(fields: &[S]) -> bool {
@@ -85,6 +86,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut b = Builder::new(crate::gpu::Origin::Ncu);
     let mut cols: Option<Cols> = None;
     let mut cur: Option<Current> = None;
+    // Numbers as the file writes them (a decimal comma under some locales), from its values so far.
+    let mut locale = Locale::default();
     for line in csvline::quoted(lines) {
         let line = line?;
         let f = csvline::split(&line);
@@ -134,12 +137,14 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         }
         let section = c.section.map(|_| get(c.section));
         let Some(cur) = cur.as_mut() else { continue };
-        if let Some(v) = Value::parse(name, section, get(c.unit), get(Some(c.value))) {
+        let text = get(Some(c.value));
+        if let Some(v) = Value::parse(name, section, get(c.unit), text, locale.follow(text)) {
             cur.values.push(v);
         }
         for (i, n) in [(c.min, "duration_min"), (c.max, "duration_max")] {
             if let Some(ms) = i
-                .and_then(|i| Value::parse(name, section, get(c.unit), get(Some(i))))
+                .map(|i| get(Some(i)))
+                .and_then(|t| Value::parse(name, section, get(c.unit), t, locale.follow(t)))
                 .as_ref()
                 .and_then(ncu_map::duration_ms)
             {

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use crate::metrics::{self, Formula};
 
 use super::build::Launch;
-use super::units;
+use super::units::{self, Locale};
 
 /// A unit in base form (see [`units::base`]): the power of ten from the printed unit, and its name.
 pub type Unit = (i32, Rc<str>);
@@ -48,21 +48,27 @@ impl Value {
     }
 
     /// A value from its printed form; `None` when the text is not a number (`n/a`, `(!) nan`, text).
-    pub fn parse(name: &str, section: Option<&str>, unit: &str, text: &str) -> Option<Value> {
+    pub fn parse(name: &str, section: Option<&str>, unit: &str, text: &str, locale: Locale) -> Option<Value> {
         let section = section.map(str::trim).filter(|s| !s.is_empty()).map(Rc::from);
-        Value::parse_in(&Rc::from(name.trim()), section, &self::unit(unit), text)
+        Value::parse_in(&Rc::from(name.trim()), section, &self::unit(unit), text, locale)
     }
 
     /// [`Value::parse`] with the column's name and unit already made (pages with one of each per
     /// column).
-    pub fn parse_in(name: &Rc<str>, section: Option<Rc<str>>, unit: &Unit, text: &str) -> Option<Value> {
+    pub fn parse_in(
+        name: &Rc<str>,
+        section: Option<Rc<str>>,
+        unit: &Unit,
+        text: &str,
+        locale: Locale,
+    ) -> Option<Value> {
         // Instanced metrics print one value per instance (`32.00; 32.00; 4.00`): not one number.
         if text.contains(';') {
             return None;
         }
-        let (v, digits, glued) = units::split(text)?;
+        let (v, digits, glued) = units::split_in(text, locale)?;
         let (e, base) = if glued.is_empty() { unit.clone() } else { self::unit(glued) };
-        let exact = (e != 0 || rescaled(name)).then(|| (units::Decimal::new(digits), e));
+        let exact = (e != 0 || rescaled(name)).then(|| (units::Decimal::new(digits, locale), e));
         let value = match &exact {
             Some((d, e)) => d.scaled(*e),
             None => v,
@@ -171,7 +177,7 @@ mod tests {
     use super::*;
 
     fn v(name: &str, section: &str, unit: &str, text: &str) -> Value {
-        Value::parse(name, Some(section), unit, text).unwrap()
+        Value::parse(name, Some(section), unit, text, Locale::Point).unwrap()
     }
 
     #[test]

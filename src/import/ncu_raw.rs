@@ -8,7 +8,7 @@ use crate::record::Report;
 use super::build::{Builder, Launch, parse_dim};
 use super::csvline;
 use super::ncu_map::{self, Value};
-use super::units;
+use super::units::{self, Locale};
 
 /// Columns that name the launch rather than measure it.
 const IDENTITY: &[&str] = &[
@@ -41,6 +41,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut header: Option<Vec<String>> = None;
     let mut units: Vec<ncu_map::Unit> = Vec::new();
     let mut names: Vec<std::rc::Rc<str>> = Vec::new();
+    // Numbers as the file writes them (a decimal comma under some locales), from its values so far.
+    let mut locale = Locale::default();
     for line in csvline::quoted(lines) {
         let line = line?;
         let f = csvline::split(&line);
@@ -93,7 +95,9 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             .zip(&f)
             .enumerate()
             .filter(|(_, (name, _))| !IDENTITY.contains(&&***name) && !NOT_METRICS.iter().any(|p| name.starts_with(p)))
-            .filter_map(|(i, (name, v))| Value::parse_in(name, None, units.get(i).unwrap_or(&none), v))
+            .filter_map(|(i, (name, v))| {
+                Value::parse_in(name, None, units.get(i).unwrap_or(&none), v, locale.follow(v))
+            })
             .collect();
         ncu_map::add_metrics(&values, &mut launch);
         b.push(launch);

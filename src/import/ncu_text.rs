@@ -3,9 +3,13 @@
 //! 0, CC 8.9`, tables with `Metric Name Metric Unit Metric Value`), and `--print-summary per-kernel`
 //! (`name (g)x(b), Device 0, CC 8.9, Invocations 14`, tables of `Minimum Maximum Average`: one summary
 //! record per kernel and shape, its values the averages; newer versions list the kernels under a
-//! `Device 0, CC 9.0` line). Tables are read by the columns their dashed
-//! rules mark out; rule advice, `==PROF==` lines and program output are skipped; `==ERROR==` lines
-//! before a launch mark it failed.
+//! `Device 0, CC 9.0` line; versions of 2021-22 print `name, Block Size 256, Grid Size 32, Device 0,
+//! 1 invocations`, and with `per-gpu` repeat that line over each section, under a `Device 0` line).
+//! Tables are read by the columns their dashed rules mark out (titles above or between the rules; a
+//! blank line ends a table that has no closing rule); rule advice, `==PROF==` lines and program output
+//! are skipped; `==ERROR==` lines before a launch mark it failed.
+
+use std::collections::HashMap;
 
 use crate::error::Result;
 use crate::record::Report;
@@ -13,6 +17,7 @@ use crate::spec::Dim3;
 
 use super::build::{Builder, Launch, parse_dim};
 use super::ncu_map::{self, Value};
+use super::units::Locale;
 
 /// A launch's first line.
 #[derive(Debug, PartialEq)]
@@ -24,11 +29,16 @@ struct Header {
     cc: Option<String>,
     /// Launches a summary line aggregates.
     invocations: Option<u64>,
+    /// Threads per block and blocks in the grid, where the line gives them as numbers.
+    sizes: Option<(f64, f64)>,
 }
 
 /// The launch line of either layout, or a summary's kernel line, if `line` is one.
 fn header(line: &str) -> Option<Header> {
     let t = line.trim();
+    if let Some(h) = sized_header(t) {
+        return Some(h);
+    }
     let (head, tail) = match t.rfind(", Context ") {
         Some(at) => t.split_at(at),
         // A summary's line has no context: its fields follow the block's `)`.
@@ -52,7 +62,7 @@ fn header(line: &str) -> Option<Header> {
     {
         let name = head[..open].trim_end().to_string();
         let (grid, block) = (parse_dim(&head[open..=x]), parse_dim(&head[x + 2..]));
-        return Some(Header { name, grid, block, device, cc, invocations });
+        return Some(Header { name, grid, block, device, cc, invocations, sizes: None });
     }
     // Old layout: `name, 2022-Jun-02 19:23:13`.
     let name = match head.rsplit_once(", ") {
@@ -65,7 +75,34 @@ fn header(line: &str) -> Option<Header> {
         }
         _ => head,
     };
-    Some(Header { name: name.trim().to_string(), grid: None, block: None, device, cc, invocations })
+    Some(Header { name: name.trim().to_string(), grid: None, block: None, device, cc, invocations, sizes: None })
+}
+
+/// A summary's kernel line of 2021-22: `name, Block Size 256, Grid Size 32[, Device 0], 1 invocations`
+/// (sizes as thread and block counts, not shapes).
+fn sized_header(t: &str) -> Option<Header> {
+    let (name, tail) = t.split_once(", Block Size ")?;
+    let mut parts = tail.split(", ");
+    let block: f64 = parts.next()?.trim().parse().ok()?;
+    let (mut grid, mut device, mut invocations) = (None, None, None);
+    for p in parts.map(str::trim) {
+        if let Some(g) = p.strip_prefix("Grid Size ") {
+            grid = g.trim().parse().ok();
+        } else if let Some(d) = p.strip_prefix("Device ") {
+            device = d.trim().parse().ok();
+        } else if let Some(n) = p.strip_suffix(" invocations").or_else(|| p.strip_suffix(" invocation")) {
+            invocations = n.trim().parse().ok();
+        }
+    }
+    Some(Header {
+        name: name.trim().to_string(),
+        grid: None,
+        block: None,
+        device,
+        cc: None,
+        invocations: Some(invocations?),
+        sizes: Some((block, grid?)),
+    })
 }
 
 /// Whether `line` starts an ncu text page (a launch line).
@@ -110,23 +147,17 @@ enum State {
 /// Reads ncu's text output.
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut b = Builder::new(crate::gpu::Origin::Ncu);
-    let mut cur: Option<(Launch, Vec<Value>)> = None;
+    // Launches in order of their first line; the one being read; a summary's line seen before in this
+    // process (`per-gpu` repeats it over each section) continues its record.
+    let mut open: Vec<(Launch, Vec<Value>)> = Vec::new();
+    let mut cur: Option<usize> = None;
+    let mut summaries: HashMap<String, usize> = HashMap::new();
     let mut errors: Vec<String> = Vec::new();
     let mut state = State::Idle;
-    // A summary's `Device 0, CC 9.0` line, over the kernels listed under it.
-    let mut device_line: Option<(u32, String)> = None;
-    let flush = |cur: Option<(Launch, Vec<Value>)>, b: &mut Builder| {
-        if let Some((mut l, values)) = cur {
-            if let (Some(n), Some(d)) = (ncu_map::sms(&values), l.device) {
-                b.device(d, "", None).sms.get_or_insert(n);
-            }
-            // A summary's duration range, read with its rows, goes after the averages.
-            let ranges = l.metrics.len();
-            ncu_map::add_metrics(&values, &mut l);
-            l.metrics.rotate_left(ranges);
-            b.push(l);
-        }
-    };
+    // A summary's `Device 0, CC 9.0` (or `Device 0`) line, over the kernels listed under it.
+    let mut device_line: Option<(u32, Option<String>)> = None;
+    // Numbers as the file writes them (a decimal comma under some locales), from its values so far.
+    let mut locale = Locale::default();
     for line in lines {
         let line = line?;
         let t = line.trim();
@@ -134,22 +165,35 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             errors.push(e.trim().to_string());
             continue;
         }
+        // `[1342173] app@127.0.0.1`: another process's results; its summaries are its own.
+        if t.starts_with('[') && t.contains("] ") && t.contains('@') {
+            summaries.clear();
+            device_line = None;
+            state = State::Idle;
+            continue;
+        }
         if matches!(state, State::Idle | State::Section(_))
             && let Some(mut h) = header(&line)
         {
-            flush(cur.take(), &mut b);
+            state = State::Idle;
+            if h.invocations.is_some()
+                && let Some(&i) = summaries.get(t)
+            {
+                cur = Some(i);
+                continue;
+            }
             if h.device.is_none()
                 && let Some((d, cc)) = &device_line
             {
                 h.device = Some(*d);
-                h.cc.get_or_insert_with(|| cc.clone());
+                h.cc = h.cc.or_else(|| cc.clone());
             }
             if let Some(d) = h.device {
                 b.device(d, "", h.cc.clone());
             }
             let failed = (!errors.is_empty()).then(|| format!("ncu reported: {}", errors.join("; ")));
             errors.clear();
-            let l = Launch {
+            let mut l = Launch {
                 name: h.name,
                 grid: h.grid,
                 block: h.block,
@@ -158,17 +202,29 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                 summary_of: h.invocations,
                 ..Default::default()
             };
-            cur = Some((l, Vec::new()));
-            state = State::Idle;
+            if let Some((threads, blocks)) = h.sizes {
+                l.add(ncu_map::BLOCK_SIZE, threads, "thread");
+                l.add(ncu_map::GRID_SIZE, blocks, "block");
+            }
+            if h.invocations.is_some() {
+                summaries.insert(t.to_string(), open.len());
+            }
+            cur = Some(open.len());
+            open.push((l, Vec::new()));
             continue;
         }
         if matches!(state, State::Idle)
-            && let Some((d, cc)) = t.strip_prefix("Device ").and_then(|r| r.split_once(", CC "))
-            && let Ok(d) = d.parse()
+            && let Some(rest) = t.strip_prefix("Device ")
         {
-            b.device(d, "", Some(cc.trim().to_string()));
-            device_line = Some((d, cc.trim().to_string()));
-            continue;
+            let (d, cc) = match rest.split_once(", CC ") {
+                Some((d, cc)) => (d, Some(cc.trim().to_string())),
+                None => (rest, None),
+            };
+            if let Ok(d) = d.trim().parse() {
+                b.device(d, "", cc.clone());
+                device_line = Some((d, cc));
+                continue;
+            }
         }
         if let Some(s) = t.strip_prefix("Section: ") {
             state = State::Section(s.trim().to_string());
@@ -178,8 +234,12 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             (State::Section(section), Some(runs)) if runs.len() == 3 || runs.len() == 5 => {
                 State::Table { section, cols: runs.iter().map(|r| r.0).collect(), rows: 0 }
             }
+            // Column titles above the table's one rule (2021-22 summaries).
+            (State::Section(section), None) if t.starts_with("Metric Name ") => State::Section(section),
             // A two-column rule under rule advice, or a section without a table.
             (State::Section(_), _) => State::Idle,
+            // A table without a closing rule ends at a blank line.
+            (State::Table { .. }, None) if t.is_empty() => State::Idle,
             (State::Table { rows, section, cols }, Some(_)) => {
                 if rows == 0 {
                     State::Table { section, cols, rows }
@@ -197,8 +257,9 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                 if rows == 0 && name == "Metric Name" {
                     State::Table { section, cols, rows }
                 } else {
-                    if let Some((l, values)) = cur.as_mut() {
-                        let value = |i: usize| Value::parse(name, Some(&section), cell(1), cell(i));
+                    if let Some((l, values)) = cur.and_then(|i| open.get_mut(i)) {
+                        let mut value =
+                            |i: usize| Value::parse(name, Some(&section), cell(1), cell(i), locale.follow(cell(i)));
                         // A summary's value is the average; its duration keeps its range, as nvprof's did.
                         if let Some(v) = value(cols.len() - 1) {
                             values.push(v);
@@ -217,7 +278,16 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             (s, _) => s,
         };
     }
-    flush(cur, &mut b);
+    for (mut l, values) in open {
+        if let (Some(n), Some(d)) = (ncu_map::sms(&values), l.device) {
+            b.device(d, "", None).sms.get_or_insert(n);
+        }
+        // A summary's duration range and sizes, read before its rows, go after the averages.
+        let ranges = l.metrics.len();
+        ncu_map::add_metrics(&values, &mut l);
+        l.metrics.rotate_left(ranges);
+        b.push(l);
+    }
     b.finish("ncu text output")
 }
 
@@ -257,6 +327,94 @@ mod tests {
         assert_eq!(m("achieved_occupancy"), Some(0.7384));
         assert_eq!((m("duration"), m("duration_min"), m("duration_max")), (Some(0.002), Some(0.0015), Some(0.0025)));
         assert_eq!(rep.records[1].summary_of, Some(1));
+    }
+
+    fn read_text(text: &str) -> Report {
+        read(&mut text.lines().map(|l| Ok(l.to_string()))).unwrap()
+    }
+
+    fn metric(r: &crate::record::Record, name: &str) -> Option<f64> {
+        r.metrics.iter().find(|m| m.name == name).map(|m| m.value)
+    }
+
+    #[test]
+    fn a_details_page_under_a_decimal_comma_locale() {
+        // The old layout as ncu prints it under a Spanish locale (seen in a course's notes of 2023):
+        // decimals after a comma, thousands grouped by dots, in the same rows as plain numbers.
+        let row = |n: &str, u: &str, v: &str| format!("    {n:<70} {u:>15} {v:>30}\n");
+        let text = [
+            "  transpose_device(float *, float *, int, int), 2023-Mar-17 14:00:06, Context 1, Stream 7\n".to_string(),
+            "    Section: GPU Speed Of Light Throughput\n".into(),
+            format!("    {} {} {}\n", "-".repeat(70), "-".repeat(15), "-".repeat(30)),
+            row("DRAM Frequency", "cycle/nsecond", "6,72"),
+            row("Elapsed Cycles", "cycle", "13.490.336"),
+            row("Duration", "msecond", "9,97"),
+            row("SM Active Cycles", "cycle", "9.420.231,80"),
+            row("Registers Per Thread", "register/thread", "32"),
+            row("Threads", "thread", "262.144"),
+            format!("    {} {} {}\n", "-".repeat(70), "-".repeat(15), "-".repeat(30)),
+        ]
+        .concat();
+        let rep = read_text(&text);
+        let r = &rep.records[0];
+        assert_eq!(metric(r, "duration"), Some(9.97));
+        assert_eq!(metric(r, "Elapsed Cycles"), Some(13_490_336.0));
+        assert_eq!(metric(r, "SM Active Cycles"), Some(9_420_231.8));
+        // `262.144` alone could be either; the file's other numbers say a dot groups thousands here.
+        assert_eq!(metric(r, "Threads"), Some(262_144.0));
+    }
+
+    #[test]
+    fn summaries_of_2022_with_sizes_and_per_gpu_repeats() {
+        let row = |c: [&str; 5]| format!("      {:<40} {:<11} {:<9} {:<9} {:<9}\n", c[0], c[1], c[2], c[3], c[4]);
+        let table = |section: &str, rows: &[[&str; 5]]| {
+            let mut t = format!("      Section: {section}\n");
+            t += &row(["Metric Name", "Metric Unit", "Minimum", "Maximum", "Average"]);
+            t += &row(["-".repeat(40).as_str(), "-----------", "---------", "---------", "---------"]);
+            for r in rows {
+                t += &row(*r);
+            }
+            t + "\n"
+        };
+        let kernel = "    kitsune_kernel, Block Size 256, Grid Size 1024, 3 invocations \n";
+        // `--print-summary per-gpu`: the kernel's line over each of its sections, under `Device 0`.
+        let text = [
+            "[1342173] raytrace@127.0.0.1\n".to_string(),
+            "  Device 0\n".into(),
+            kernel.into(),
+            table(
+                "Compute Workload Analysis",
+                &[["sm__inst_executed.avg.per_cycle_active", "inst/cycle", "2.5", "2.7", "2.6"]],
+            ),
+            kernel.into(),
+            table("GPU Speed Of Light Throughput", &[["gpu__time_duration.sum", "second", "7.0", "8.0", "7.5"]]),
+            // Another process's summary of a kernel of the same line is its own record.
+            "[1342999] raytrace@127.0.0.1\n".into(),
+            "  Device 0\n".into(),
+            kernel.into(),
+            table("GPU Speed Of Light Throughput", &[["gpu__time_duration.sum", "second", "1.0", "1.0", "1.0"]]),
+            // 2021's per-kernel line names its device.
+            "  transpose_device(float *, float *, int, int), Block Size 256, Grid Size 32, Device 0, 1 invocations \n"
+                .into(),
+            table(
+                "GPU Speed Of Light Throughput",
+                &[["gpu__time_duration.sum", "msecond", "9.989888", "9.989888", "9.989888"]],
+            ),
+        ]
+        .concat();
+        let rep = read_text(&text);
+        assert_eq!(rep.records.len(), 3, "{:?}", rep.records.iter().map(|r| &r.kernel).collect::<Vec<_>>());
+        let r = &rep.records[0];
+        assert_eq!((r.kernel.as_str(), r.summary_of, r.device), ("kitsune_kernel", Some(3), Some(0)));
+        assert_eq!(metric(r, "duration"), Some(7500.0));
+        assert_eq!((metric(r, "duration_min"), metric(r, "duration_max")), (Some(7000.0), Some(8000.0)));
+        assert_eq!(metric(r, "sm__inst_executed.avg.per_cycle_active"), Some(2.6));
+        assert_eq!((metric(r, "block_size"), metric(r, "grid_size")), (Some(256.0), Some(1024.0)));
+        assert_eq!((r.grid, r.block), (None, None), "sizes are counts, not shapes");
+        assert_eq!(metric(&rep.records[1], "duration"), Some(1000.0));
+        let t = &rep.records[2];
+        assert_eq!((t.kernel.as_str(), t.summary_of), ("transpose_device", Some(1)));
+        assert_eq!(metric(t, "duration"), Some(9.989888));
     }
 
     #[test]

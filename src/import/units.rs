@@ -4,15 +4,110 @@
 //! 2^20 and 2^30 bytes a second: a GTX 1080 file's byte counts and throughputs agree only with those)
 //! to warpscope's decimal GB/s, times to ms.
 
+/// How a file writes numbers: `1,234.5` (the default) or `1.234,5`, as Nsight Compute's details page
+/// does under a locale with a decimal comma (Spanish, German, ...: `Duration msecond 9,97`, `Elapsed
+/// Cycles cycle 13.490.336`). Only a number with one separator followed by exactly three digits
+/// (`1.234`, `1,234`) reads differently under the two; every other form says which it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Locale {
+    /// `1,234.5`
+    #[default]
+    Point,
+    /// `1.234,5`
+    Comma,
+}
+
+impl Locale {
+    /// What a number's text says of its file's locale: `9,97`, `13.490.336` and `1.234,5` say Comma,
+    /// `1,234.5` says Point; a number with one separator and three digits after it says nothing.
+    pub fn evidence(s: &str) -> Option<Locale> {
+        let m = mantissa(s.trim().trim_start_matches("(!)").trim());
+        let (dots, commas) = (m.matches('.').count(), m.matches(',').count());
+        match (dots, commas) {
+            (0, 0) => None,
+            (_, 0) if dots > 1 => grouped(m, '.').then_some(Locale::Comma),
+            (0, _) if commas > 1 => grouped(m, ',').then_some(Locale::Point),
+            (1, 0) | (0, 1) => {
+                let after = m.rsplit(['.', ',']).next().unwrap_or("");
+                match (after.len(), commas) {
+                    (3, _) => None,
+                    (_, 1) => Some(Locale::Comma),
+                    _ => Some(Locale::Point),
+                }
+            }
+            _ if m.rfind(',') > m.rfind('.') => Some(Locale::Comma),
+            _ => Some(Locale::Point),
+        }
+    }
+}
+
+impl Locale {
+    /// The locale to read `s` in: what `s` says of itself, else the file's so far (`self`), which
+    /// then follows it.
+    pub fn follow(&mut self, s: &str) -> Locale {
+        if let Some(l) = Locale::evidence(s) {
+            *self = l;
+        }
+        *self
+    }
+}
+
+/// The digits of a number before its exponent and unit (`-1,234.5` of `-1,234.5e3us`).
+fn mantissa(s: &str) -> &str {
+    let s = s.trim_start_matches(['+', '-']);
+    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',')).unwrap_or(s.len());
+    &s[..end]
+}
+
+/// Whether the integer part of `m` groups its digits by three with `sep` (`1,234,567`, `13.490.336`).
+fn grouped(m: &str, sep: char) -> bool {
+    let int = match sep {
+        ',' => m.split('.').next(),
+        _ => m.split(',').next(),
+    }
+    .unwrap_or("");
+    let mut groups = int.split(sep);
+    let first = groups.next().unwrap_or("");
+    !first.is_empty()
+        && first.len() <= 3
+        && first.chars().all(|c| c.is_ascii_digit())
+        && groups.all(|g| g.len() == 3 && g.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// `s` (a whole number as printed) as Rust reads numbers, without grouping and with a decimal point;
+/// `None` where its separators fit neither way of writing (`3,14,1`) or it has no digit.
+fn plain(s: &str, locale: Locale) -> Option<String> {
+    if !s.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let m = mantissa(s);
+    if m.ends_with(['.', ',']) {
+        return None;
+    }
+    let (dots, commas) = (m.matches('.').count(), m.matches(',').count());
+    let comma = match Locale::evidence(s) {
+        Some(l) => l == Locale::Comma,
+        None => locale == Locale::Comma && dots + commas > 0,
+    };
+    let (group, point) = if comma { ('.', ',') } else { (',', '.') };
+    // One decimal separator at most, and the grouping must be by threes.
+    let ok = match point {
+        ',' => commas <= 1 && (dots == 0 || grouped(m, '.')),
+        _ => dots <= 1 && (commas == 0 || grouped(m, ',')),
+    };
+    // `1.234` under a decimal comma is a thousand and more: the dot groups.
+    ok.then(|| s.replace(group, "").replace(point, "."))
+}
+
 /// A decimal number as printed, without thousands separators: scaling it by a power of ten moves
 /// its exponent, so the result is the double nearest the exact decimal (`5.089` us is 0.005089 ms).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decimal(String);
 
 impl Decimal {
-    /// A decimal from its digits (thousands separators are dropped).
-    pub fn new(digits: &str) -> Decimal {
-        Decimal(digits.replace(',', ""))
+    /// A decimal from its digits as printed in a file of `locale` (separators made plain).
+    pub fn new(digits: &str, locale: Locale) -> Decimal {
+        Decimal(plain(digits, locale).unwrap_or_else(|| digits.to_string()))
     }
 
     /// The value.
@@ -34,15 +129,21 @@ impl Decimal {
 }
 
 /// A number as profilers print it: thousands separators (`1,227,008`), an exponent (`1.47e-03`), a
-/// unit glued on (`35.908GB/s`, `100.00%`), ncu's `(!)` warning mark. `None` for `n/a`, `nan`, `-`,
-/// empty, text, and for a comma that is not a thousands separator (`3,14` is not guessed at).
+/// unit glued on (`35.908GB/s`, `100.00%`), ncu's `(!)` warning mark, a decimal comma where the
+/// number says so (`9,97`, `13.490.336`; [`Locale`]). `None` for `n/a`, `nan`, `-`, empty, text,
+/// and separators that fit no locale (`3,14,1`).
 pub fn decimal(s: &str) -> Option<(Decimal, String)> {
     let (_, digits, unit) = split(s)?;
-    Some((Decimal(digits.replace(',', "")), unit.to_string()))
+    Some((Decimal::new(digits, Locale::Point), unit.to_string()))
 }
 
 /// [`decimal`]'s value, the number's text and the unit, without allocating.
 pub fn split(s: &str) -> Option<(f64, &str, &str)> {
+    split_in(s, Locale::Point)
+}
+
+/// [`split`] in a file of `locale` (which decides only `1.234` and `1,234`).
+pub fn split_in(s: &str, locale: Locale) -> Option<(f64, &str, &str)> {
     let t = s.trim();
     let t = t.strip_prefix("(!)").map(str::trim).unwrap_or(t);
     let run = t.find(|c: char| !(c.is_ascii_digit() || "+-.,eE".contains(c))).unwrap_or(t.len());
@@ -50,11 +151,15 @@ pub fn split(s: &str) -> Option<(f64, &str, &str)> {
     // `2e` before a unit letter, `1.` before a `.`: back off to the longest prefix that parses.
     while end > 0 {
         let cand = &t[..end];
-        if let Some(v) = parse_plain(cand) {
-            return v.is_finite().then(|| (v, cand, t[end..].trim()));
-        }
-        if cand.contains(',') && !cand.ends_with(',') && !thousands(cand) {
-            return None;
+        match plain(cand, locale) {
+            Some(p) => {
+                if let Ok(v) = p.parse::<f64>() {
+                    return v.is_finite().then(|| (v, cand, t[end..].trim()));
+                }
+            }
+            // Separators that fit no way of writing numbers: not a shorter number either.
+            None if cand.ends_with(char::is_numeric) && cand.contains([',', '.']) => return None,
+            None => {}
         }
         end -= 1;
         while !t.is_char_boundary(end) {
@@ -67,28 +172,6 @@ pub fn split(s: &str) -> Option<(f64, &str, &str)> {
 /// [`decimal`] as a value.
 pub fn number(s: &str) -> Option<(f64, String)> {
     split(s).map(|(v, _, u)| (v, u.to_string()))
-}
-
-/// `1,234,567.5` style: digit groups of three after the first.
-fn thousands(s: &str) -> bool {
-    let s = s.trim_start_matches(['+', '-']);
-    let int = s.split(['.', 'e', 'E']).next().unwrap_or("");
-    let mut groups = int.split(',');
-    let first = groups.next().unwrap_or("");
-    !first.is_empty()
-        && first.len() <= 3
-        && first.chars().all(|c| c.is_ascii_digit())
-        && groups.all(|g| g.len() == 3 && g.chars().all(|c| c.is_ascii_digit()))
-}
-
-fn parse_plain(s: &str) -> Option<f64> {
-    if s.contains(',') {
-        return if thousands(s) { s.replace(',', "").parse().ok() } else { None };
-    }
-    if !s.chars().any(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
 }
 
 /// The time units both tools print, as powers of ten of a nanosecond.
@@ -200,9 +283,38 @@ mod tests {
         assert_eq!(n("0.00000B/s"), Some((0.0, "B/s".into())));
         assert_eq!(n("-5"), Some((-5.0, String::new())));
         assert_eq!(n("2e"), Some((2.0, "e".into())));
-        for none in ["n/a", "", "-", "(!) nan", "nan", "abc", "3,14", "cudaFuncCachePreferNone"] {
+        for none in ["n/a", "", "-", "(!) nan", "nan", "abc", "3,14,1", "1.2.3", "cudaFuncCachePreferNone"] {
             assert_eq!(n(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn a_decimal_comma_where_the_number_or_its_file_says_so() {
+        let at = |s: &str, l: Locale| split_in(s, l).map(|(v, _, u)| (v, u.to_string()));
+        // Nsight Compute's details page under a Spanish locale (a course's notes, 2023).
+        for (s, want) in [("9,97", 9.97), ("13.490.336", 13_490_336.0), ("9.420.231,80", 9_420_231.8), ("44,19", 44.19)]
+        {
+            assert_eq!(Locale::evidence(s), Some(Locale::Comma), "{s}");
+            assert_eq!(at(s, Locale::Point), Some((want, String::new())), "{s}: says so itself");
+        }
+        for s in ["1,227,008", "9,347,227,582.66", "6.701347", "0.5"] {
+            assert_eq!(Locale::evidence(s), Some(Locale::Point), "{s}");
+        }
+        // One separator and three digits: the file decides.
+        for s in ["1.234", "1,234", "5", "35.908GB/s"] {
+            assert_eq!(Locale::evidence(s), None, "{s}");
+        }
+        assert_eq!(at("1.234", Locale::Point), Some((1.234, String::new())));
+        assert_eq!(at("1.234", Locale::Comma), Some((1234.0, String::new())));
+        assert_eq!(at("1,234", Locale::Comma), Some((1.234, String::new())));
+        assert_eq!(at("1,234", Locale::Point), Some((1234.0, String::new())));
+        assert_eq!(Decimal::new("9.420.231,80", Locale::Point).scaled(-3), 9_420.231_8);
+        // A trailing separator is not part of the number.
+        assert_eq!(at("256,", Locale::Comma), Some((256.0, ",".to_string())));
+        let mut file = Locale::default();
+        assert_eq!(file.follow("6,72"), Locale::Comma);
+        assert_eq!(file.follow("4.478"), Locale::Comma, "an ambiguous number keeps the file's");
+        assert_eq!(file.follow("6.701347"), Locale::Point);
     }
 
     #[test]
