@@ -47,7 +47,9 @@ impl Request<'_> {
         self.visuals.check()?;
         let Some(kernel) = self.kernel else {
             return Err(Error::usage(format!(
-                "this command does not take {}: name a built-in kernel",
+                "estimate models the built-in kernels only (their access patterns are written into warpscope), not {}: `warpscope kernels {} FILE` checks a kernel file and lists its configurations without a GPU, `warpscope sweep {} FILE` measures it on one",
+                name(Input::KernelFile),
+                name(Input::KernelFile),
                 name(Input::KernelFile)
             )));
         };

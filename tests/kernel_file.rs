@@ -207,3 +207,89 @@ fn cold_timing_is_taken_with_a_kernel_file() {
     assert_eq!(v["timing"]["cold"], true);
     assert_eq!(v["records"][0]["reason"], MOCK_REASON);
 }
+
+/// A kernel file in a temporary folder: `files` (name, text) beside `k.toml` (`toml`).
+fn kernel_dir(files: &[(&str, &str)], toml: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    std::fs::write(dir.path().join("k.toml"), toml).unwrap();
+    let path = dir.path().join("k.toml").to_str().unwrap().to_string();
+    (dir, path)
+}
+
+/// A kernel file for `entry` in `source` taking one output buffer `a` of `n` floats and `n` (or, with
+/// `short`, the buffer alone: one argument fewer than the kernels below take).
+fn toml_for(source: &str, entry: &str, short: bool) -> String {
+    let n = if short { "" } else { "[[args]]\nname = \"n\"\ntype = \"i32\"\nvalue = \"n\"\n" };
+    format!(
+        "source = \"{source}\"\nentry = \"{entry}\"\nproblem_size = \"n\"\n[sizes]\nn = 1000\n[[args]]\nname = \"a\"\ntype = \"f32\"\nlen = \"n\"\noutput = true\n{n}[verify]\nsame_as_first = true\n"
+    )
+}
+
+#[test]
+fn arguments_are_checked_against_a_definition_after_its_prototype_or_in_a_header() {
+    // Kernel Tuner's zeromeanfilter.cu declares its kernels in an `extern "C"` block, then defines them.
+    let proto =
+        "extern \"C\" {\n__global__ void k(float *a, int n);\n}\n__global__ void k(float *a, int n) { a[0] = n; }\n";
+    // The Oxford course's kernels live in a header the program includes.
+    let header =
+        [("k.cu", "#include \"k_kernel.h\"\n"), ("k_kernel.h", "__global__ void k(float *a, int n) { a[0] = n; }\n")];
+    for files in [vec![("k.cu", proto)], header.to_vec()] {
+        let (_d, toml) = kernel_dir(&files, &toml_for("k.cu", "k", true));
+        mock(&["kernels", "--kernel-file", &toml]).assert().code(2).stderr(
+            predicate::str::contains("entry 'k' takes 2 parameters").and(predicate::str::contains("declares 1")),
+        );
+        let (_d, toml) = kernel_dir(&files, &toml_for("k.cu", "k", false));
+        mock(&["kernels", "--kernel-file", &toml, "--block", "128"])
+            .assert()
+            .success()
+            // (where NVRTC is installed, against the compiled entry instead)
+            .stdout(
+                predicate::str::contains("the entry and its arguments against the source text")
+                    .or(predicate::str::contains("against the PTX")),
+            );
+    }
+    // A header-only kernel is a source of its own.
+    let (_d, toml) = kernel_dir(&header, &toml_for("k_kernel.h", "k", false));
+    mock(&["kernels", "--kernel-file", &toml]).assert().success();
+}
+
+#[test]
+fn a_template_kernel_is_named_by_its_instantiation() {
+    let cu = "template <int B>\n__global__ void mm(float *a, int n) { a[threadIdx.x] = B * n; }\n";
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &toml_for("k.cu", "mm<16>", false));
+    // Without NVRTC only the name is checked, and the output says so.
+    mock(&["kernels", "--kernel-file", &toml, "--block", "128"]).assert().success().stdout(
+        predicate::str::contains("only that the source mentions the entry")
+            .or(predicate::str::contains("against the PTX")),
+    );
+    let v = json(&["sweep", "--kernel-file", &toml, "--block", "128", "--format", "json", "-q"]);
+    assert_eq!(v["records"][0]["reason"], MOCK_REASON, "{v}");
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &toml_for("k.cu", "mx<16>", false));
+    mock(&["kernels", "--kernel-file", &toml]).assert().code(2).stderr(predicate::str::contains("unknown entry 'mx'"));
+    // Compiled elsewhere: the PTX's mangled instantiations by their readable names.
+    let entry = |name: &str| format!(".visible .entry {name}(\n.param .u64 p0,\n.param .u32 p1\n)\n{{\nret;\n}}\n");
+    let one = format!(".version 8.0\n.target sm_90\n.address_size 64\n{}", entry("_Z2mmILi16EEvPfi"));
+    for name in ["mm<16>", "mm < 16 >", "mm"] {
+        let (_d, toml) = kernel_dir(&[("k.ptx", &one)], &toml_for("k.ptx", name, false));
+        mock(&["kernels", "--kernel-file", &toml]).assert().success();
+    }
+    let two = format!("{one}{}", entry("_Z2mmILi32EEvPfi"));
+    let (_d, toml) = kernel_dir(&[("k.ptx", &two)], &toml_for("k.ptx", "mm", false));
+    mock(&["kernels", "--kernel-file", &toml]).assert().code(2).stderr(predicate::str::contains("ambiguous"));
+    let (_d, toml) = kernel_dir(&[("k.ptx", &two)], &toml_for("k.ptx", "mm<32>", false));
+    mock(&["kernels", "--kernel-file", &toml]).assert().success();
+}
+
+#[test]
+fn a_sweep_whose_restrictions_leave_nothing_says_so() {
+    let cu = "extern \"C\" __global__ void k(float *a, int n) { a[0] = n; }\n";
+    let toml = toml_for("k.cu", "k", false).replace("problem_size", "restrictions = [\"n == 4096\"]\nproblem_size");
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &toml);
+    mock(&["sweep", "--kernel-file", &toml, "--block", "128,256"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing to run").and(predicate::str::contains("removed by restrictions")));
+}

@@ -32,6 +32,9 @@ pub struct Job<'a> {
     pub source: &'a CudaSource,
     /// Every option, in order: `-arch=compute_90`, `-Dtile=4`, `-I...`, the file's own.
     pub options: Vec<String>,
+    /// Template instantiations the file names as entries (`MatrixMulCUDA<16>`): NVRTC instantiates
+    /// each (a name expression), so the PTX has it whether or not the source does.
+    pub instantiate: Vec<String>,
 }
 
 /// Something that compiles CUDA C++ to PTX (NVRTC; a fake one in tests).
@@ -121,6 +124,9 @@ impl Cache {
         for o in &job.options {
             field("option", o.as_bytes());
         }
+        for n in &job.instantiate {
+            field("instantiate", n.as_bytes());
+        }
         field("compiler", compiler.as_bytes());
         field("driver", driver.as_bytes());
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
@@ -165,6 +171,16 @@ pub fn options(file: &KernelFile, spec: &ModuleSpec, target: &Target) -> Vec<Str
     o
 }
 
+/// The entries of `file` (its kernel and a reference kernel) that name a template's instantiation.
+pub fn instantiations(file: &KernelFile) -> Vec<String> {
+    let mut entries = vec![file.entry.clone()];
+    if let super::Expected::Reference(r) = &file.verify.expected {
+        entries.push(r.entry.clone());
+    }
+    entries.retain(|e| super::file::template_name(e) != e);
+    entries
+}
+
 /// Builds every module (in parallel): files loaded as they are pass through, CUDA sources come from the
 /// cache or `compiler`. A module that cannot be built carries its error; configurations using it become
 /// rows with that reason.
@@ -187,7 +203,7 @@ pub fn build(
                     let Some(compiler) = compiler else {
                         return Err(CompileError { summary: no_nvrtc(&src.path), log: String::new() });
                     };
-                    let job = Job { source, options: options(file, spec, target) };
+                    let job = Job { source, options: options(file, spec, target), instantiate: instantiations(file) };
                     let key = Cache::key(&job, &compiler.version(), &target.driver);
                     if let Some(ptx) = cache.get(&key) {
                         return Ok(Built { code: Code::Ptx(ptx), cached: true, compile_secs: 0.0 });
@@ -291,6 +307,7 @@ pub struct Nvrtc {
     version: (i32, i32),
     create: CreateProgram,
     compile: CompileProgram,
+    add_name: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
     destroy: unsafe extern "C" fn(*mut *mut c_void) -> c_int,
     log_size: SizeOf,
     log: CopyOut,
@@ -364,6 +381,7 @@ impl Nvrtc {
             version: (major, minor),
             create: sym!("nvrtcCreateProgram"),
             compile: sym!("nvrtcCompileProgram"),
+            add_name: sym!("nvrtcAddNameExpression"),
             destroy: sym!("nvrtcDestroyProgram"),
             log_size: sym!("nvrtcGetProgramLogSize"),
             log: sym!("nvrtcGetProgramLog"),
@@ -456,6 +474,14 @@ impl Compiler for Nvrtc {
             return Err(self.err("nvrtcCreateProgram", rc));
         }
         let prog = Program(self, prog);
+        for n in &job.instantiate {
+            let expr = nul(n)?;
+            // SAFETY: a live program and a NUL-terminated expression (NVRTC copies it).
+            let rc = unsafe { (self.add_name)(prog.1, expr.as_ptr()) };
+            if rc != 0 {
+                return Err(self.err(&format!("nvrtcAddNameExpression({n})"), rc));
+            }
+        }
         // SAFETY: ptrs holds opts.len() valid strings that outlive the call.
         let rc = unsafe { (self.compile)(prog.1, ptrs.len() as c_int, ptrs.as_ptr()) };
         let log = self.read(prog.1, self.log_size, self.log);
@@ -546,7 +572,11 @@ mod tests {
         let Image::Cuda(src) = &k.sources[0].image else { panic!("a .cu source") };
         assert_eq!(src.files.len(), 2, "k.h is read with k.cu");
         let job = |s: &CudaSource, o: &[&str]| {
-            Cache::key(&Job { source: s, options: o.iter().map(|x| x.to_string()).collect() }, "NVRTC 13.0", "13.0")
+            Cache::key(
+                &Job { source: s, options: o.iter().map(|x| x.to_string()).collect(), instantiate: Vec::new() },
+                "NVRTC 13.0",
+                "13.0",
+            )
         };
         let base = job(src, &["-Dtile=1"]);
         assert_eq!(base, job(src, &["-Dtile=1"]), "stable");
@@ -555,7 +585,14 @@ mod tests {
         let mut edited = src.clone();
         edited.files[1].1.push_str("// a changed header\n");
         assert_ne!(base, job(&edited, &["-Dtile=1"]), "a header edit recompiles");
-        assert_ne!(base, Cache::key(&Job { source: src, options: vec!["-Dtile=1".into()] }, "NVRTC 13.1", "13.0"));
+        assert_ne!(
+            base,
+            Cache::key(
+                &Job { source: src, options: vec!["-Dtile=1".into()], instantiate: Vec::new() },
+                "NVRTC 13.1",
+                "13.0"
+            )
+        );
     }
 
     #[test]

@@ -129,9 +129,11 @@ fn with_nvrtc(out: &mut Vec<Part>, file: &KernelFile, ex: &Expansion, cc: (u32, 
     let nvrtc = match compile::Nvrtc::load() {
         Ok(n) => n,
         Err(why) => {
-            out.push(Part::Line(format!(
-                "checked: the entry and its arguments against the source text only; NVRTC is needed to check the compiled entry ({why})"
-            )));
+            out.push(Part::Line(if file.source_signature().is_some() {
+                format!("checked: the entry and its arguments against the source text only; NVRTC is needed to check the compiled entry ({why})")
+            } else {
+                format!("checked: only that the source mentions the entry (the text does not spell its parameters out once: a template, overloads or a macro); NVRTC is needed to check the arguments against the compiled entry ({why})")
+            }));
             out.push(Part::Line(
                 "  to check them: install the CUDA toolkit or `pip install nvidia-cuda-nvrtc`, or set WARPSCOPE_NVRTC to libnvrtc.so"
                     .into(),

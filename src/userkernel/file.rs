@@ -352,7 +352,8 @@ impl KernelFile {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
         let bytes = || std::fs::read(&path).map_err(|e| self.error(at, format!("cannot read {}: {e}", path.display())));
         let image = match ext.as_str() {
-            "cu" | "cuh" | "cpp" | "cc" => {
+            // Header-only kernels (`.h`, `.hpp`) compile as they are: NVRTC reads any extension.
+            "cu" | "cuh" | "cpp" | "cc" | "cxx" | "h" | "hpp" => {
                 let includes: Vec<PathBuf> = include_dirs(&self.compiler_options, dir);
                 Image::Cuda(CudaSource::read(&path, &includes).map_err(|e| self.error(at, format!("cannot read {e}")))?)
             }
@@ -365,7 +366,7 @@ impl KernelFile {
                 return Err(self.error(
                     at,
                     format!(
-                        "source '{}': expected a .cu (compiled with NVRTC), .ptx, .cubin or .fatbin file",
+                        "source '{}': expected CUDA C++ (.cu, .cuh, .cpp, .cc, .h, .hpp: compiled with NVRTC), .ptx, .cubin or .fatbin",
                         name.get_ref()
                     ),
                 ));
@@ -818,6 +819,17 @@ impl KernelFile {
         Ok(())
     }
 
+    /// The entry's parameters as a CUDA source (or a header it includes) declares them, where one
+    /// `__global__` function of that name is there to read; `None` for a template, overloads, or an
+    /// entry the text does not define (the compiled PTX is checked instead).
+    pub fn source_signature(&self) -> Option<Vec<source::SourceParam>> {
+        let Image::Cuda(src) = &self.sources[0].image else { return None };
+        if template_name(&self.entry) != self.entry {
+            return None;
+        }
+        src.files.iter().find_map(|(_, text)| source::signature(text, &self.entry))
+    }
+
     /// Checks the entry and the arguments against what can be read without compiling: the PTX of a `.ptx`
     /// file, the kernel names of a cubin, or the source text of a `.cu` (whose parameters must appear in it).
     fn check_source(&self) -> Result<()> {
@@ -828,13 +840,15 @@ impl KernelFile {
                 if let Some(p) = self.params.iter().find(|p| !ids.contains(&p.name)) {
                     return Err(self.error(p.at, format!("parameter '{}' never appears in {} (or the headers it includes): its #define would change nothing", p.name, main.path.display())));
                 }
-                if !ids.contains(&self.entry) {
+                // A template's instantiation (`MatrixMulCUDA<16>`) is looked for by its name.
+                let name = template_name(&self.entry);
+                if !ids.iter().any(|i| i == name) {
                     return Err(self.error(
                         self.entry_at,
-                        format!("unknown entry '{}': {} never mentions it", self.entry, main.path.display()),
+                        format!("unknown entry '{name}': {} never mentions it", main.path.display()),
                     ));
                 }
-                if let Some(sig) = source::signature(src.main(), &self.entry) {
+                if let Some(sig) = self.source_signature() {
                     self.check_signature(&sig)?;
                 }
             }
@@ -891,12 +905,21 @@ impl KernelFile {
         if let Some(e) = entries.iter().find(|e| e.name == entry) {
             return Ok(e);
         }
-        let matches: Vec<&source::PtxEntry> = entries
-            .iter()
-            .filter(|e| {
-                source::demangle(&e.name).is_some_and(|(b, _)| b == entry || b.rsplit("::").next() == Some(entry))
-            })
-            .collect();
+        // Readable names compared without spaces (`k<float, 4>` as `k<float,4>`); a template's
+        // instantiation also by its bare name where the PTX has only one.
+        let squash = |s: &str| s.split_whitespace().collect::<String>();
+        let want = squash(entry);
+        let readable = |e: &source::PtxEntry| source::demangle(&e.name).map(|(b, _)| squash(&b));
+        let named = |f: &dyn Fn(&str) -> bool| -> Vec<&'p source::PtxEntry> {
+            entries.iter().filter(|e| readable(e).is_some_and(|b| f(&b))).collect()
+        };
+        let mut matches = named(&|b| b == want || b.rsplit("::").next() == Some(&want));
+        if matches.is_empty() {
+            matches = named(&|b| {
+                let t = template_name(b);
+                t != b && (t == want || t.rsplit("::").next() == Some(&want))
+            });
+        }
         match matches.as_slice() {
             [one] => Ok(one),
             [] => {
@@ -1024,6 +1047,12 @@ impl KernelFile {
     pub fn text(&self) -> &str {
         &self.text
     }
+}
+
+/// The function name of an entry that names a template's instantiation (`MatrixMulCUDA` of
+/// `MatrixMulCUDA<16>`); any other entry as it is.
+pub fn template_name(entry: &str) -> &str {
+    entry.split_once('<').map_or(entry, |(name, _)| name.trim_end())
 }
 
 fn list_or_none(names: &[String]) -> String {

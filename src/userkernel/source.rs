@@ -114,11 +114,14 @@ pub struct SourceParam {
     pub pointer: bool,
 }
 
-/// The parameters of the one `__global__` function called `entry` in `text`; `None` when there is no
-/// such function or several (overloads, templates): then only the compiled PTX can tell.
+/// The parameters of the one `__global__` function called `entry` in `text` (its definition, where
+/// prototypes declare it too: Kernel Tuner's files declare their kernels in an `extern "C"` block
+/// first); `None` when there is no such function or several (overloads, templates): then only the
+/// compiled PTX can tell.
 pub fn signature(text: &str, entry: &str) -> Option<Vec<SourceParam>> {
     let clean = strip_comments(text);
-    let mut found = Vec::new();
+    // (parameters, whether a body follows: a definition, not a prototype)
+    let mut found: Vec<(Vec<SourceParam>, bool)> = Vec::new();
     let mut from = 0;
     while let Some(k) = clean[from..].find(entry) {
         let at = from + k;
@@ -152,10 +155,19 @@ pub fn signature(text: &str, entry: &str) -> Option<Vec<SourceParam>> {
                 _ => {}
             }
         }
-        let list = &clean[open + 1..close?];
-        found.push(split_params(list));
+        let close = close?;
+        let list = &clean[open + 1..close];
+        // What follows the list up to `{` or `;` (qualifiers, `__launch_bounds__(...)` aside).
+        let rest = &clean[close + 1..];
+        let body = rest.find(['{', ';']).is_some_and(|i| rest.as_bytes()[i] == b'{');
+        found.push((split_params(list), body));
     }
-    if found.len() == 1 { found.pop() } else { None }
+    let definitions = found.iter().filter(|f| f.1).count();
+    match (definitions, found.len()) {
+        (1, _) => found.into_iter().find(|f| f.1).map(|f| f.0),
+        (0, 1) => found.pop().map(|f| f.0),
+        _ => None,
+    }
 }
 
 fn split_params(list: &str) -> Vec<SourceParam> {
@@ -332,6 +344,11 @@ conv(float *__restrict__ out, const float *in, const float filter[], int w, int 
         assert_eq!(signature("__global__ void k(void) {}", "k").unwrap(), vec![]);
         let two = "__global__ void k(int a) {}\n__global__ void k(float a, float b) {}";
         assert!(signature(two, "k").is_none(), "overloads: the compiled PTX decides");
+        // Kernel Tuner's zeromeanfilter.cu: prototypes in an `extern "C"` block, definitions below.
+        let proto = "extern \"C\" {\n__global__ void mean(int h, int w, float* input);\n}\n__global__ void mean(int h, int w, float *input) {\n}\n";
+        assert_eq!(signature(proto, "mean").map(|p| p.len()), Some(3), "a prototype and its definition are one");
+        let bounds = "__global__ void __launch_bounds__(256) b(float *x);\n__global__ void __launch_bounds__(256) b(float *x) { }\n";
+        assert_eq!(signature(bounds, "b").map(|p| p.len()), Some(1));
     }
 
     #[test]

@@ -565,6 +565,13 @@ impl FileSession<'_> {
     pub fn run(&self) -> Result<crate::Outcome> {
         let began = std::time::Instant::now();
         let ex = self.file.expand(self.blocks, self.defines, self.names)?;
+        if ex.configs.is_empty() {
+            return Err(Error::usage(format!(
+                "nothing to run: {} (the restrictions of {} remove every one; change the sizes, --define values or block shapes)",
+                ex.summary(),
+                self.file.path.display()
+            )));
+        }
         if self.single && ex.configs.len() != 1 {
             let (blocks, define) =
                 ((self.names)(crate::error::Input::Blocks), (self.names)(crate::error::Input::Define));
