@@ -273,8 +273,10 @@ impl Compiler for Stub<'_> {
         if let super::Expected::Reference(r) = &self.file.verify.expected {
             entries.push(r.entry.clone());
         }
+        // A template's instantiation (`scale<float, 4>`) as one word, as its mangled name would be.
         let body: String = entries
             .iter()
+            .map(|e| e.split_whitespace().collect::<String>())
             .map(|e| format!(".visible .entry {e}(\n{}\n)\n{{\nret;\n}}\n", params.join(",\n")))
             .collect();
         Ok(format!(".version 8.0\n.target sm_90\n.address_size 64\n// {}\n{body}", job.options.join(" ")))

@@ -902,13 +902,13 @@ impl KernelFile {
         entry: &str,
         at: Offset,
     ) -> Result<&'p source::PtxEntry> {
-        if let Some(e) = entries.iter().find(|e| e.name == entry) {
-            return Ok(e);
-        }
         // Readable names compared without spaces (`k<float, 4>` as `k<float,4>`); a template's
         // instantiation also by its bare name where the PTX has only one.
         let squash = |s: &str| s.split_whitespace().collect::<String>();
         let want = squash(entry);
+        if let Some(e) = entries.iter().find(|e| e.name == entry || e.name == want) {
+            return Ok(e);
+        }
         let readable = |e: &source::PtxEntry| source::demangle(&e.name).map(|(b, _)| squash(&b));
         let named = |f: &dyn Fn(&str) -> bool| -> Vec<&'p source::PtxEntry> {
             entries.iter().filter(|e| readable(e).is_some_and(|b| f(&b))).collect()
