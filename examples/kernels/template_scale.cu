@@ -1,6 +1,7 @@
 // template_scale.cu: a template kernel, as libraries write them (nothing here instantiates it: the
 // kernel file names the instantiation, and NVRTC makes it). Each thread scales PER_THREAD elements of
-// type T, a block-stride apart; the reference kernel one element per thread.
+// type T, a block-stride apart; the reference kernel strides over the grid it is given (the file's
+// grid rule, which is sized for PER_THREAD = 4).
 template <typename T, int PER_THREAD>
 __global__ void scale(T *y, const T *x, T a, int n)
 {
@@ -13,6 +14,6 @@ __global__ void scale(T *y, const T *x, T a, int n)
 template <typename T>
 __global__ void scale_ref(T *y, const T *x, T a, int n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i];
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        y[i] = a * x[i];
 }
