@@ -293,3 +293,15 @@ fn a_sweep_whose_restrictions_leave_nothing_says_so() {
         .code(2)
         .stderr(predicate::str::contains("nothing to run").and(predicate::str::contains("removed by restrictions")));
 }
+
+#[test]
+fn kernels_prints_a_divisor_expression_in_parentheses_and_integer_outputs_as_exact() {
+    // Kernel Tuner's spmv: `grid_div_x = ["block_size_x/threads_per_row"]`; pnpoly's output is int.
+    let cu = "extern \"C\" __global__ void k(int *a, int n) { a[0] = n * tpr; }\n";
+    let toml = "source = \"k.cu\"\nentry = \"k\"\nproblem_size = \"n\"\ngrid_div_x = [\"block_size_x/tpr\"]\n[sizes]\nn = 1024\n[tune_params]\ntpr = [1, 32]\n[[args]]\nname = \"a\"\ntype = \"i32\"\nlen = \"n\"\noutput = true\n[[args]]\nname = \"n\"\ntype = \"i32\"\nvalue = \"n\"\n";
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], toml);
+    mock(&["kernels", "--kernel-file", &toml]).assert().success().stdout(
+        predicate::str::contains("x = ceil(n / (block_size_x/tpr))")
+            .and(predicate::str::contains("integer outputs compared exactly")),
+    );
+}

@@ -194,11 +194,18 @@ pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {
             .iter()
             .enumerate()
             .map(|(i, a)| match sizes.get(i) {
-                Some(s) => match join(&divisors[i]).as_slice() {
-                    [] => format!("{a} = {}", s.expr.text()),
-                    [d] => format!("{a} = ceil({} / {d})", s.expr.text()),
-                    ds => format!("{a} = ceil({} / ({}))", s.expr.text(), ds.join(" * ")),
-                },
+                Some(s) => {
+                    // A divisor that is an expression keeps its own parentheses (`n / (bx / tpr)`).
+                    let ds: Vec<String> = join(&divisors[i])
+                        .into_iter()
+                        .map(|d| if d.chars().all(|c| c.is_alphanumeric() || c == '_') { d } else { format!("({d})") })
+                        .collect();
+                    match ds.as_slice() {
+                        [] => format!("{a} = {}", s.expr.text()),
+                        [d] => format!("{a} = ceil({} / {d})", s.expr.text()),
+                        ds => format!("{a} = ceil({} / ({}))", s.expr.text(), ds.join(" * ")),
+                    }
+                }
                 None => format!("{a} = 1"),
             })
             .collect::<Vec<_>>()
@@ -223,7 +230,19 @@ pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {
             k.restrictions.iter().map(|r| r.expr.text().to_string()).collect::<Vec<_>>().join("; "),
         ));
     }
-    let tol = format!("|got - want| <= {} + {} |want|", k.verify.atol, k.verify.rtol);
+    let outputs_float: Vec<bool> = k.outputs().map(|i| k.args[i].ty.is_float()).collect();
+    let tol = if outputs_float.is_empty() {
+        "no output buffer: nothing is compared".to_string()
+    } else if !k.verify.tolerance_given && !outputs_float.contains(&true) {
+        "integer outputs compared exactly".to_string()
+    } else {
+        let t = format!("|got - want| <= {} + {} |want|", k.verify.atol, k.verify.rtol);
+        if !k.verify.tolerance_given && outputs_float.contains(&false) {
+            format!("{t} (integer outputs exactly)")
+        } else {
+            t
+        }
+    };
     let verify = match &k.verify.expected {
         Expected::Reference(r) => format!(
             "against reference kernel {} at block {} ({})",

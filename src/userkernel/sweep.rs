@@ -397,11 +397,17 @@ impl UserSweep<'_> {
         self.prepare_outputs(gpu, c, if first { Poison::Reference } else { Poison::Checked }, inputs)?;
         gpu.user_launch(&launch, &args)?;
         let got = self.read_outputs(gpu, c)?;
+        // An output whose length differs from the expected one's (an output sized by the grid, compared
+        // with another configuration's): said as such, not as every element wrong.
+        let mut resized = None;
         let verification = match expected.as_ref() {
             Some(want) => {
                 let names: Vec<&str> =
                     c.buffers.iter().filter(|b| b.role != Role::Input).map(|b| b.name.as_str()).collect();
                 let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
+                resized = outputs.iter().zip(want).find(|((_, g), w)| g.len() != w.len()).map(|((n, g), w)| {
+                    format!("output '{n}' has {} elements where the expected outputs have {}", g.len(), w.len())
+                });
                 Some(check::compare(&outputs, &want.iter().collect::<Vec<_>>(), &self.file.verify))
             }
             None => {
@@ -458,13 +464,23 @@ impl UserSweep<'_> {
         match verification {
             Some(v) if v.mismatches > 0 => {
                 r.status = Status::Failed;
-                r.reason = Some(format!(
-                    "{} of {} output elements differ from the expected ones; look for races and out-of-bounds accesses with `{}`",
-                    v.mismatches,
-                    v.checked,
-                    self.sanitizer(c)
-                ));
+                r.reason = Some(match resized {
+                    Some(why) => format!(
+                        "{why}: an output whose length follows the configuration cannot be compared with another configuration's (give a reference kernel or expected files)"
+                    ),
+                    None => format!(
+                        "{} of {} output elements differ from the expected ones; look for races and out-of-bounds accesses with `{}`",
+                        v.mismatches,
+                        v.checked,
+                        self.sanitizer(c)
+                    ),
+                });
                 r.verification = Some(v);
+            }
+            // No output buffer: nothing was compared, so nothing is claimed verified.
+            Some(v) if v.checked == 0 => {
+                r.status = Status::Ok;
+                r.reason = Some("the file declares no output buffer: nothing was verified".into());
             }
             Some(v) => {
                 r.status = Status::Ok;
