@@ -305,3 +305,21 @@ fn kernels_prints_a_divisor_expression_in_parentheses_and_integer_outputs_as_exa
             .and(predicate::str::contains("integer outputs compared exactly")),
     );
 }
+
+#[test]
+fn a_template_entry_takes_each_configurations_values() {
+    // Kernel Tuner's spelling of the CUDA sample: `kernel_name = "MatrixMulCUDA<block_size_x>"`.
+    let cu = "template <int B>\n__global__ void mm(float *a, int n) { a[threadIdx.x] = B * n; }\n";
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &toml_for("k.cu", "mm<block_size_x>", false));
+    let v = json(&["sweep", "--kernel-file", &toml, "--block", "64,128", "--format", "json", "-q"]);
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    for r in records {
+        assert_eq!(r["reason"], MOCK_REASON, "{r}");
+    }
+    // One module per instantiation.
+    mock(&["kernels", "--kernel-file", &toml, "--block", "64,128,256"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 modules"));
+}

@@ -171,16 +171,6 @@ pub fn options(file: &KernelFile, spec: &ModuleSpec, target: &Target) -> Vec<Str
     o
 }
 
-/// The entries of `file` (its kernel and a reference kernel) that name a template's instantiation.
-pub fn instantiations(file: &KernelFile) -> Vec<String> {
-    let mut entries = vec![file.entry.clone()];
-    if let super::Expected::Reference(r) = &file.verify.expected {
-        entries.push(r.entry.clone());
-    }
-    entries.retain(|e| super::file::template_name(e) != e);
-    entries
-}
-
 /// Builds every module (in parallel): files loaded as they are pass through, CUDA sources come from the
 /// cache or `compiler`. A module that cannot be built carries its error; configurations using it become
 /// rows with that reason.
@@ -203,7 +193,8 @@ pub fn build(
                     let Some(compiler) = compiler else {
                         return Err(CompileError { summary: no_nvrtc(&src.path), log: String::new() });
                     };
-                    let job = Job { source, options: options(file, spec, target), instantiate: instantiations(file) };
+                    let job =
+                        Job { source, options: options(file, spec, target), instantiate: spec.instantiate.clone() };
                     let key = Cache::key(&job, &compiler.version(), &target.driver);
                     if let Some(ptx) = cache.get(&key) {
                         return Ok(Built { code: Code::Ptx(ptx), cached: true, compile_secs: 0.0 });
@@ -269,10 +260,14 @@ impl Compiler for Stub<'_> {
                 format!(".param {ty} p{i}")
             })
             .collect();
-        let mut entries = vec![self.file.entry.clone()];
+        // The file's entries, a template's as the module's configurations instantiate it.
+        let mut entries: Vec<String> = job.instantiate.clone();
+        entries.push(self.file.entry.clone());
         if let super::Expected::Reference(r) = &self.file.verify.expected {
             entries.push(r.entry.clone());
         }
+        entries.retain(|e| !e.contains('<') || job.instantiate.contains(e));
+        entries.dedup();
         // A template's instantiation (`scale<float, 4>`) as one word, as its mangled name would be.
         let body: String = entries
             .iter()

@@ -18,6 +18,34 @@ pub struct ModuleSpec {
     pub source: usize,
     /// `(name, value)` passed to NVRTC as `-Dname=value` (empty for PTX, cubin and fatbin files).
     pub defines: Vec<(String, String)>,
+    /// Template instantiations its configurations name (`MatrixMulCUDA<16>`), for NVRTC to make (CUDA
+    /// sources only).
+    pub instantiate: Vec<String>,
+}
+
+/// `entry` with the parameters in its template arguments replaced by their values
+/// (`MatrixMulCUDA<block_size_x>` -> `MatrixMulCUDA<16>`, as Kernel Tuner's kernel names); an entry
+/// without template arguments as it is.
+pub fn instantiate(entry: &str, values: &[(String, String)]) -> String {
+    let Some(open) = entry.find('<') else { return entry.to_string() };
+    let (name, args) = entry.split_at(open);
+    let mut out = name.to_string();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let w = std::mem::take(word);
+        out.push_str(values.iter().find(|(n, _)| *n == w).map_or(w.as_str(), |(_, v)| v.as_str()));
+    };
+    for c in args.chars() {
+        // An identifier (not a number's digits or suffix) may be a parameter.
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 /// A device buffer of one configuration.
@@ -275,7 +303,7 @@ impl KernelFile {
                     }
                     Ok(false) => {}
                     Err(why) => {
-                        let module = self.module_for(&mut ex.modules, 0, block, &params, None);
+                        let module = self.module_for(&mut ex.modules, 0, block, &params, None, &self.entry);
                         ex.configs.push(self.invalid_config(block, params, module, why));
                         continue;
                     }
@@ -341,6 +369,7 @@ impl KernelFile {
         block: Dim3,
         params: &[(String, Value)],
         grid: Option<Dim3>,
+        entry: &str,
     ) -> usize {
         let defines = match &self.sources[source].image {
             Image::Cuda(src) => {
@@ -362,7 +391,11 @@ impl KernelFile {
             }
             _ => Vec::new(),
         };
-        let spec = ModuleSpec { source, defines };
+        let instantiate = match &self.sources[source].image {
+            Image::Cuda(_) if entry.contains('<') => vec![entry.to_string()],
+            _ => Vec::new(),
+        };
+        let spec = ModuleSpec { source, defines, instantiate };
         match modules.iter().position(|m| *m == spec) {
             Some(i) => i,
             None => {
@@ -394,27 +427,29 @@ impl KernelFile {
         block: Dim3,
         params: Vec<(String, Value)>,
     ) -> Config {
+        // The entry's template arguments may name parameters, the block's sizes and the grid's.
+        let values = |grid: Option<Dim3>| -> Vec<(String, String)> {
+            let mut v: Vec<(String, String)> = params.iter().map(|(n, x)| (n.clone(), x.to_string())).collect();
+            v.extend(self.block_names.iter().zip(block.to_array()).map(|(n, x)| (n.clone(), x.to_string())));
+            if let Some(g) = grid {
+                v.extend(GRID_NAMES.iter().zip(g.to_array()).map(|(n, x)| (n.to_string(), x.to_string())));
+            }
+            v
+        };
         let mut c = match self.evaluate(block, &params) {
             Ok((grid, dynamic_smem, buffers, args)) => {
-                let module = self.module_for(modules, source, block, &params, Some(grid));
-                Config {
-                    block,
-                    params,
-                    module,
-                    entry: entry.to_string(),
-                    grid,
-                    dynamic_smem,
-                    buffers,
-                    args,
-                    invalid: None,
-                }
+                let entry = instantiate(entry, &values(Some(grid)));
+                let module = self.module_for(modules, source, block, &params, Some(grid), &entry);
+                Config { block, params, module, entry, grid, dynamic_smem, buffers, args, invalid: None }
             }
             Err(why) => {
-                let module = self.module_for(modules, source, block, &params, None);
-                self.invalid_config(block, params, module, why)
+                let entry = instantiate(entry, &values(None));
+                let module = self.module_for(modules, source, block, &params, None, &entry);
+                let mut c = self.invalid_config(block, params, module, why);
+                c.entry = entry;
+                c
             }
         };
-        c.entry = entry.to_string();
         if c.invalid.is_none() {
             c.invalid = c.buffers.iter().find_map(|b| match &b.init {
                 Some(Init::Npy(p)) => {
@@ -585,6 +620,17 @@ fn num(v: &Value) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn template_arguments_take_the_parameters_values() {
+        let v = |pairs: &[(&str, &str)]| pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+        let vals = v(&[("block_size_x", "16"), ("T", "float"), ("tile", "4")]);
+        assert_eq!(instantiate("MatrixMulCUDA<block_size_x>", &vals), "MatrixMulCUDA<16>");
+        assert_eq!(instantiate("k<T, tile * 2, block_size_xx>", &vals), "k<float, 4 * 2, block_size_xx>");
+        // Only the template's arguments: the name stays, numbers' suffixes stay.
+        assert_eq!(instantiate("tile<8u>", &vals), "tile<8u>");
+        assert_eq!(instantiate("block_size_x", &vals), "block_size_x");
+    }
     use super::*;
 
     #[test]
