@@ -323,3 +323,44 @@ fn a_template_entry_takes_each_configurations_values() {
         .success()
         .stdout(predicate::str::contains("3 modules"));
 }
+
+#[test]
+fn constant_memory_is_declared_listed_and_checked_against_the_source() {
+    // Kernel Tuner's pnpoly keeps its polygon in `__constant__ float2 d_vertices[600]` (its cmem_args).
+    let cu = "__constant__ float2 d_vertices[600];\nextern \"C\" __global__ void k(float *a, int n) { a[0] = d_vertices[n].x; }\n";
+    let constant = |name: &str, extra: &str| {
+        toml_for("k.cu", "k", false).replace(
+            "[verify]",
+            &format!("[[constants]]\nname = \"{name}\"\ntype = \"f32\"\nlen = \"2 * 600\"\ninit = {{ uniform = [-1, 1] }}\n{extra}[verify]"),
+        )
+    };
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &constant("d_vertices", ""));
+    mock(&["kernels", "--kernel-file", &toml, "--block", "128"])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"d_vertices \| f32 +\| __constant__ \| 2 \* 600 = 1200").unwrap());
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &constant("d_vertex", ""));
+    mock(&["kernels", "--kernel-file", &toml])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("constant 'd_vertex' never appears in"));
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &constant("d_vertices", "output = true\n"));
+    mock(&["kernels", "--kernel-file", &toml])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a __constant__ array is read"));
+    // In a PTX file the variable must be declared there.
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.const .align 8 .b8 d_vertices[4800];\n.visible .entry k(\n.param .u64 p0,\n.param .u32 p1\n)\n{\nret;\n}\n";
+    let ptx_toml = |name: &str| {
+        toml_for("k.ptx", "k", false).replace(
+            "[verify]",
+            &format!("[[constants]]\nname = \"{name}\"\ntype = \"f32\"\nlen = \"1200\"\ninit = {{ uniform = [-1, 1] }}\n[verify]"),
+        )
+    };
+    let (_d, toml) = kernel_dir(&[("k.ptx", ptx)], &ptx_toml("d_vertices"));
+    mock(&["kernels", "--kernel-file", &toml]).assert().success();
+    let (_d, toml) = kernel_dir(&[("k.ptx", ptx)], &ptx_toml("d_slopes"));
+    mock(&["kernels", "--kernel-file", &toml]).assert().code(2).stderr(
+        predicate::str::contains("constant 'd_slopes': ").and(predicate::str::contains("declares no such variable")),
+    );
+}

@@ -23,6 +23,9 @@ pub trait UserGpu {
     /// Loads `code` (once per `key`) and makes its `entry` current, allowing it `dynamic_smem` bytes of
     /// dynamic shared memory (above 48 KiB needs the function's opt-in); returns its attributes.
     fn user_load(&mut self, key: &str, code: &Code, entry: &str, dynamic_smem: u32) -> Result<KernelAttrs>;
+    /// Fills the current module's `__constant__` (or `__device__`) variable `name` with `data`, which
+    /// must fit in it.
+    fn user_constant(&mut self, name: &str, data: &[u8]) -> Result<()>;
     /// Resident blocks per SM of the current user kernel (the driver's occupancy calculator).
     fn user_occupancy(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32>;
     /// Allocates device buffers of these sizes in bytes, replacing the previous ones.

@@ -294,6 +294,20 @@ pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
             };
             [i.to_string(), a.name.clone(), a.ty.to_string(), kind.to_string(), shown, contents]
         })
+        .chain(k.constants.iter().enumerate().map(|(j, a)| {
+            // (a constant is always a buffer: the file's reader refuses anything else)
+            let (expr, init) = match &a.kind {
+                ArgKind::Buffer { len, init, .. } => (len.expr.text(), init.as_ref()),
+                ArgKind::Scalar { value } => (value.expr.text(), None),
+            };
+            let evaluated = at.and_then(|c| c.constants.get(j)).map(|b| b.len.to_string());
+            let shown = match evaluated {
+                Some(v) if v != expr => format!("{expr} = {v}"),
+                _ => expr.to_string(),
+            };
+            let contents = init.map_or("-".to_string(), ToString::to_string);
+            ["-".into(), a.name.clone(), a.ty.to_string(), "__constant__".into(), shown, contents]
+        }))
         .collect()
 }
 

@@ -107,6 +107,8 @@ pub struct Config {
     pub buffers: Vec<Buffer>,
     /// Arguments in parameter order.
     pub args: Vec<ArgValue>,
+    /// The module's `__constant__` arrays to fill ([`Buffer::arg`] counts on after the arguments).
+    pub constants: Vec<Buffer>,
     /// Why it cannot run (a row with this reason), if it cannot.
     pub invalid: Option<String>,
 }
@@ -415,6 +417,7 @@ impl KernelFile {
             dynamic_smem: 0,
             buffers: Vec::new(),
             args: Vec::new(),
+            constants: Vec::new(),
             invalid: Some(why),
         }
     }
@@ -437,10 +440,10 @@ impl KernelFile {
             v
         };
         let mut c = match self.evaluate(block, &params) {
-            Ok((grid, dynamic_smem, buffers, args)) => {
+            Ok((grid, dynamic_smem, (buffers, constants), args)) => {
                 let entry = instantiate(entry, &values(Some(grid)));
                 let module = self.module_for(modules, source, block, &params, Some(grid), &entry);
-                Config { block, params, module, entry, grid, dynamic_smem, buffers, args, invalid: None }
+                Config { block, params, module, entry, grid, dynamic_smem, buffers, args, constants, invalid: None }
             }
             Err(why) => {
                 let entry = instantiate(entry, &values(None));
@@ -476,7 +479,7 @@ impl KernelFile {
         &self,
         block: Dim3,
         params: &[(String, Value)],
-    ) -> std::result::Result<(Dim3, u32, Vec<Buffer>, Vec<ArgValue>), String> {
+    ) -> std::result::Result<(Dim3, u32, (Vec<Buffer>, Vec<Buffer>), Vec<ArgValue>), String> {
         let mut vars = self.vars(block, params);
         let grid = self.grid_of(&vars)?;
         vars.extend(GRID_NAMES.iter().zip(grid.to_array()).map(|(n, x)| (n.to_string(), Value::Int(x as i64))));
@@ -486,8 +489,8 @@ impl KernelFile {
             Some(e) => self.to_u32(e, &eval(e)?, "shared memory")?,
             None => 0,
         };
-        let (mut buffers, mut args) = (Vec::new(), Vec::new());
-        for (i, a) in self.args.iter().enumerate() {
+        let (mut buffers, mut args, mut constants) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, a) in self.args.iter().chain(&self.constants).enumerate() {
             match &a.kind {
                 ArgKind::Buffer { len, role, init } => {
                     let n = self.whole(len, &eval(len)?)?;
@@ -502,15 +505,13 @@ impl KernelFile {
                             .expr_error(len, 0, format!("{n} elements of {} overflow 64-bit byte counts", a.ty))
                             .to_string());
                     }
+                    let b = Buffer { name: a.name.clone(), arg: i, ty: a.ty, len: n, role: *role, init: init.clone() };
+                    if i >= self.args.len() {
+                        constants.push(b);
+                        continue;
+                    }
                     args.push(ArgValue::Buffer(buffers.len()));
-                    buffers.push(Buffer {
-                        name: a.name.clone(),
-                        arg: i,
-                        ty: a.ty,
-                        len: n,
-                        role: *role,
-                        init: init.clone(),
-                    });
+                    buffers.push(b);
                 }
                 ArgKind::Scalar { value } => {
                     let v = eval(value)?;
@@ -527,7 +528,7 @@ impl KernelFile {
                 }
             }
         }
-        Ok((grid, dynamic_smem, buffers, args))
+        Ok((grid, dynamic_smem, (buffers, constants), args))
     }
 
     fn grid_of(&self, vars: &[(String, Value)]) -> std::result::Result<Dim3, String> {

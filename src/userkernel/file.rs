@@ -238,6 +238,8 @@ pub struct KernelFile {
     pub compiler_options: Vec<String>,
     /// The arguments in order.
     pub args: Vec<ArgSpec>,
+    /// `__constant__` arrays of the module, filled before the launches (each a buffer of role input).
+    pub constants: Vec<ArgSpec>,
     /// How to verify.
     pub verify: VerifySpec,
 }
@@ -307,6 +309,7 @@ impl KernelFile {
             shared_memory: None,
             compiler_options: raw.compiler_options.clone(),
             args: Vec::new(),
+            constants: Vec::new(),
             verify: VerifySpec {
                 expected: Expected::SameAsFirst,
                 rtol: DEFAULT_RTOL,
@@ -340,6 +343,25 @@ impl KernelFile {
                 return Err(k.error(arg.at, format!("argument '{}' is declared twice (also on line {line})", arg.name)));
             }
             k.args.push(arg);
+        }
+        for c in &raw.constants {
+            let constant = k.arg(c, &dir)?;
+            if !matches!(constant.kind, ArgKind::Buffer { role: Role::Input, .. }) {
+                return Err(k.error(
+                    constant.at,
+                    format!(
+                        "constant '{}': give len and init (a __constant__ array is read, not written or passed)",
+                        constant.name
+                    ),
+                ));
+            }
+            if let Some(prev) = k.args.iter().chain(&k.constants).find(|p| p.name == constant.name) {
+                let (line, _) = line_col(&k.text, prev.at);
+                return Err(
+                    k.error(constant.at, format!("'{}' is declared twice (also on line {line})", constant.name))
+                );
+            }
+            k.constants.push(constant);
         }
         k.verify(&raw, &dir)?;
         k.check_source()?;
@@ -840,6 +862,16 @@ impl KernelFile {
                 if let Some(p) = self.params.iter().find(|p| !ids.contains(&p.name)) {
                     return Err(self.error(p.at, format!("parameter '{}' never appears in {} (or the headers it includes): its #define would change nothing", p.name, main.path.display())));
                 }
+                if let Some(c) = self.constants.iter().find(|c| !ids.contains(&c.name)) {
+                    return Err(self.error(
+                        c.at,
+                        format!(
+                            "constant '{}' never appears in {} (or the headers it includes)",
+                            c.name,
+                            main.path.display()
+                        ),
+                    ));
+                }
                 // A template's instantiation (`MatrixMulCUDA<16>`) is looked for by its name.
                 let name = template_name(&self.entry);
                 if !ids.iter().any(|i| i == name) {
@@ -857,6 +889,12 @@ impl KernelFile {
                     return Err(self.error(p.at, format!("parameter '{}': a .ptx file is compiled already, so #defines cannot change it (use a .cu source)", p.name)));
                 }
                 self.check_ptx(ptx, &self.entry, self.entry_at)?;
+                if let Some(c) = self.constants.iter().find(|c| !ptx_declares(ptx, &c.name)) {
+                    return Err(self.error(
+                        c.at,
+                        format!("constant '{}': {} declares no such variable", c.name, main.path.display()),
+                    ));
+                }
             }
             Image::Cubin(bytes) => {
                 self.no_params(&main.path)?;
@@ -1047,6 +1085,14 @@ impl KernelFile {
     pub fn text(&self) -> &str {
         &self.text
     }
+}
+
+/// Whether `ptx` declares a module-scope variable `name` (`.const .align 4 .b8 name[16];`).
+fn ptx_declares(ptx: &str, name: &str) -> bool {
+    ptx.lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with(".const") || l.starts_with(".global") || l.starts_with(".visible"))
+        .any(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == name))
 }
 
 /// The function name of an entry that names a template's instantiation (`MatrixMulCUDA` of

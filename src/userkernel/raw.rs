@@ -157,6 +157,9 @@ pub struct RawFile {
     pub tune_params: Entries<Spanned<OneOrMany>>,
     #[serde(alias = "arguments")]
     pub args: Vec<Spanned<RawArg>>,
+    /// `[[constants]]`: `__constant__` arrays filled before the launches (Kernel Tuner's `cmem_args`).
+    #[serde(default, alias = "cmem_args")]
+    pub constants: Vec<Spanned<RawArg>>,
     pub verify: Option<Spanned<RawVerify>>,
 }
 

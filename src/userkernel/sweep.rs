@@ -291,6 +291,9 @@ impl UserSweep<'_> {
         };
         let attrs = gpu.user_load(&format!("user:{}", c.module), &built.code, &entry, c.dynamic_smem)?;
         state.loaded = Some((c.module, c.entry.clone()));
+        for b in &c.constants {
+            gpu.user_constant(&b.name, &self.input(b, inputs)?.bytes)?;
+        }
         let layout: Vec<(data::ElemType, u64)> = c.buffers.iter().map(|b| (b.ty, b.len)).collect();
         if layout != state.layout {
             state.layout.clear();

@@ -18,6 +18,7 @@ use crate::userkernel::compile::Code;
 #[derive(Default)]
 pub(super) struct UserState {
     func: Option<(String, CudaFunction)>,
+    module: Option<std::sync::Arc<cudarc::driver::CudaModule>>,
     buffers: Vec<CudaSlice<u8>>,
 }
 
@@ -130,7 +131,28 @@ impl UserGpu for CudaBackend {
             )?;
         }
         self.user.func = Some((entry.to_string(), func));
+        self.user.module = Some(module);
         Ok(attrs)
+    }
+
+    fn user_constant(&mut self, name: &str, data: &[u8]) -> Result<()> {
+        let module = self.user.module.clone().ok_or_else(|| Error::internal("no user module loaded"))?;
+        let mut symbol = module.get_global(name, &self.stream).map_err(|e| match e.0 {
+            CUresult::CUDA_ERROR_NOT_FOUND => {
+                Error::usage(format!("constant '{name}': the compiled module has no such variable ({})", describe(&e)))
+            }
+            _ => cu(&format!("cuModuleGetGlobal({name})"))(e),
+        })?;
+        if data.len() > symbol.len() {
+            return Err(Error::usage(format!(
+                "constant '{name}': {} bytes given, the module's variable holds {}",
+                data.len(),
+                symbol.len()
+            )));
+        }
+        let mut view = symbol.slice_mut(0..data.len());
+        self.stream.memcpy_htod(data, &mut view).map_err(cu(&format!("cuMemcpyHtoD({name})")))?;
+        self.stream.synchronize().map_err(cu(&format!("cuMemcpyHtoD({name})")))
     }
 
     fn user_occupancy(&mut self, block_threads: u32, dynamic_smem: u32) -> Result<u32> {
