@@ -342,17 +342,18 @@ mod tests {
         // The old layout as ncu prints it under a Spanish locale (seen in a course's notes of 2023):
         // decimals after a comma, thousands grouped by dots, in the same rows as plain numbers.
         let row = |n: &str, u: &str, v: &str| format!("    {n:<70} {u:>15} {v:>30}\n");
+        let rule = format!("    {} {} {}\n", "-".repeat(70), "-".repeat(15), "-".repeat(30));
         let text = [
             "  transpose_device(float *, float *, int, int), 2023-Mar-17 14:00:06, Context 1, Stream 7\n".to_string(),
             "    Section: GPU Speed Of Light Throughput\n".into(),
-            format!("    {} {} {}\n", "-".repeat(70), "-".repeat(15), "-".repeat(30)),
+            rule.clone(),
             row("DRAM Frequency", "cycle/nsecond", "6,72"),
             row("Elapsed Cycles", "cycle", "13.490.336"),
             row("Duration", "msecond", "9,97"),
             row("SM Active Cycles", "cycle", "9.420.231,80"),
             row("Registers Per Thread", "register/thread", "32"),
             row("Threads", "thread", "262.144"),
-            format!("    {} {} {}\n", "-".repeat(70), "-".repeat(15), "-".repeat(30)),
+            rule,
         ]
         .concat();
         let rep = read_text(&text);
