@@ -364,3 +364,33 @@ fn constant_memory_is_declared_listed_and_checked_against_the_source() {
         predicate::str::contains("constant 'd_slopes': ").and(predicate::str::contains("declares no such variable")),
     );
 }
+
+#[test]
+fn partial_sums_are_verified_by_their_total() {
+    // Kernel Tuner's reduction writes one partial sum per block: `sums` checks their total.
+    let cu = "extern \"C\" __global__ void k(float *partial, const float *x, int n) { partial[nb - 1] = x[n - 1]; }\n";
+    let toml = |sums: &str| {
+        format!(
+            "source = \"k.cu\"\nentry = \"k\"\nproblem_size = \"nb\"\ngrid_div_x = []\n[sizes]\nn = 4096\n[tune_params]\nnb = [8, 16]\n[[args]]\nname = \"partial\"\ntype = \"f32\"\nlen = \"nb\"\noutput = true\n[[args]]\nname = \"x\"\ntype = \"f32\"\nlen = \"n\"\n[[args]]\nname = \"n\"\ntype = \"i32\"\nvalue = \"n\"\n[verify]\nsums = {sums}\n"
+        )
+    };
+    let (_d, ok) = kernel_dir(&[("k.cu", cu)], &toml("{ partial = \"x\" }"));
+    mock(&["kernels", "--kernel-file", &ok])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("each output's sum against an input's (sum partial = sum x)"));
+    for (sums, says) in [
+        ("{ x = \"x\" }", "sums: 'x' is not an output"),
+        ("{ partial = \"n\" }", "sums: 'n' is not an input buffer"),
+        ("{ partial = \"partial\" }", "sums: 'partial' is not an input buffer"),
+    ] {
+        let (_d, bad) = kernel_dir(&[("k.cu", cu)], &toml(sums));
+        mock(&["kernels", "--kernel-file", &bad]).assert().code(2).stderr(predicate::str::contains(says));
+    }
+    let both = toml("{ partial = \"x\" }").replace("[verify]\n", "[verify]\nsame_as_first = true\n");
+    let (_d, bad) = kernel_dir(&[("k.cu", cu)], &both);
+    mock(&["kernels", "--kernel-file", &bad])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("takes one of reference, expected, sums or same_as_first"));
+}

@@ -67,6 +67,35 @@ pub fn compare(outputs: &[(&str, &HostData)], expected: &[&HostData], spec: &Ver
     v
 }
 
+/// Each output's sum against its input's (name, output, input): within `atol + rtol * sum |input|`,
+/// the scale of a float sum's rounding (a sum that cancels to near zero is not held to its own size);
+/// integer sums exactly unless a tolerance is given. Sums are taken in f64. A mismatch reports the two
+/// sums as its got and expected values, at index 0.
+pub fn compare_sums(pairs: &[(&str, &HostData, &HostData)], spec: &VerifySpec) -> Verification {
+    let mut v = Verification { checked: 0, mismatches: 0, max_abs_error: 0.0, first_mismatch: None };
+    for (name, out, input) in pairs {
+        let total =
+            |d: &HostData| (0..d.len()).map(|i| d.get(i).as_f64()).fold((0.0, 0.0), |(s, a), x| (s + x, a + x.abs()));
+        let ((got, _), (want, scale)) = (total(out), total(input));
+        let exact = matches!((out.get(0), input.get(0)), (Num::Int(_), Num::Int(_))) && !spec.tolerance_given;
+        let ok = if exact { got == want } else { (got - want).abs() <= spec.atol + spec.rtol * scale };
+        v.checked += out.len() as u64;
+        if (got - want).is_finite() {
+            v.max_abs_error = v.max_abs_error.max((got - want).abs());
+        }
+        if !ok {
+            v.mismatches += 1;
+            v.first_mismatch.get_or_insert(Mismatch {
+                buffer: name.to_string(),
+                index: 0,
+                got: got as f32,
+                expected: want as f32,
+            });
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +108,22 @@ mod tests {
 
     fn f32s(xs: &[f32]) -> HostData {
         HostData { ty: ElemType::F32, bytes: xs.iter().flat_map(|x| x.to_le_bytes()).collect() }
+    }
+
+    #[test]
+    fn sums_are_held_to_the_inputs_magnitude() {
+        // Two blocks' partial sums of [1, -1, 2, -2, 0.5]: any split gives 0.5 in all.
+        let x = f32s(&[1.0, -1.0, 2.0, -2.0, 0.5]);
+        assert!(compare_sums(&[("partial", &f32s(&[0.0, 0.5]), &x)], &spec(1e-5, 1e-6, false)).passed());
+        assert!(compare_sums(&[("partial", &f32s(&[2.0, -1.5]), &x)], &spec(1e-5, 1e-6, false)).passed());
+        // Off by 1e-4: within 1e-5 x sum |x| = 6.5e-5? No: refused, and both sums reported.
+        let v = compare_sums(&[("partial", &f32s(&[0.0, 0.5001]), &x)], &spec(1e-5, 1e-6, false));
+        assert_eq!(v.mismatches, 1);
+        let m = v.first_mismatch.unwrap();
+        assert_eq!((m.buffer.as_str(), m.got, m.expected), ("partial", 0.5001, 0.5));
+        // A poisoned (NaN) output never passes.
+        let nan = HostData::poisoned(ElemType::F32, 2, Poison::Checked);
+        assert!(!compare_sums(&[("partial", &nan, &x)], &spec(1.0, 1.0, true)).passed());
     }
 
     #[test]

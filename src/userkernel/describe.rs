@@ -255,8 +255,19 @@ pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {
             files.iter().map(|(i, p)| format!("{} = {}", k.args[*i].name, p.display())).collect::<Vec<_>>().join(", ")
         ),
         Expected::SameAsFirst => "every configuration against the first one (no reference given)".into(),
+        Expected::Sums(pairs) => format!(
+            "each output's sum against an input's ({}): |sum got - sum want| <= {} + {} sum |input|",
+            pairs
+                .iter()
+                .map(|(o, i)| format!("sum {} = sum {}", k.args[*o].name, k.args[*i].name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            k.verify.atol,
+            k.verify.rtol
+        ),
     };
-    out.push(("verification", format!("{verify}; {tol}")));
+    let sums = matches!(k.verify.expected, Expected::Sums(_));
+    out.push(("verification", if sums { verify } else { format!("{verify}; {tol}") }));
     out
 }
 

@@ -190,6 +190,9 @@ pub enum Expected {
     Npy(Vec<(usize, PathBuf)>),
     /// The first valid configuration of the sweep: every other must agree with it.
     SameAsFirst,
+    /// Each output's sum against an input's (output argument, input argument): partial sums per block,
+    /// whose elements depend on the configuration but whose total does not (Kernel Tuner's reduction).
+    Sums(Vec<(usize, usize)>),
 }
 
 /// `[verify]`: expected outputs and the tolerance, `|got - want| <= atol + rtol * |want|` (integers exact
@@ -643,12 +646,13 @@ impl KernelFile {
             v.reference.as_ref().map(|r| r.span().start),
             v.expected.as_ref().map(|e| e.span().start),
             v.same_as_first.as_ref().filter(|s| *s.get_ref()).map(|s| s.span().start),
+            v.sums.as_ref().map(|s| s.span().start),
         ]
         .into_iter()
         .flatten()
         .collect();
         if given.len() > 1 {
-            return Err(self.error(given[1], "[verify] takes one of reference, expected or same_as_first"));
+            return Err(self.error(given[1], "[verify] takes one of reference, expected, sums or same_as_first"));
         }
         if let Some(r) = &v.reference {
             let spec = self.reference(r.get_ref(), dir)?;
@@ -677,6 +681,36 @@ impl KernelFile {
                 );
             }
             self.verify.expected = Expected::Npy(files);
+        } else if let Some(sums) = &v.sums {
+            let mut pairs = Vec::new();
+            for (key, input) in &sums.get_ref().0 {
+                let arg = |name: &str| self.args.iter().position(|a| a.name == name);
+                let Some(o) = arg(key.get_ref()) else {
+                    return Err(self.error(key.span().start, format!("sums: no argument '{}'", key.get_ref())));
+                };
+                if !matches!(self.args[o].kind, ArgKind::Buffer { role: Role::Output | Role::InOut, .. }) {
+                    return Err(self.error(
+                        key.span().start,
+                        format!("sums: '{}' is not an output (output = true)", key.get_ref()),
+                    ));
+                }
+                let Some(i) = arg(input.get_ref())
+                    .filter(|&i| matches!(self.args[i].kind, ArgKind::Buffer { role: Role::Input, .. }))
+                else {
+                    return Err(self.error(
+                        input.span().start,
+                        format!("sums: '{}' is not an input buffer of the kernel", input.get_ref()),
+                    ));
+                };
+                pairs.push((o, i));
+            }
+            if let Some(missing) = self.outputs().find(|o| !pairs.iter().any(|(p, _)| p == o)) {
+                return Err(self.error(
+                    sums.span().start,
+                    format!("sums: no input named for output '{}'", self.args[missing].name),
+                ));
+            }
+            self.verify.expected = Expected::Sums(pairs);
         }
         Ok(())
     }

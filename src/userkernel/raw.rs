@@ -196,6 +196,7 @@ pub struct RawVerify {
     pub reference: Option<Spanned<RawReference>>,
     pub expected: Option<Spanned<Entries<Spanned<String>>>>,
     pub same_as_first: Option<Spanned<bool>>,
+    pub sums: Option<Spanned<Entries<Spanned<String>>>>,
     pub rtol: Option<Spanned<f64>>,
     pub atol: Option<Spanned<f64>>,
 }

@@ -403,19 +403,56 @@ impl UserSweep<'_> {
         // An output whose length differs from the expected one's (an output sized by the grid, compared
         // with another configuration's): said as such, not as every element wrong.
         let mut resized = None;
-        let verification = match expected.as_ref() {
-            Some(want) => {
-                let names: Vec<&str> =
-                    c.buffers.iter().filter(|b| b.role != Role::Input).map(|b| b.name.as_str()).collect();
-                let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
-                resized = outputs.iter().zip(want).find(|((_, g), w)| g.len() != w.len()).map(|((n, g), w)| {
-                    format!("output '{n}' has {} elements where the expected outputs have {}", g.len(), w.len())
-                });
-                Some(check::compare(&outputs, &want.iter().collect::<Vec<_>>(), &self.file.verify))
+        let verification = if let Expected::Sums(pairs) = &self.file.verify.expected {
+            let outputs: Vec<&super::expand::Buffer> = c.buffers.iter().filter(|b| b.role != Role::Input).collect();
+            for &(_, i) in pairs {
+                if let Some(b) = c.buffers.iter().find(|b| b.arg == i) {
+                    self.input(b, inputs)?;
+                }
             }
-            None => {
-                *expected = Some(got);
-                None
+            let mut triples = Vec::new();
+            for &(o, i) in pairs {
+                let (Some(at), Some(b)) =
+                    (outputs.iter().position(|b| b.arg == o), c.buffers.iter().find(|b| b.arg == i))
+                else {
+                    return Err(Error::internal("a summed output or input without its buffer"));
+                };
+                triples.push((outputs[at].name.as_str(), &got[at], &inputs[&(b.arg, b.len)]));
+            }
+            let v = check::compare_sums(&triples, &self.file.verify);
+            if let Some(m) = &v.first_mismatch {
+                let input = pairs
+                    .iter()
+                    .find(|(o, _)| self.file.args[*o].name == m.buffer)
+                    .map(|(_, i)| &self.file.args[*i].name);
+                let spec = &self.file.verify;
+                resized = Some(format!(
+                    "the elements of output '{}' sum to {} where input '{}' sums to {}: they differ by {:.3e}, above atol {} + rtol {} x the input's sum of magnitudes",
+                    m.buffer,
+                    m.got,
+                    input.map_or("?", |n| n.as_str()),
+                    m.expected,
+                    v.max_abs_error,
+                    spec.atol,
+                    spec.rtol
+                ));
+            }
+            Some(v)
+        } else {
+            match expected.as_ref() {
+                Some(want) => {
+                    let names: Vec<&str> =
+                        c.buffers.iter().filter(|b| b.role != Role::Input).map(|b| b.name.as_str()).collect();
+                    let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
+                    resized = outputs.iter().zip(want).find(|((_, g), w)| g.len() != w.len()).map(|((n, g), w)| {
+                        format!("output '{n}' has {} elements where the expected outputs have {}", g.len(), w.len())
+                    });
+                    Some(check::compare(&outputs, &want.iter().collect::<Vec<_>>(), &self.file.verify))
+                }
+                None => {
+                    *expected = Some(got);
+                    None
+                }
             }
         };
         let times = gpu.user_time(&launch, &args, self.options.warmup, self.options.iters, self.options.cold)?;
@@ -468,6 +505,7 @@ impl UserSweep<'_> {
             Some(v) if v.mismatches > 0 => {
                 r.status = Status::Failed;
                 r.reason = Some(match resized {
+                    Some(why) if matches!(self.file.verify.expected, Expected::Sums(_)) => why,
                     Some(why) => format!(
                         "{why}: an output whose length follows the configuration cannot be compared with another configuration's (give a reference kernel or expected files)"
                     ),
