@@ -400,9 +400,9 @@ impl UserSweep<'_> {
         self.prepare_outputs(gpu, c, if first { Poison::Reference } else { Poison::Checked }, inputs)?;
         gpu.user_launch(&launch, &args)?;
         let got = self.read_outputs(gpu, c)?;
-        // An output whose length differs from the expected one's (an output sized by the grid, compared
-        // with another configuration's): said as such, not as every element wrong.
-        let mut resized = None;
+        // What a failed check says beyond its counts: an output whose length differs from the expected
+        // one's (an output sized by the grid, compared with another configuration's), or the two sums.
+        let mut explained = None;
         let verification = if let Expected::Sums(pairs) = &self.file.verify.expected {
             let outputs: Vec<&super::expand::Buffer> = c.buffers.iter().filter(|b| b.role != Role::Input).collect();
             for &(_, i) in pairs {
@@ -426,15 +426,16 @@ impl UserSweep<'_> {
                     .find(|(o, _)| self.file.args[*o].name == m.buffer)
                     .map(|(_, i)| &self.file.args[*i].name);
                 let spec = &self.file.verify;
-                resized = Some(format!(
-                    "the elements of output '{}' sum to {} where input '{}' sums to {}: they differ by {:.3e}, above atol {} + rtol {} x the input's sum of magnitudes",
+                explained = Some(format!(
+                    "the elements of output '{}' sum to {} where input '{}' sums to {}: they differ by {:.3e}, above atol {} + rtol {} x the input's sum of magnitudes; look for races and out-of-bounds accesses with `{}`",
                     m.buffer,
                     m.got,
                     input.map_or("?", |n| n.as_str()),
                     m.expected,
                     v.max_abs_error,
                     spec.atol,
-                    spec.rtol
+                    spec.rtol,
+                    self.sanitizer(c)
                 ));
             }
             Some(v)
@@ -444,7 +445,7 @@ impl UserSweep<'_> {
                     let names: Vec<&str> =
                         c.buffers.iter().filter(|b| b.role != Role::Input).map(|b| b.name.as_str()).collect();
                     let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
-                    resized = outputs.iter().zip(want).find(|((_, g), w)| g.len() != w.len()).map(|((n, g), w)| {
+                    explained = outputs.iter().zip(want).find(|((_, g), w)| g.len() != w.len()).map(|((n, g), w)| {
                         format!("output '{n}' has {} elements where the expected outputs have {}", g.len(), w.len())
                     });
                     Some(check::compare(&outputs, &want.iter().collect::<Vec<_>>(), &self.file.verify))
@@ -504,7 +505,7 @@ impl UserSweep<'_> {
         match verification {
             Some(v) if v.mismatches > 0 => {
                 r.status = Status::Failed;
-                r.reason = Some(match resized {
+                r.reason = Some(match explained {
                     Some(why) if matches!(self.file.verify.expected, Expected::Sums(_)) => why,
                     Some(why) => format!(
                         "{why}: an output whose length follows the configuration cannot be compared with another configuration's (give a reference kernel or expected files)"
