@@ -344,6 +344,13 @@ fn constant_memory_is_declared_listed_and_checked_against_the_source() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("constant 'd_vertex' never appears in"));
+    // A constant no host could hold is refused before any GPU work, as a buffer would be.
+    let huge = constant("d_vertices", "").replace("len = \"2 * 600\"", "len = \"1_000_000_000_000_000\"");
+    let (_d, toml) = kernel_dir(&[("k.cu", cu)], &huge);
+    mock(&["sweep", "--kernel-file", &toml, "--block", "128"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("GB of host memory"));
     let (_d, toml) = kernel_dir(&[("k.cu", cu)], &constant("d_vertices", "output = true\n"));
     mock(&["kernels", "--kernel-file", &toml])
         .assert()

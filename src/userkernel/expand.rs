@@ -119,11 +119,12 @@ impl Config {
         self.params.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(", ")
     }
 
-    /// Host memory the problem needs: each input once, each output three times (its initial contents or
+    /// Host memory the problem needs: each input and constant once, each output three times (its initial contents or
     /// poison, the copy back, the expected values).
     pub fn host_bytes(&self) -> u64 {
         self.buffers
             .iter()
+            .chain(&self.constants)
             .map(|b| if b.role == Role::Input { b.bytes() } else { b.bytes().saturating_mul(3) })
             .fold(0, u64::saturating_add)
     }
@@ -454,7 +455,7 @@ impl KernelFile {
             }
         };
         if c.invalid.is_none() {
-            c.invalid = c.buffers.iter().find_map(|b| match &b.init {
+            c.invalid = c.buffers.iter().chain(&c.constants).find_map(|b| match &b.init {
                 Some(Init::Npy(p)) => {
                     super::data::check_npy(p, b.ty, b.len).err().map(|e| format!("init of {}: {e}", b.name))
                 }
