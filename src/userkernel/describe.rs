@@ -271,6 +271,14 @@ pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {
     out
 }
 
+/// An expression with its value at a configuration where that says more (`2 * n = 4000000`).
+fn shown(expr: &str, evaluated: Option<String>) -> String {
+    match evaluated {
+        Some(v) if v != expr => format!("{expr} = {v}"),
+        _ => expr.to_string(),
+    }
+}
+
 /// One row per argument: position, name, type, kind, length or value (evaluated at `at` when given),
 /// contents.
 pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
@@ -299,11 +307,7 @@ pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
                 }
                 ArgKind::Scalar { value } => ("scalar", value.expr.text(), "-".to_string()),
             };
-            let shown = match evaluated {
-                Some(v) if v != expr => format!("{expr} = {v}"),
-                _ => expr.to_string(),
-            };
-            [i.to_string(), a.name.clone(), a.ty.to_string(), kind.to_string(), shown, contents]
+            [i.to_string(), a.name.clone(), a.ty.to_string(), kind.to_string(), shown(expr, evaluated), contents]
         })
         .chain(k.constants.iter().enumerate().map(|(j, a)| {
             // (a constant is always a buffer: the file's reader refuses anything else)
@@ -312,12 +316,8 @@ pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
                 ArgKind::Scalar { value } => (value.expr.text(), None),
             };
             let evaluated = at.and_then(|c| c.constants.get(j)).map(|b| b.len.to_string());
-            let shown = match evaluated {
-                Some(v) if v != expr => format!("{expr} = {v}"),
-                _ => expr.to_string(),
-            };
             let contents = init.map_or("-".to_string(), ToString::to_string);
-            ["-".into(), a.name.clone(), a.ty.to_string(), "__constant__".into(), shown, contents]
+            ["-".into(), a.name.clone(), a.ty.to_string(), "__constant__".into(), shown(expr, evaluated), contents]
         }))
         .collect()
 }

@@ -431,10 +431,11 @@ impl KernelFile {
         block: Dim3,
         params: Vec<(String, Value)>,
     ) -> Config {
-        // The entry's template arguments may name parameters, the block's sizes and the grid's.
+        // The entry's template arguments may name sizes, parameters, the block's sizes and the grid's:
+        // the names expressions see.
         let values = |grid: Option<Dim3>| -> Vec<(String, String)> {
-            let mut v: Vec<(String, String)> = params.iter().map(|(n, x)| (n.clone(), x.to_string())).collect();
-            v.extend(self.block_names.iter().zip(block.to_array()).map(|(n, x)| (n.clone(), x.to_string())));
+            let mut v: Vec<(String, String)> =
+                self.vars(block, &params).into_iter().map(|(n, x)| (n, x.to_string())).collect();
             if let Some(g) = grid {
                 v.extend(GRID_NAMES.iter().zip(g.to_array()).map(|(n, x)| (n.to_string(), x.to_string())));
             }
