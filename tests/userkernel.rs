@@ -179,10 +179,10 @@ fn toml_mistakes_name_their_line() {
     fails(&[("n = 1000", "n = = 1000")], &[], "6:5", "");
     fails(&[("entry = \"scale\"", "entry = \"scale\"\nblocks = 4")], &[], "3:1", "unknown field `blocks`");
     fails(
-        &[("type = \"f32\"\nlen = \"n\"\noutput", "type = \"float4\"\nlen = \"n\"\noutput")],
+        &[("type = \"f32\"\nlen = \"n\"\noutput", "type = \"float5\"\nlen = \"n\"\noutput")],
         &[],
         "14:8",
-        "unknown type 'float4'",
+        "unknown type 'float5'",
     );
     fails(&[("type = \"i32\"\nvalue", "type = \"i32\"\nlen = \"n\"\nvalue")], &[], "32:9", "not both");
 }
@@ -261,4 +261,42 @@ fn the_readme_example_passes_the_checker() {
         with_files(&[("k.toml", &block("toml").replace("scale.cu", "k.cu")), ("k.cu", &block("cuda"))], &[]);
     assert!(ok, "{err}");
     assert!(out.contains("9 configurations (3 blocks x 3 parameter sets)"), "{out}");
+}
+
+#[test]
+fn vector_buffers_count_their_lanes() {
+    // A C++ kernel `scale(float4 *, int)` as NVRTC or nvcc would emit it.
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry _Z5scaleP6float4i(\n\t.param .u64 _Z5scaleP6float4i_param_0,\n\t.param .u32 _Z5scaleP6float4i_param_1\n)\n{\n\tret;\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let xs: Vec<f32> = (0..4000).map(|i| i as f32).collect();
+    npyz::to_file_1d(dir.path().join("x4000.npy"), xs.iter().copied()).unwrap();
+    npyz::to_file_1d(dir.path().join("x1000.npy"), xs[..1000].iter().copied()).unwrap();
+    std::fs::write(dir.path().join("k.ptx"), ptx).unwrap();
+    let file = |ty: &str, init: &str| {
+        format!(
+            "source = \"k.ptx\"\nentry = \"scale\"\nproblem_size = \"n\"\n[sizes]\nn = 1000\n[tune_params]\nblock_size_x = [128]\n[[args]]\nname = \"x\"\ntype = \"{ty}\"\nlen = \"n\"\noutput = true\n{init}\n[[args]]\nname = \"n\"\ntype = \"i32\"\nvalue = \"n\"\n"
+        )
+    };
+    let run = |text: String| {
+        std::fs::write(dir.path().join("k.toml"), text).unwrap();
+        check(&dir.path().join("k.toml"), &[])
+    };
+    let (ok, out, err) = run(file("float4", ""));
+    assert!(ok, "{err}");
+    assert!(out.contains("| x        | float4 | output | n = 1000"), "the length counts float4s: {out}");
+    // 1000 float4 are 4000 floats: a .npy of 4000 f32 fills them, one of 1000 does not.
+    let (ok, _, err) = run(file("float4", "init = { npy = \"x4000.npy\" }"));
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(file("float4", "init = { npy = \"x1000.npy\" }"));
+    assert!(!ok && err.contains("holds 1000 elements (shape [1000]), the buffer needs 4000"), "{err}");
+    // The buffer as the vector's scalars, its length in floats, is the same memory: accepted.
+    let (ok, _, err) = run(file("f32", "").replace("len = \"n\"", "len = \"4 * n\""));
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(file("float2", ""));
+    assert!(!ok && err.contains("argument 'x' is float2, but parameter 1 of 'scale' is float4*"), "{err}");
+    let (ok, _, err) = run(file("int4", ""));
+    assert!(!ok && err.contains("argument 'x' is int4, but parameter 1"), "{err}");
+    // A vector is for buffers.
+    let (ok, _, err) = run(file("float4", "").replace("type = \"i32\"\nvalue", "type = \"int2\"\nvalue"));
+    assert!(!ok && err.contains("argument 'n': a vector type (int2) is for buffers, not scalars"), "{err}");
 }

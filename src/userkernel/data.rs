@@ -65,14 +65,77 @@ impl ElemType {
             "int8_t" | "char" | "signed char" => "i8",
             "int16_t" | "short" => "i16",
             "int" | "int32_t" => "i32",
-            "int64_t" | "long long" => "i64",
+            // (LP64: `long` is 8 bytes on Linux, where the device's `long` matches the host's)
+            "int64_t" | "long long" | "long" | "long int" => "i64",
             "uint8_t" | "unsigned char" => "u8",
             "uint16_t" | "unsigned short" => "u16",
             "unsigned" | "unsigned int" | "uint32_t" => "u32",
-            "uint64_t" | "unsigned long long" | "size_t" => "u64",
+            "uint64_t" | "unsigned long long" | "unsigned long" | "size_t" => "u64",
             other => other,
         };
         TYPES.iter().find(|(n, _)| *n == alias).map(|(_, t)| *t)
+    }
+
+    /// A buffer's element as a kernel declares it: a scalar type (lanes 1), or one of CUDA's vector
+    /// types of 1 to 4 scalars (`float4`, `int2`, `uchar4`, `double2`, `__half2`, `__nv_bfloat162`; the
+    /// `_16a`/`_32a` alignment variants of the 4-lane 64-bit ones; also this format's `f32x4`), as
+    /// (scalar type, lanes). A vector's lanes lie in memory one after the other, as the scalars of an
+    /// array would (`float3` too: 12 bytes), so a buffer of n `float4` is 4n `f32`.
+    pub fn parse_vector(name: &str) -> Option<(ElemType, u32)> {
+        if let Some(t) = ElemType::parse(name) {
+            return Some((t, 1));
+        }
+        let name = name.strip_suffix("_16a").or_else(|| name.strip_suffix("_32a")).unwrap_or(name);
+        match name {
+            "half2" | "__half2" => return Some((ElemType::F16, 2)),
+            "nv_bfloat162" | "__nv_bfloat162" => return Some((ElemType::Bf16, 2)),
+            _ => {}
+        }
+        if let Some((scalar, lanes)) = name.rsplit_once('x')
+            && let (Some(t), Ok(l @ 1..=4)) = (ElemType::parse(scalar), lanes.parse::<u32>())
+            && TYPES.iter().any(|(n, _)| *n == scalar)
+        {
+            return Some((t, l));
+        }
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (base, lanes) = name.split_at(name.len() - digits);
+        let lanes: u32 = lanes.parse().ok().filter(|l| (1..=4).contains(l))?;
+        let t = match base {
+            "char" => ElemType::I8,
+            "uchar" => ElemType::U8,
+            "short" => ElemType::I16,
+            "ushort" => ElemType::U16,
+            "int" => ElemType::I32,
+            "uint" => ElemType::U32,
+            "long" | "longlong" => ElemType::I64,
+            "ulong" | "ulonglong" => ElemType::U64,
+            "float" => ElemType::F32,
+            "double" => ElemType::F64,
+            _ => return None,
+        };
+        Some((t, lanes))
+    }
+
+    /// CUDA's name of `lanes` of this type (`float4`), or the type's own name for one lane (`f32`).
+    pub fn vector_name(self, lanes: u32) -> String {
+        if lanes == 1 {
+            return self.to_string();
+        }
+        let base = match self {
+            ElemType::F16 => return format!("__half{lanes}"),
+            ElemType::Bf16 => return format!("__nv_bfloat16{lanes}"),
+            ElemType::F32 => "float",
+            ElemType::F64 => "double",
+            ElemType::I8 => "char",
+            ElemType::I16 => "short",
+            ElemType::I32 => "int",
+            ElemType::I64 => "longlong",
+            ElemType::U8 => "uchar",
+            ElemType::U16 => "ushort",
+            ElemType::U32 => "uint",
+            ElemType::U64 => "ulonglong",
+        };
+        format!("{base}{lanes}")
     }
 
     /// Bytes per element.
@@ -399,6 +462,31 @@ mod tests {
         assert_eq!(ElemType::F16.size(), 2);
         assert_eq!(ElemType::U64.size(), 8);
         assert_eq!(ElemType::I64.to_string(), "i64");
+    }
+
+    #[test]
+    fn vector_types_are_their_scalars_in_lanes() {
+        assert_eq!(ElemType::parse_vector("float4"), Some((ElemType::F32, 4)));
+        assert_eq!(ElemType::parse_vector("float3"), Some((ElemType::F32, 3)));
+        assert_eq!(ElemType::parse_vector("uchar4"), Some((ElemType::U8, 4)));
+        assert_eq!(ElemType::parse_vector("int2"), Some((ElemType::I32, 2)));
+        assert_eq!(ElemType::parse_vector("ulong2"), Some((ElemType::U64, 2)));
+        assert_eq!(ElemType::parse_vector("longlong1"), Some((ElemType::I64, 1)));
+        assert_eq!(ElemType::parse_vector("double4_32a"), Some((ElemType::F64, 4)));
+        assert_eq!(ElemType::parse_vector("__half2"), Some((ElemType::F16, 2)));
+        assert_eq!(ElemType::parse_vector("__nv_bfloat162"), Some((ElemType::Bf16, 2)));
+        assert_eq!(ElemType::parse_vector("f32x4"), Some((ElemType::F32, 4)));
+        assert_eq!(ElemType::parse_vector("float"), Some((ElemType::F32, 1)));
+        assert_eq!(ElemType::parse_vector("long"), Some((ElemType::I64, 1)));
+        for bad in ["float5", "float0", "f32x8", "floatx4", "vec4", "int16_t4", "x4", "4"] {
+            assert_eq!(ElemType::parse_vector(bad), None, "{bad}");
+        }
+        assert_eq!(ElemType::F32.vector_name(4), "float4");
+        assert_eq!(ElemType::U8.vector_name(2), "uchar2");
+        assert_eq!(ElemType::F32.vector_name(1), "f32");
+        for (t, l) in [(ElemType::F64, 2), (ElemType::I16, 3), (ElemType::U64, 4)] {
+            assert_eq!(ElemType::parse_vector(&t.vector_name(l)), Some((t, l)));
+        }
     }
 
     #[test]

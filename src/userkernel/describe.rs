@@ -287,7 +287,7 @@ pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
         .enumerate()
         .map(|(i, a)| {
             let evaluated = at.and_then(|c| match c.args.get(i)? {
-                ArgValue::Buffer(b) => Some(c.buffers[*b].len.to_string()),
+                ArgValue::Buffer(b) => Some((c.buffers[*b].len / a.lanes as u64).to_string()),
                 ArgValue::Scalar { value, .. } => Some(value.to_string()),
             });
             let (kind, expr, contents) = match &a.kind {
@@ -307,7 +307,7 @@ pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
                 }
                 ArgKind::Scalar { value } => ("scalar", value.expr.text(), "-".to_string()),
             };
-            [i.to_string(), a.name.clone(), a.ty.to_string(), kind.to_string(), shown(expr, evaluated), contents]
+            [i.to_string(), a.name.clone(), a.type_name(), kind.to_string(), shown(expr, evaluated), contents]
         })
         .chain(k.constants.iter().enumerate().map(|(j, a)| {
             // (a constant is always a buffer: the file's reader refuses anything else)
@@ -315,9 +315,9 @@ pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
                 ArgKind::Buffer { len, init, .. } => (len.expr.text(), init.as_ref()),
                 ArgKind::Scalar { value } => (value.expr.text(), None),
             };
-            let evaluated = at.and_then(|c| c.constants.get(j)).map(|b| b.len.to_string());
+            let evaluated = at.and_then(|c| c.constants.get(j)).map(|b| (b.len / a.lanes as u64).to_string());
             let contents = init.map_or("-".to_string(), ToString::to_string);
-            ["-".into(), a.name.clone(), a.ty.to_string(), "__constant__".into(), shown(expr, evaluated), contents]
+            ["-".into(), a.name.clone(), a.type_name(), "__constant__".into(), shown(expr, evaluated), contents]
         }))
         .collect()
 }

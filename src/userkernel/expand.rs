@@ -501,11 +501,12 @@ impl KernelFile {
                             .expr_error(len, 0, format!("{n} elements: a buffer needs at least one"))
                             .to_string());
                     }
-                    let n = n as u64;
+                    // A vector type's buffer holds `lanes` scalars per element.
+                    let overflow =
+                        || self.expr_error(len, 0, format!("{n} elements of {} overflow 64-bit byte counts", a.type_name()));
+                    let n = (n as u64).checked_mul(a.lanes as u64).ok_or_else(|| overflow().to_string())?;
                     if n.checked_mul(a.ty.size() as u64).is_none_or(|b| b > isize::MAX as u64) {
-                        return Err(self
-                            .expr_error(len, 0, format!("{n} elements of {} overflow 64-bit byte counts", a.ty))
-                            .to_string());
+                        return Err(overflow().to_string());
                     }
                     let b = Buffer { name: a.name.clone(), arg: i, ty: a.ty, len: n, role: *role, init: init.clone() };
                     if i >= self.args.len() {

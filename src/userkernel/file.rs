@@ -156,14 +156,24 @@ pub enum ArgKind {
 pub struct ArgSpec {
     /// The name (as in the kernel's signature, for messages and reports).
     pub name: String,
-    /// Element type (of the buffer, or of the scalar).
+    /// Element type (of the buffer, or of the scalar); a vector type's scalar.
     pub ty: ElemType,
+    /// Scalars per element: 1, or a vector type's lanes (`float4`: 4). A buffer's `len` counts
+    /// elements, so it holds `len x lanes` scalars of `ty`.
+    pub lanes: u32,
     /// Buffer or scalar.
     pub kind: ArgKind,
     /// Where the argument is declared.
     pub at: Offset,
     /// Where its type is.
     pub ty_at: Offset,
+}
+
+impl ArgSpec {
+    /// The type as the kernel declares it: `f32`, or a vector's CUDA name (`float4`).
+    pub fn type_name(&self) -> String {
+        self.ty.vector_name(self.lanes)
+    }
 }
 
 /// A reference kernel: the expected outputs come from it, run once with the same arguments.
@@ -523,13 +533,23 @@ impl KernelFile {
         let r = a.get_ref();
         let name = r.name.get_ref().clone();
         let at = r.name.span().start;
-        let ty = ElemType::parse(r.ty.get_ref()).ok_or_else(|| {
+        let (ty, lanes) = ElemType::parse_vector(r.ty.get_ref()).ok_or_else(|| {
             let known: Vec<&str> = super::data::TYPES.iter().map(|t| t.0).collect();
             self.error(
                 r.ty.span().start,
-                format!("argument '{name}': unknown type '{}' (known: {})", r.ty.get_ref(), known.join(", ")),
+                format!(
+                    "argument '{name}': unknown type '{}' (known: {}, and CUDA's vectors of them such as float4, int2, uchar4)",
+                    r.ty.get_ref(),
+                    known.join(", ")
+                ),
             )
         })?;
+        if lanes > 1 && r.value.is_some() {
+            return Err(self.error(
+                r.ty.span().start,
+                format!("argument '{name}': a vector type ({}) is for buffers, not scalars", r.ty.get_ref()),
+            ));
+        }
         let kind = match (&r.len, &r.value) {
             (Some(_), Some(v)) => {
                 return Err(self.error(
@@ -568,7 +588,7 @@ impl KernelFile {
                 ArgKind::Buffer { len: self.expr(len, &format!("len of {name}"), Scope::Launch)?, role, init }
             }
         };
-        Ok(ArgSpec { name, ty, kind, at, ty_at: r.ty.span().start })
+        Ok(ArgSpec { name, ty, lanes, kind, at, ty_at: r.ty.span().start })
     }
 
     fn init(&self, i: &Spanned<RawInit>, ty: ElemType, arg: &str, dir: &Path) -> Result<Init> {
@@ -1071,14 +1091,22 @@ impl KernelFile {
             .filter(|w| !matches!(*w, "const" | "volatile" | "__restrict__" | "__restrict" | "restrict"))
             .collect::<Vec<_>>()
             .join(" ");
-        if let Some(t) = ElemType::parse(&base)
-            && t != arg.ty
-            && !(t.size() == arg.ty.size() && t.is_float() == arg.ty.is_float() && !t.is_float())
-        {
-            return Err(self.error(
-                arg.ty_at,
-                format!("argument '{}' is {}, but parameter {} of '{entry}' is {c}", arg.name, arg.ty, i + 1),
-            ));
+        // Integers of one size pass for each other (signedness is the kernel's business); a buffer of
+        // a vector's scalars (`f32` for `float2 *`, its length in floats) is the same memory.
+        if let Some((t, lanes)) = ElemType::parse_vector(&base) {
+            let scalar = t == arg.ty || (t.size() == arg.ty.size() && !t.is_float() && !arg.ty.is_float());
+            let lanes_ok = lanes == arg.lanes || (is_buf && arg.lanes == 1);
+            if !(scalar && lanes_ok) {
+                return Err(self.error(
+                    arg.ty_at,
+                    format!(
+                        "argument '{}' is {}, but parameter {} of '{entry}' is {c}",
+                        arg.name,
+                        arg.type_name(),
+                        i + 1
+                    ),
+                ));
+            }
         }
         Ok(())
     }
