@@ -224,6 +224,16 @@ pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {
         params.push(format!("blocks {}", blocks.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")));
     }
     out.push(("parameters", if params.is_empty() { "none".into() } else { params.join("; ") }));
+    if !k.defines.is_empty() {
+        let d: Vec<String> = k.defines.iter().map(|(n, e)| format!("{n} = {}", e.expr.text())).collect();
+        out.push(("defines", d.join("; ")));
+    }
+    // What the source fixes that warpscope would otherwise pass: the configurations it makes invalid
+    // are listed below, this says why before any is.
+    let fixed: Vec<String> = k.fixed.iter().flatten().filter(|f| k.passes(&f.name)).map(|f| f.describe()).collect();
+    if !fixed.is_empty() {
+        out.push(("fixed by the source", fixed.join("; ")));
+    }
     if !k.restrictions.is_empty() {
         out.push((
             "restrictions",

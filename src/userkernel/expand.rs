@@ -7,7 +7,7 @@
 
 use super::data::{ElemType, Init, Num};
 use super::expr::Value;
-use super::file::{ArgKind, Expected, GRID_NAMES, GridRule, Image, KernelFile, LExpr, Role};
+use super::file::{ArgKind, Expected, GRID_NAMES, GridRule, Image, KERNEL_TUNER, KernelFile, LExpr, Role};
 use crate::error::{Error, Input, Names, Result};
 use crate::spec::{self, Dim3};
 
@@ -345,6 +345,13 @@ impl KernelFile {
         v
     }
 
+    /// The file's `[defines]` at a configuration.
+    fn define_values(&self, block: Dim3, params: &[(String, Value)]) -> std::result::Result<Vec<(String, Value)>, String> {
+        let vars = self.vars(block, params);
+        let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        self.defines.iter().map(|(n, e)| Ok((n.clone(), self.eval(e, &lookup).map_err(|x| x.to_string())?))).collect()
+    }
+
     /// Whether a restriction removes the configuration; `Err` when one does not evaluate.
     fn restricted_out(&self, block: Dim3, params: &[(String, Value)]) -> std::result::Result<bool, String> {
         let vars = self.vars(block, params);
@@ -378,6 +385,9 @@ impl KernelFile {
             Image::Cuda(src) => {
                 let ids = src.identifiers();
                 let mut d: Vec<(String, String)> = params.iter().map(|(n, v)| (n.clone(), v.to_string())).collect();
+                if ids.contains(KERNEL_TUNER) {
+                    d.push((KERNEL_TUNER.to_string(), "1".to_string()));
+                }
                 for (n, x) in self.block_names.iter().zip(block.to_array()) {
                     if ids.contains(n) {
                         d.push((n.clone(), x.to_string()));
@@ -441,20 +451,33 @@ impl KernelFile {
             }
             v
         };
-        let mut c = match self.evaluate(block, &params) {
-            Ok((grid, dynamic_smem, (buffers, constants), args)) => {
+        // The file's [defines] join the parameters in the module's defines (not in the record's).
+        let defined = self.define_values(block, &params);
+        let mut compiled = params.clone();
+        compiled.extend(defined.clone().unwrap_or_default());
+        let mut c = match (self.evaluate(block, &params), defined) {
+            (Ok((grid, dynamic_smem, (buffers, constants), args)), Ok(_)) => {
                 let entry = instantiate(entry, &values(Some(grid)));
-                let module = self.module_for(modules, source, block, &params, Some(grid), &entry);
+                let module = self.module_for(modules, source, block, &compiled, Some(grid), &entry);
                 Config { block, params, module, entry, grid, dynamic_smem, buffers, args, constants, invalid: None }
             }
-            Err(why) => {
+            (Err(why), _) | (_, Err(why)) => {
                 let entry = instantiate(entry, &values(None));
-                let module = self.module_for(modules, source, block, &params, None, &entry);
+                let module = self.module_for(modules, source, block, &compiled, None, &entry);
                 let mut c = self.invalid_config(block, params, module, why);
                 c.entry = entry;
                 c
             }
         };
+        // A define the source fixes at another value would not reach the kernel.
+        if c.invalid.is_none() {
+            c.invalid = modules[c.module].defines.iter().find_map(|(n, v)| {
+                let fixed = self.fixed.get(source)?.iter().find(|f| f.name == *n)?;
+                (!fixed.agrees(&Value::parse_word(v))).then(|| {
+                    format!("{}: {n} = {v} here would not reach the kernel", fixed.describe())
+                })
+            });
+        }
         if c.invalid.is_none() {
             c.invalid = c.buffers.iter().chain(&c.constants).find_map(|b| match &b.init {
                 Some(Init::Npy(p)) => {
@@ -636,6 +659,76 @@ mod tests {
         assert_eq!(instantiate("block_size_x", &vals), "block_size_x");
     }
     use super::*;
+
+    /// A kernel file over `cu` with `extra` appended (blocks of 64 and 128, UNROLL 1 and 2).
+    fn expanded(cu: &str, extra: &str, sizes: &[(&str, &str)]) -> Result<Expansion> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("k.cu"), cu).unwrap();
+        let toml = format!(
+            "source = \"k.cu\"\nentry = \"k\"\nproblem_size = \"n\"\n[sizes]\nn = 1024\n[tune_params]\nblock_size_x = [64, 128]\nUNROLL = [1, 2]\n{extra}\n[[args]]\nname = \"a\"\ntype = \"f32\"\nlen = \"n\"\noutput = true\n"
+        );
+        std::fs::write(dir.path().join("k.toml"), toml).unwrap();
+        let sizes: Vec<(String, String)> = sizes.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        KernelFile::load(&dir.path().join("k.toml"), &sizes)?.expand(None, &[], crate::error::Input::name)
+    }
+
+    fn invalid(ex: &Expansion) -> Vec<String> {
+        ex.configs.iter().filter_map(|c| c.invalid.clone()).collect()
+    }
+
+    #[test]
+    fn defines_the_source_fixes_make_other_values_invalid() {
+        // Kernel Tuner's matmul.cu: `#define WIDTH 4096`, no #ifndef: only n = 4096 reaches the kernel.
+        let cu = "#define WIDTH 4096\n__global__ void k(float *a) { a[0] = WIDTH * UNROLL; }\n";
+        let ex = expanded(cu, "[defines]\nWIDTH = \"n\"", &[("n", "4096")]).unwrap();
+        assert!(invalid(&ex).is_empty(), "{:?}", invalid(&ex));
+        assert!(ex.modules.iter().all(|m| m.defines.contains(&("WIDTH".into(), "4096".into()))), "{:?}", ex.modules);
+        // Every configuration invalid: the reason is the error.
+        let e = expanded(cu, "[defines]\nWIDTH = \"n\"", &[]).unwrap_err().to_string();
+        assert!(
+            e.ends_with("k.cu:1 fixes WIDTH at 4096 (a #define outside #ifndef WIDTH): WIDTH = 1024 here would not reach the kernel"),
+            "{e}"
+        );
+        // A parameter the source fixes: its other values are invalid rows, the fixed one runs.
+        let cu = "#define UNROLL 2\n__global__ void k(float *a) { a[0] = UNROLL; }\n";
+        let ex = expanded(cu, "", &[]).unwrap();
+        assert_eq!(ex.configs.iter().filter(|c| c.invalid.is_none()).count(), 2);
+        assert!(invalid(&ex).iter().all(|w| w.contains("fixes UNROLL at 2") && w.contains("UNROLL = 1 here")));
+        // Guarded, it yields: every configuration runs.
+        let cu = "#ifndef UNROLL\n#define UNROLL 2\n#endif\n__global__ void k(float *a) { a[0] = UNROLL; }\n";
+        assert!(invalid(&expanded(cu, "", &[]).unwrap()).is_empty());
+        // A block extent the source fixes: the other blocks would run a kernel written for 128.
+        let cu = "#define block_size_x 128\n__global__ void k(float *a) { a[0] = UNROLL * block_size_x; }\n";
+        let ex = expanded(cu, "", &[]).unwrap();
+        assert!(invalid(&ex).iter().all(|w| w.contains("fixes block_size_x at 128") && w.contains("= 64 here")));
+        assert_eq!(invalid(&ex).len(), 2);
+    }
+
+    #[test]
+    fn kernel_tuner_is_defined_where_the_source_asks() {
+        // Kernel Tuner defines `kernel_tuner`; sources keep their stand-alone defaults behind it.
+        let cu = "#ifndef kernel_tuner\n#define block_size_x 256\n#endif\n__global__ void k(float *a) { a[0] = UNROLL * block_size_x; }\n";
+        let ex = expanded(cu, "", &[]).unwrap();
+        assert!(invalid(&ex).is_empty(), "{:?}", invalid(&ex));
+        assert!(ex.modules.iter().all(|m| m.defines.contains(&("kernel_tuner".into(), "1".into()))));
+        let plain = expanded("__global__ void k(float *a) { a[0] = UNROLL; }\n", "", &[]).unwrap();
+        assert!(plain.modules.iter().all(|m| m.defines.iter().all(|(n, _)| n != "kernel_tuner")));
+    }
+
+    #[test]
+    fn file_defines_are_checked() {
+        let cu = "__global__ void k(float *a) { a[0] = UNROLL * W; }\n";
+        let e = expanded(cu, "[defines]\nV = \"n\"", &[]).unwrap_err().to_string();
+        assert!(e.contains("V never appears in"), "{e}");
+        let e = expanded(cu, "[defines]\nW = \"m\"", &[]).unwrap_err().to_string();
+        assert!(e.contains("unknown name 'm'"), "{e}");
+        let e = expanded(cu, "[defines]\nUNROLL = \"n\"", &[]).unwrap_err().to_string();
+        assert!(e.contains("already a parameter"), "{e}");
+        // From parameters and the block too; the record's parameters stay the swept ones.
+        let ex = expanded(cu, "[defines]\nW = \"2 * UNROLL * block_size_x\"", &[]).unwrap();
+        assert_eq!(ex.configs[1].params, vec![("UNROLL".to_string(), Value::Int(2))]);
+        assert!(ex.modules[ex.configs[1].module].defines.contains(&("W".into(), "256".into())));
+    }
 
     #[test]
     fn defines_from_the_command_line() {

@@ -4,6 +4,7 @@
 //! evaluate, a parameter the source never mentions, the entry and its parameters against PTX (for
 //! `.ptx` files) or against the source text (for `.cu`, until NVRTC has compiled it).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use toml::Spanned;
 use super::data::{ElemType, Init, Num};
 use super::expr::{Expr, RESERVED, Value};
 use super::raw::{OneOrMany, RawArg, RawFile, RawInit, RawReference, Scalar};
+use super::prepro::{self, FixedDefine};
 use super::source::{self, CudaSource};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
@@ -23,6 +25,9 @@ pub type Offset = usize;
 pub const BLOCK_NAMES: [&str; 3] = ["block_size_x", "block_size_y", "block_size_z"];
 /// The grid-shape defines (Kernel Tuner's), known once the grid is computed.
 pub const GRID_NAMES: [&str; 3] = ["grid_size_x", "grid_size_y", "grid_size_z"];
+/// Defined as 1 for sources that mention it, as Kernel Tuner defines it for every kernel it compiles
+/// (sources test `#ifdef kernel_tuner` to leave their stand-alone defaults out).
+pub const KERNEL_TUNER: &str = "kernel_tuner";
 
 /// Kernel Tuner's default tolerance: `numpy.allclose(answer, result, atol=1e-6)` (rtol 1e-5).
 pub const DEFAULT_RTOL: f64 = 1e-5;
@@ -237,6 +242,11 @@ pub struct KernelFile {
     pub sizes: Vec<Named>,
     /// Compile-time parameters other than the block shape.
     pub params: Vec<Param>,
+    /// `[defines]`: macros set from expressions of the sizes, parameters and block, in every module.
+    pub defines: Vec<(String, LExpr)>,
+    /// Per source (as [`KernelFile::sources`]), the `#define`s it makes whatever the command line says
+    /// (`.cu` sources; empty for the others).
+    pub fixed: Vec<Vec<FixedDefine>>,
     /// The names of the block-shape defines.
     pub block_names: [String; 3],
     /// Default block extents per axis, from `tune_params` entries named like the block.
@@ -315,6 +325,8 @@ impl KernelFile {
             entry_at: raw.entry.span().start,
             sizes: Vec::new(),
             params: Vec::new(),
+            defines: Vec::new(),
+            fixed: Vec::new(),
             block_names: BLOCK_NAMES.map(String::from),
             block_axes: [None, None, None],
             restrictions: Vec::new(),
@@ -340,6 +352,15 @@ impl KernelFile {
         k.sizes(&raw, size_overrides)?;
         k.tune_params(&raw)?;
         k.grid_rule(&raw)?;
+        for (key, value) in &raw.defines.0 {
+            let (name, at) = (key.get_ref().clone(), key.span().start);
+            k.check_identifier(&name, at)?;
+            if k.params.iter().any(|p| p.name == name) || k.block_names.contains(&name) {
+                return Err(k.error(at, format!("defines.{name}: already a parameter or a block name")));
+            }
+            let e = k.expr(value, &format!("defines.{name}"), Scope::Config)?;
+            k.defines.push((name, e));
+        }
         if let Some(r) = &raw.restrictions {
             k.restrictions = k.expr_list(r, "restrictions", Scope::Config)?;
         }
@@ -378,6 +399,7 @@ impl KernelFile {
         }
         k.verify(&raw, &dir)?;
         k.check_source()?;
+        k.fixed = k.sources.iter().map(|s| k.fixed_in(s)).collect();
         Ok(k)
     }
 
@@ -916,6 +938,13 @@ impl KernelFile {
                 if let Some(p) = self.params.iter().find(|p| !ids.contains(&p.name)) {
                     return Err(self.error(p.at, format!("parameter '{}' never appears in {} (or the headers it includes): its #define would change nothing", p.name, main.path.display())));
                 }
+                if let Some((name, e)) = self.defines.iter().find(|(n, _)| !ids.contains(n)) {
+                    return Err(self.expr_error(
+                        e,
+                        0,
+                        format!("{name} never appears in {} (or the headers it includes)", main.path.display()),
+                    ));
+                }
                 if let Some(c) = self.constants.iter().find(|c| !ids.contains(&c.name)) {
                     return Err(self.error(
                         c.at,
@@ -939,6 +968,9 @@ impl KernelFile {
                 }
             }
             Image::Ptx(ptx) => {
+                if let Some((name, e)) = self.defines.first() {
+                    return Err(self.expr_error(e, 0, format!("{name}: a .ptx file is compiled already, so #defines cannot change it (use a .cu source)")));
+                }
                 if let Some(p) = self.params.first() {
                     return Err(self.error(p.at, format!("parameter '{}': a .ptx file is compiled already, so #defines cannot change it (use a .cu source)", p.name)));
                 }
@@ -977,7 +1009,40 @@ impl KernelFile {
         Ok(())
     }
 
+    /// Whether warpscope passes `name` with `-D` (a parameter, a `[defines]` entry or a block extent).
+    pub fn passes(&self, name: &str) -> bool {
+        self.params.iter().any(|p| p.name == name)
+            || self.defines.iter().any(|(n, _)| n == name)
+            || self.block_names.iter().any(|n| n == name)
+            || GRID_NAMES.contains(&name)
+    }
+
+    /// The names warpscope may pass to `source` with `-D` (see [`KernelFile::module_defines`]) and those
+    /// of `compiler_options`: a source's `#define` of one of them outside a guard is fixed.
+    fn fixed_in(&self, source: &SourceFile) -> Vec<FixedDefine> {
+        let Image::Cuda(src) = &source.image else { return Vec::new() };
+        let mut given: BTreeSet<String> = self.params.iter().map(|p| p.name.clone()).collect();
+        given.extend(self.defines.iter().map(|(n, _)| n.clone()));
+        given.extend(self.block_names.iter().cloned());
+        given.extend(GRID_NAMES.iter().map(|n| n.to_string()));
+        given.insert(KERNEL_TUNER.to_string());
+        given.extend(self.compiler_options.iter().filter_map(|o| {
+            let d = o.strip_prefix("-D").or_else(|| o.strip_prefix("--define-macro="))?;
+            Some(d.split('=').next().unwrap_or(d).to_string())
+        }));
+        let ids = src.identifiers();
+        given.retain(|n| ids.contains(n));
+        prepro::fixed_defines(src, &given)
+    }
+
     fn no_params(&self, path: &Path) -> Result<()> {
+        if let Some((name, e)) = self.defines.first() {
+            return Err(self.expr_error(
+                e,
+                0,
+                format!("{name}: {} is compiled already, so #defines cannot change it", path.display()),
+            ));
+        }
         match self.params.first() {
             Some(p) => Err(self.error(
                 p.at,

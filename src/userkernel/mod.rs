@@ -23,6 +23,7 @@ pub mod describe;
 mod expand;
 pub mod expr;
 mod file;
+pub mod prepro;
 mod raw;
 pub mod source;
 pub mod sweep;

@@ -155,6 +155,9 @@ pub struct RawFile {
     pub sizes: Entries<Spanned<Scalar>>,
     #[serde(default)]
     pub tune_params: Entries<Spanned<OneOrMany>>,
+    /// `[defines]`: `NAME = "expression"`, passed to the compiler as `-DNAME=value` in every module.
+    #[serde(default)]
+    pub defines: Entries<Spanned<Scalar>>,
     #[serde(alias = "arguments")]
     pub args: Vec<Spanned<RawArg>>,
     /// `[[constants]]`: `__constant__` arrays filled before the launches (Kernel Tuner's `cmem_args`).
