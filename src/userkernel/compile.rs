@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::expand::ModuleSpec;
 use super::file::{Image, KernelFile, include_dirs};
+use super::prepro;
 use super::source::CudaSource;
 
 /// A compile that failed: the first error line, and NVRTC's whole log.
@@ -192,6 +193,15 @@ pub fn build(
                 Image::Cuda(source) => {
                     let Some(compiler) = compiler else {
                         return Err(CompileError { summary: no_nvrtc(&src.path), log: String::new() });
+                    };
+                    let rewritten;
+                    let source = if spec.unroll.is_empty() {
+                        source
+                    } else {
+                        let mut files = source.files.clone();
+                        files[0].1 = prepro::unrolled(&files[0].1, &spec.unroll);
+                        rewritten = CudaSource { files };
+                        &rewritten
                     };
                     let job =
                         Job { source, options: options(file, spec, target), instantiate: spec.instantiate.clone() };
@@ -530,6 +540,42 @@ mod tests {
     }
 
     const CU: &str = "#include \"k.h\"\n__global__ void k(float *a) { a[0] = tile * HALF; }\n";
+
+    /// Gives back the text it was handed as the PTX's comment.
+    struct Echo;
+
+    impl Compiler for Echo {
+        fn version(&self) -> String {
+            "echo 1.0".into()
+        }
+        fn compile(&self, job: &Job<'_>) -> Result<String, CompileError> {
+            Ok(format!("{}\n{}", job.source.main(), job.options.join(" ")))
+        }
+    }
+
+    #[test]
+    fn kernel_tuners_loop_unroll_factors_reach_the_pragma() {
+        let dir = tempfile::tempdir().unwrap();
+        let cu = "__global__ void k(float *a) {\n  #pragma unroll loop_unroll_factor_0\n  for (int i = 0; i < 8; i++) a[i] = i * tile;\n}\n";
+        std::fs::write(dir.path().join("k.cu"), cu).unwrap();
+        let toml = "source = \"k.cu\"\nentry = \"k\"\ngrid = [\"1\"]\n[tune_params]\ntile = [1]\nloop_unroll_factor_0 = [0, 4]\n[[args]]\nname = \"a\"\ntype = \"f32\"\nlen = \"8\"\noutput = true\n";
+        std::fs::write(dir.path().join("k.toml"), toml).unwrap();
+        let k = KernelFile::load(&dir.path().join("k.toml"), &[]).unwrap();
+        let ex = k.expand(Some(&[crate::spec::Dim3::new(32, 1, 1)]), &[], crate::error::Input::name).unwrap();
+        assert_eq!(ex.modules.len(), 2);
+        assert_eq!(ex.modules[1].unroll, vec![("loop_unroll_factor_0".to_string(), 4)]);
+        assert!(ex.modules.iter().all(|m| m.defines.iter().all(|(n, _)| n != "loop_unroll_factor_0")));
+        let cache = Cache::at(&dir.path().join("cache"));
+        let built = build(&k, &ex.modules, &Target { cc: (9, 0), driver: "13.0".into() }, Some(&Echo), &cache);
+        let text = |i: usize| match &built[i].as_ref().unwrap().code {
+            Code::Ptx(t) => t.clone(),
+            Code::Binary(_) => panic!("PTX expected"),
+        };
+        assert!(!text(0).contains("#pragma unroll") && !text(0).contains("constexpr"), "0: no pragma: {}", text(0));
+        assert!(text(1).starts_with("constexpr int loop_unroll_factor_0 = 4;\n#line 1\n"), "{}", text(1));
+        assert!(text(1).contains("#pragma unroll loop_unroll_factor_0") && !text(1).contains("-Dloop_unroll"));
+        assert!(text(0).contains("-Dtile=1"), "other parameters stay defines");
+    }
 
     #[test]
     fn modules_are_compiled_once_then_come_from_the_cache() {

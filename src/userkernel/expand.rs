@@ -8,6 +8,7 @@
 use super::data::{ElemType, Init, Num};
 use super::expr::Value;
 use super::file::{ArgKind, Expected, GRID_NAMES, GridRule, Image, KERNEL_TUNER, KernelFile, LExpr, Role};
+use super::prepro::LOOP_UNROLL;
 use crate::error::{Error, Input, Names, Result};
 use crate::spec::{self, Dim3};
 
@@ -21,6 +22,10 @@ pub struct ModuleSpec {
     /// Template instantiations its configurations name (`MatrixMulCUDA<16>`), for NVRTC to make (CUDA
     /// sources only).
     pub instantiate: Vec<String>,
+    /// Kernel Tuner's loop-unroll parameters (names containing `loop_unroll_factor`) and their values:
+    /// given to the source as `constexpr int`s, as `#pragma unroll` needs, and 0 removing the pragma
+    /// that names it (see [`super::prepro::unrolled`]); not among `defines`.
+    pub unroll: Vec<(String, i64)>,
 }
 
 /// `entry` with the parameters in its template arguments replaced by their values
@@ -381,10 +386,17 @@ impl KernelFile {
         grid: Option<Dim3>,
         entry: &str,
     ) -> usize {
+        let mut unroll = Vec::new();
         let defines = match &self.sources[source].image {
             Image::Cuda(src) => {
                 let ids = src.identifiers();
-                let mut d: Vec<(String, String)> = params.iter().map(|(n, v)| (n.clone(), v.to_string())).collect();
+                let mut d: Vec<(String, String)> = Vec::new();
+                for (n, v) in params {
+                    match v {
+                        Value::Int(i) if n.contains(LOOP_UNROLL) => unroll.push((n.clone(), *i)),
+                        _ => d.push((n.clone(), v.to_string())),
+                    }
+                }
                 if ids.contains(KERNEL_TUNER) {
                     d.push((KERNEL_TUNER.to_string(), "1".to_string()));
                 }
@@ -408,7 +420,7 @@ impl KernelFile {
             Image::Cuda(_) if entry.contains('<') => vec![entry.to_string()],
             _ => Vec::new(),
         };
-        let spec = ModuleSpec { source, defines, instantiate };
+        let spec = ModuleSpec { source, defines, instantiate, unroll };
         match modules.iter().position(|m| *m == spec) {
             Some(i) => i,
             None => {

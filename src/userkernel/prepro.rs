@@ -11,6 +11,35 @@ use std::path::PathBuf;
 use super::expr::{Expr, Value};
 use super::source::{CudaSource, strip_comments};
 
+/// Kernel Tuner's mark of a loop-unroll parameter: `#pragma unroll` takes a constant expression, not a
+/// macro (NVRTC ignores the pragma, with a warning, when its argument is an undefined name), so such a
+/// parameter is given as `constexpr int NAME = N;`, and 0 ("let the compiler decide") removes the
+/// pragma that names it, as Kernel Tuner's `prepare_kernel_string` does.
+pub const LOOP_UNROLL: &str = "loop_unroll_factor";
+
+/// `text` with Kernel Tuner's loop-unroll parameters applied: `constexpr int NAME = N;` for each
+/// non-zero one ahead of the text (then `#line 1`, so messages and the line table keep the file's
+/// lines), and each `#pragma unroll NAME` of a zero one blanked (the line stays, empty).
+pub fn unrolled(text: &str, factors: &[(String, i64)]) -> String {
+    let mut out: String =
+        factors.iter().filter(|(_, v)| *v != 0).map(|(n, v)| format!("constexpr int {n} = {v};\n")).collect();
+    if !out.is_empty() {
+        out.push_str("#line 1\n");
+    }
+    let zero: Vec<&str> = factors.iter().filter(|(_, v)| *v == 0).map(|(n, _)| n.as_str()).collect();
+    for line in text.split_inclusive('\n') {
+        let words: Vec<&str> = line.trim_start().trim_start_matches('#').split_whitespace().collect();
+        let pragma = line.trim_start().starts_with('#')
+            && matches!(words.as_slice(), ["pragma", "unroll", name, ..] if zero.contains(name));
+        if pragma {
+            out.push_str(if line.ends_with('\n') { "\n" } else { "" });
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// A `#define` the source makes unconditionally.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FixedDefine {
@@ -296,6 +325,21 @@ mod tests {
         assert_eq!(fixed(zero, &[]), vec![("B".into(), "2".into(), 4)]);
         let comments = "// #define A 1\n/* #define B 2 */\n#define C /* the size */ 3\n";
         assert_eq!(fixed(comments, &[]), vec![("C".into(), "3".into(), 3)]);
+    }
+
+    #[test]
+    fn loop_unroll_factors_become_constants_and_zero_removes_the_pragma() {
+        // Kernel Tuner's reduction.cu.
+        let text = "__global__ void k(float *a, int n) {\n    #pragma unroll loop_unroll_factor_0\n    for (int i = 0; i < n; i++) a[i] = i;\n}\n";
+        let four = unrolled(text, &[("loop_unroll_factor_0".into(), 4)]);
+        assert_eq!(four, format!("constexpr int loop_unroll_factor_0 = 4;\n#line 1\n{text}"));
+        let zero = unrolled(text, &[("loop_unroll_factor_0".into(), 0)]);
+        assert_eq!(zero, text.replace("    #pragma unroll loop_unroll_factor_0\n", "\n"), "the line stays, empty");
+        assert_eq!(zero.lines().count(), text.lines().count());
+        // Another factor's pragma, and `#pragma unroll` alone, stay.
+        let other = "# pragma unroll loop_unroll_factor_1\n#pragma unroll\n#pragma unroll 4\n";
+        assert_eq!(unrolled(other, &[("loop_unroll_factor_0".into(), 0)]), other);
+        assert_eq!(unrolled(other, &[("loop_unroll_factor_1".into(), 0)]), "\n#pragma unroll\n#pragma unroll 4\n");
     }
 
     #[test]
