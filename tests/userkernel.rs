@@ -300,3 +300,20 @@ fn vector_buffers_count_their_lanes() {
     let (ok, _, err) = run(file("float4", "").replace("type = \"i32\"\nvalue", "type = \"int2\"\nvalue"));
     assert!(!ok && err.contains("argument 'n': a vector type (int2) is for buffers, not scalars"), "{err}");
 }
+
+#[test]
+fn an_output_may_be_left_unverified() {
+    // A scratch output (Kernel Tuner verifies only what `answer` names): written, poisoned, not compared.
+    let scratch = toml(&[("len = \"n\"\noutput = true", "len = \"n\"\noutput = true\nverify = false")]);
+    let (ok, out, err, _d) = with_files(&[("k.cu", CU), ("k.toml", &scratch)], &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("poisoned, not verified (verify = false)"), "{out}");
+    assert!(out.contains("no output buffer is compared (none declared, or each has verify = false)"), "{out}");
+    // Only outputs are verified or not.
+    fails(
+        &[("name = \"x\"\ntype = \"f32\"\nlen = \"n\"", "name = \"x\"\ntype = \"f32\"\nlen = \"n\"\nverify = true")],
+        &[],
+        "22:10",
+        "verify applies to outputs",
+    );
+}

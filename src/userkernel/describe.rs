@@ -242,7 +242,7 @@ pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {
     }
     let outputs_float: Vec<bool> = k.outputs().map(|i| k.args[i].ty.is_float()).collect();
     let tol = if outputs_float.is_empty() {
-        "no output buffer: nothing is compared".to_string()
+        "no output buffer is compared (none declared, or each has verify = false)".to_string()
     } else if !k.verify.tolerance_given && !outputs_float.contains(&true) {
         "integer outputs compared exactly".to_string()
     } else {
@@ -302,9 +302,10 @@ pub fn arg_rows(k: &KernelFile, at: Option<&Config>) -> Vec<[String; 6]> {
             });
             let (kind, expr, contents) = match &a.kind {
                 ArgKind::Buffer { len, role, init } => {
+                    let verified = if a.check { "verified" } else { "not verified (verify = false)" };
                     let contents = match (role, init) {
-                        (Role::Output, _) => "poisoned, verified".to_string(),
-                        (Role::InOut, Some(i)) => format!("{i}, verified"),
+                        (Role::Output, _) => format!("poisoned, {verified}"),
+                        (Role::InOut, Some(i)) => format!("{i}, {verified}"),
                         (_, Some(i)) => i.to_string(),
                         (_, None) => "-".into(),
                     };

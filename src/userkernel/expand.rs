@@ -68,9 +68,16 @@ pub struct Buffer {
     pub role: Role,
     /// How it is filled (inputs and in-out buffers).
     pub init: Option<Init>,
+    /// Whether it is compared (an output without `verify = false`).
+    pub check: bool,
 }
 
 impl Buffer {
+    /// Whether the buffer is copied back and compared after a verified launch.
+    pub fn compared(&self) -> bool {
+        self.role != Role::Input && self.check
+    }
+
     /// Bytes on the device.
     pub fn bytes(&self) -> u64 {
         self.len * self.ty.size() as u64
@@ -351,7 +358,11 @@ impl KernelFile {
     }
 
     /// The file's `[defines]` at a configuration.
-    fn define_values(&self, block: Dim3, params: &[(String, Value)]) -> std::result::Result<Vec<(String, Value)>, String> {
+    fn define_values(
+        &self,
+        block: Dim3,
+        params: &[(String, Value)],
+    ) -> std::result::Result<Vec<(String, Value)>, String> {
         let vars = self.vars(block, params);
         let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
         self.defines.iter().map(|(n, e)| Ok((n.clone(), self.eval(e, &lookup).map_err(|x| x.to_string())?))).collect()
@@ -485,9 +496,8 @@ impl KernelFile {
         if c.invalid.is_none() {
             c.invalid = modules[c.module].defines.iter().find_map(|(n, v)| {
                 let fixed = self.fixed.get(source)?.iter().find(|f| f.name == *n)?;
-                (!fixed.agrees(&Value::parse_word(v))).then(|| {
-                    format!("{}: {n} = {v} here would not reach the kernel", fixed.describe())
-                })
+                (!fixed.agrees(&Value::parse_word(v)))
+                    .then(|| format!("{}: {n} = {v} here would not reach the kernel", fixed.describe()))
             });
         }
         if c.invalid.is_none() {
@@ -537,13 +547,26 @@ impl KernelFile {
                             .to_string());
                     }
                     // A vector type's buffer holds `lanes` scalars per element.
-                    let overflow =
-                        || self.expr_error(len, 0, format!("{n} elements of {} overflow 64-bit byte counts", a.type_name()));
+                    let overflow = || {
+                        self.expr_error(
+                            len,
+                            0,
+                            format!("{n} elements of {} overflow 64-bit byte counts", a.type_name()),
+                        )
+                    };
                     let n = (n as u64).checked_mul(a.lanes as u64).ok_or_else(|| overflow().to_string())?;
                     if n.checked_mul(a.ty.size() as u64).is_none_or(|b| b > isize::MAX as u64) {
                         return Err(overflow().to_string());
                     }
-                    let b = Buffer { name: a.name.clone(), arg: i, ty: a.ty, len: n, role: *role, init: init.clone() };
+                    let b = Buffer {
+                        name: a.name.clone(),
+                        arg: i,
+                        ty: a.ty,
+                        len: n,
+                        role: *role,
+                        init: init.clone(),
+                        check: a.check,
+                    };
                     if i >= self.args.len() {
                         constants.push(b);
                         continue;

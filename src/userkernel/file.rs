@@ -12,8 +12,8 @@ use toml::Spanned;
 
 use super::data::{ElemType, Init, Num};
 use super::expr::{Expr, RESERVED, Value};
-use super::raw::{OneOrMany, RawArg, RawFile, RawInit, RawReference, Scalar};
 use super::prepro::{self, FixedDefine};
+use super::raw::{OneOrMany, RawArg, RawFile, RawInit, RawReference, Scalar};
 use super::source::{self, CudaSource};
 use crate::error::{Error, Result};
 use crate::spec::Dim3;
@@ -163,6 +163,8 @@ pub struct ArgSpec {
     pub name: String,
     /// Element type (of the buffer, or of the scalar); a vector type's scalar.
     pub ty: ElemType,
+    /// Whether an output is compared (`verify = false` leaves one unchecked); true for the others.
+    pub check: bool,
     /// Scalars per element: 1, or a vector type's lanes (`float4`: 4). A buffer's `len` counts
     /// elements, so it holds `len x lanes` scalars of `ty`.
     pub lanes: u32,
@@ -610,7 +612,15 @@ impl KernelFile {
                 ArgKind::Buffer { len: self.expr(len, &format!("len of {name}"), Scope::Launch)?, role, init }
             }
         };
-        Ok(ArgSpec { name, ty, lanes, kind, at, ty_at: r.ty.span().start })
+        if let Some(v) = &r.verify
+            && !r.output
+        {
+            return Err(
+                self.error(v.span().start, format!("argument '{name}': verify applies to outputs (output = true)"))
+            );
+        }
+        let check = r.verify.as_ref().is_none_or(|v| *v.get_ref());
+        Ok(ArgSpec { name, ty, lanes, check, kind, at, ty_at: r.ty.span().start })
     }
 
     fn init(&self, i: &Spanned<RawInit>, ty: ElemType, arg: &str, dir: &Path) -> Result<Init> {
@@ -795,7 +805,7 @@ impl KernelFile {
         self.args
             .iter()
             .enumerate()
-            .filter(|(_, a)| matches!(a.kind, ArgKind::Buffer { role: Role::Output | Role::InOut, .. }))
+            .filter(|(_, a)| a.check && matches!(a.kind, ArgKind::Buffer { role: Role::Output | Role::InOut, .. }))
             .map(|(i, _)| i)
     }
 
@@ -969,7 +979,13 @@ impl KernelFile {
             }
             Image::Ptx(ptx) => {
                 if let Some((name, e)) = self.defines.first() {
-                    return Err(self.expr_error(e, 0, format!("{name}: a .ptx file is compiled already, so #defines cannot change it (use a .cu source)")));
+                    return Err(self.expr_error(
+                        e,
+                        0,
+                        format!(
+                            "{name}: a .ptx file is compiled already, so #defines cannot change it (use a .cu source)"
+                        ),
+                    ));
                 }
                 if let Some(p) = self.params.first() {
                     return Err(self.error(p.at, format!("parameter '{}': a .ptx file is compiled already, so #defines cannot change it (use a .cu source)", p.name)));

@@ -304,7 +304,8 @@ mod tests {
     fn guarded_defines_yield_to_the_command_line() {
         let kt_matmul = "#define WIDTH 4096\n\n__global__ void matmul(float *C) {}\n";
         assert_eq!(fixed(kt_matmul, &["block_size_x"]), vec![("WIDTH".into(), "4096".into(), 1)]);
-        let guarded = "#ifndef tile\n#define tile 4\n#endif\n#if !defined(block_size_x)\n#define block_size_x 256\n#endif\n";
+        let guarded =
+            "#ifndef tile\n#define tile 4\n#endif\n#if !defined(block_size_x)\n#define block_size_x 256\n#endif\n";
         assert_eq!(fixed(guarded, &["tile", "block_size_x"]), vec![]);
         // Not passed, the guard is open and the default holds: fixed (nothing disagrees with it).
         assert_eq!(fixed(guarded, &[]), vec![("tile".into(), "4".into(), 2), ("block_size_x".into(), "256".into(), 5)]);
@@ -319,7 +320,8 @@ mod tests {
         let text = "#if __CUDA_ARCH__ >= 800\n#define TILE 32\n#elif defined(__CUDACC__)\n#define TILE 16\n#else\n#define TILE 8\n#endif\n#ifdef USE_FAST\n#define N 3\n#endif\n";
         assert_eq!(fixed(text, &[]), vec![], "arch tests and names only the toolchain defines");
         // An include guard is open the first time through; a function-like macro is no value.
-        let header = "#ifndef K_H\n#define K_H\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#define N \\\n  (1 << 10)\n#endif\n";
+        let header =
+            "#ifndef K_H\n#define K_H\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#define N \\\n  (1 << 10)\n#endif\n";
         assert_eq!(fixed(header, &[]), vec![("K_H".into(), "".into(), 2), ("N".into(), "(1 << 10)".into(), 4)]);
         let zero = "#if 0\n#define A 1\n#elif 1\n#define B 2\n#else\n#define C 3\n#endif\n";
         assert_eq!(fixed(zero, &[]), vec![("B".into(), "2".into(), 4)]);
@@ -353,9 +355,6 @@ mod tests {
         assert!(d("float").agrees(&Value::Str("float".into())));
         assert!(!d("double").agrees(&Value::Str("float".into())));
         assert!(!d("N * 2").agrees(&Value::Int(8)), "a name it cannot evaluate");
-        assert_eq!(
-            d("4096").describe(),
-            "k.cu:1 fixes W at 4096 (a #define outside #ifndef W)"
-        );
+        assert_eq!(d("4096").describe(), "k.cu:1 fixes W at 4096 (a #define outside #ifndef W)");
     }
 }

@@ -177,6 +177,9 @@ pub struct RawArg {
     pub value: Option<Spanned<Scalar>>,
     #[serde(default)]
     pub output: bool,
+    /// `verify = false`: an output that is written but not compared (scratch space, or contents no
+    /// check applies to).
+    pub verify: Option<Spanned<bool>>,
     pub init: Option<Spanned<RawInit>>,
 }
 

@@ -255,7 +255,7 @@ impl UserSweep<'_> {
         let Expected::Npy(files) = &self.file.verify.expected else { return Ok(None) };
         let Some(c) = self.ex.configs.iter().find(|c| c.invalid.is_none()) else { return Ok(None) };
         let mut out = Vec::new();
-        for b in c.buffers.iter().filter(|b| b.role != Role::Input) {
+        for b in c.buffers.iter().filter(|b| b.compared()) {
             let (_, path) = files
                 .iter()
                 .find(|(arg, _)| *arg == b.arg)
@@ -345,7 +345,7 @@ impl UserSweep<'_> {
     /// What the outputs hold now, in output order.
     fn read_outputs(&self, gpu: &mut dyn UserGpu, c: &Config) -> Result<Vec<HostData>> {
         let mut out = Vec::new();
-        for (i, b) in c.buffers.iter().enumerate().filter(|(_, b)| b.role != Role::Input) {
+        for (i, b) in c.buffers.iter().enumerate().filter(|(_, b)| b.compared()) {
             out.push(HostData { ty: b.ty, bytes: gpu.user_read(i)? });
         }
         Ok(out)
@@ -404,7 +404,7 @@ impl UserSweep<'_> {
         // one's (an output sized by the grid, compared with another configuration's), or the two sums.
         let mut explained = None;
         let verification = if let Expected::Sums(pairs) = &self.file.verify.expected {
-            let outputs: Vec<&super::expand::Buffer> = c.buffers.iter().filter(|b| b.role != Role::Input).collect();
+            let outputs: Vec<&super::expand::Buffer> = c.buffers.iter().filter(|b| b.compared()).collect();
             for &(_, i) in pairs {
                 if let Some(b) = c.buffers.iter().find(|b| b.arg == i) {
                     self.input(b, inputs)?;
@@ -442,8 +442,7 @@ impl UserSweep<'_> {
         } else {
             match expected.as_ref() {
                 Some(want) => {
-                    let names: Vec<&str> =
-                        c.buffers.iter().filter(|b| b.role != Role::Input).map(|b| b.name.as_str()).collect();
+                    let names: Vec<&str> = c.buffers.iter().filter(|b| b.compared()).map(|b| b.name.as_str()).collect();
                     let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
                     explained = outputs.iter().zip(want).find(|((_, g), w)| g.len() != w.len()).map(|((n, g), w)| {
                         format!("output '{n}' has {} elements where the expected outputs have {}", g.len(), w.len())
@@ -522,7 +521,10 @@ impl UserSweep<'_> {
             // No output buffer: nothing was compared, so nothing is claimed verified.
             Some(v) if v.checked == 0 => {
                 r.status = Status::Ok;
-                r.reason = Some("the file declares no output buffer: nothing was verified".into());
+                r.reason = Some(
+                    "no output buffer is compared (none declared, or each has verify = false): nothing was verified"
+                        .into(),
+                );
             }
             Some(v) => {
                 r.status = Status::Ok;
