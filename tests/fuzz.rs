@@ -168,3 +168,39 @@ fn output_paths() {
     ];
     fuzz("output_paths", fuzzing::output_paths, seeds.iter().map(|s| s.as_bytes().to_vec()).collect(), 10_000);
 }
+
+#[test]
+fn kernel_sources() {
+    let mut seeds = files("examples/kernels", "cu");
+    seeds.extend(files("kernels", "cu"));
+    seeds.extend(files("kernels-ptx", "ptx").into_iter().map(|p| p[..p.len().min(20_000)].to_vec()));
+    fuzz("kernel_source", fuzzing::kernel_source, seeds, 4_000);
+}
+
+#[test]
+fn kernel_files() {
+    // The examples, their source names pointed at the fuzz folder's k.cu and k.ptx.
+    let own = [
+        "source = \"k.cu\"\nentry = \"k\"\nproblem_size = \"n\"\nrestrictions = [\"tile <= block_size_x\"]\n[sizes]\nn = 1000\n[defines]\nW = \"64\"\n[tune_params]\ntile = [1, 2]\nloop_unroll_factor_0 = [0, 4]\n[[args]]\nname = \"a\"\ntype = \"float2\"\nlen = \"n\"\noutput = true\n[[args]]\nname = \"n\"\ntype = \"i32\"\nvalue = \"n\"\n[verify]\nsame_as_first = true\n",
+        "source = \"k.ptx\"\nentry = \"k\"\ngrid = [\"n // block_size_x\", 1]\n[sizes]\nn = 4096\n[[args]]\nname = \"a\"\ntype = \"f32\"\nlen = \"n\"\noutput = true\nverify = false\n[[args]]\nname = \"n\"\ntype = \"u32\"\nvalue = \"n\"\n",
+    ];
+    // Both load: the mutations start from files that reach the expansion.
+    for seed in own {
+        let dir = std::env::temp_dir().join(format!("warpscope-fuzz-kernel-file-{}", std::process::id()));
+        fuzzing::kernel_file(b"");
+        let k = warpscope::userkernel::KernelFile::parse(&dir.join("k.toml"), seed.to_string(), &[]);
+        assert!(k.is_ok(), "{seed}: {:?}", k.err());
+    }
+    let seeds = own
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .chain(files("examples/kernels", "toml"))
+        .map(|t| {
+            let t = String::from_utf8_lossy(&t).into_owned();
+            let source = t.lines().find(|l| l.starts_with("source")).unwrap_or("").to_string();
+            let k = if source.contains(".ptx") { "source = \"k.ptx\"" } else { "source = \"k.cu\"" };
+            t.replace(&source, k).into_bytes()
+        })
+        .collect();
+    fuzz("kernel_file", fuzzing::kernel_file, seeds, 4_000);
+}
