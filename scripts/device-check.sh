@@ -65,6 +65,7 @@ step kfs-template   "$bin" sweep --kernel-file "$here/../examples/kernels/templa
 step kfs-constant   "$bin" sweep --kernel-file "$here/../examples/kernels/poly_constant.toml" --format json -o "$out/kfs-constant.json"
 step kfs-sums       "$bin" sweep --kernel-file "$here/../examples/kernels/partial_sums.toml" --format json -o "$out/kfs-sums.json"
 step kfs-vector     "$bin" sweep --kernel-file "$here/../examples/kernels/saxpy4.toml" --format json -o "$out/kfs-vector.json"
+step kfs-headers    "$bin" sweep --kernel-file "$here/../examples/kernels/cg_block_sum.toml" --format json -o "$out/kfs-headers.json"
 step kfs-conv2d     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfs-conv2d.json"
 step kfs-matmul     "$bin" sweep --kernel-file "$here/../examples/kernels/matmul.toml" --metrics achieved_occupancy,gld_throughput,gld_efficiency --format json -o "$out/kfs-matmul.json"
 step kfs-matmul-run "$bin" run --kernel-file "$here/../examples/kernels/matmul.toml" --block 16x16 --define TILE=16
@@ -241,7 +242,7 @@ out = sys.argv[1]
 def load(n):
     p = os.path.join(out, n + ".json")
     return json.load(open(p)) if os.path.exists(p) else None
-for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-sums", "kfs-vector", "kfs-conv2d", "kfs-matmul", "kfs-ptx", "kfs-oob", "kfs-crash"]:
+for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-sums", "kfs-vector", "kfs-headers", "kfs-conv2d", "kfs-matmul", "kfs-ptx", "kfs-oob", "kfs-crash"]:
     r = load(n)
     if not r:
         print(f"{n}: no report"); continue

@@ -311,6 +311,8 @@ type CopyOut = unsafe extern "C" fn(*mut c_void, *mut c_char) -> c_int;
 /// libnvrtc, loaded at run time with every entry point checked.
 pub struct Nvrtc {
     path: PathBuf,
+    /// The toolkit's header folders, passed last (see [`toolkit_includes`]).
+    includes: Vec<PathBuf>,
     version: (i32, i32),
     create: CreateProgram,
     compile: CompileProgram,
@@ -385,6 +387,7 @@ impl Nvrtc {
         }
         Ok(Nvrtc {
             path: path.to_path_buf(),
+            includes: toolkit_includes(path),
             version: (major, minor),
             create: sym!("nvrtcCreateProgram"),
             compile: sym!("nvrtcCompileProgram"),
@@ -437,6 +440,45 @@ impl Drop for Program<'_> {
     }
 }
 
+/// The CUDA headers nvcc finds without being told, for the libnvrtc at `lib`: its toolkit's `include`
+/// (`cooperative_groups.h`, `cuda_fp16.h`, `mma.h` ...) and `include/cccl` (CUB, Thrust and libcu++ since
+/// CUDA 13), beside `<root>/lib64` or `<root>/targets/<arch>/lib`; for a pip wheel
+/// (`site-packages/nvidia/cuda_nvrtc/lib`) every `nvidia/*/include` of the wheels beside it; for a
+/// libnvrtc found by the system's loader, `$CUDA_PATH`, `$CUDA_HOME` or `/usr/local/cuda`. Only folders
+/// that exist; passed after every other option, so a kernel's own `-I` folders come first. Their
+/// contents belong to the toolkit whose NVRTC is in the cache key.
+pub fn toolkit_includes(lib: &Path) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let up = lib.parent().and_then(Path::parent).filter(|p| !p.as_os_str().is_empty());
+    if let Some(up) = up {
+        roots.push(up.to_path_buf());
+        let parent = up.parent();
+        match parent.and_then(Path::file_name).and_then(|n| n.to_str()) {
+            Some("targets") => roots.extend(parent.and_then(Path::parent).map(Path::to_path_buf)),
+            Some("nvidia") => {
+                if let Some(Ok(entries)) = parent.map(std::fs::read_dir) {
+                    let mut wheels: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+                    wheels.sort();
+                    roots.extend(wheels);
+                }
+            }
+            _ => {}
+        }
+    } else {
+        roots.extend(["CUDA_PATH", "CUDA_HOME"].iter().filter_map(|v| std::env::var_os(v)).map(PathBuf::from));
+        roots.push(PathBuf::from("/usr/local/cuda"));
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for r in roots {
+        for d in [r.join("include"), r.join("include").join("cccl")] {
+            if d.is_dir() && !out.contains(&d) {
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
 /// Host headers given to NVRTC as empty ones (see [`Nvrtc::compile`]).
 const HOST_HEADERS: &[&str] = &["stdio.h", "cstdio", "stdlib.h", "cstdlib"];
 
@@ -456,7 +498,14 @@ impl Compiler for Nvrtc {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "kernel.cu".into()))?;
-        let opts: Vec<CString> = job.options.iter().map(|o| nul(o)).collect::<Result<_, _>>()?;
+        // The toolkit's headers last, as nvcc finds them without an -I (see toolkit_includes).
+        let opts: Vec<CString> = job
+            .options
+            .iter()
+            .cloned()
+            .chain(self.includes.iter().map(|d| format!("-I{}", d.display())))
+            .map(|o| nul(&o))
+            .collect::<Result<_, _>>()?;
         let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
         let mut prog = std::ptr::null_mut();
         // Host C headers that kernels written for nvcc include (Kernel Tuner's examples open with
@@ -540,6 +589,43 @@ mod tests {
     }
 
     const CU: &str = "#include \"k.h\"\n__global__ void k(float *a) { a[0] = tile * HALF; }\n";
+
+    #[test]
+    fn the_toolkits_headers_are_found_beside_its_libnvrtc() {
+        let dir = tempfile::tempdir().unwrap();
+        let mk = |p: &str| std::fs::create_dir_all(dir.path().join(p)).unwrap();
+        // A toolkit: lib64 and targets/<arch>/lib, include with cccl.
+        for p in
+            ["cuda/lib64", "cuda/include/cccl", "cuda/targets/x86_64-linux/lib", "cuda/targets/x86_64-linux/include"]
+        {
+            mk(p);
+        }
+        let root = dir.path().join("cuda");
+        assert_eq!(
+            toolkit_includes(&root.join("lib64/libnvrtc.so")),
+            vec![root.join("include"), root.join("include/cccl")]
+        );
+        assert_eq!(
+            toolkit_includes(&root.join("targets/x86_64-linux/lib/libnvrtc.so.13")),
+            vec![root.join("targets/x86_64-linux/include"), root.join("include"), root.join("include/cccl")]
+        );
+        // pip wheels: every nvidia/*/include.
+        for p in [
+            "site/nvidia/cuda_nvrtc/lib",
+            "site/nvidia/cuda_nvrtc/include",
+            "site/nvidia/cuda_runtime/include",
+            "site/nvidia/cublas/lib",
+        ] {
+            mk(p);
+        }
+        let nv = dir.path().join("site/nvidia");
+        assert_eq!(
+            toolkit_includes(&nv.join("cuda_nvrtc/lib/libnvrtc.so.13")),
+            vec![nv.join("cuda_nvrtc/include"), nv.join("cuda_runtime/include")]
+        );
+        // Nothing that does not exist.
+        assert!(toolkit_includes(&dir.path().join("none/lib/libnvrtc.so")).is_empty());
+    }
 
     /// Gives back the text it was handed as the PTX's comment.
     struct Echo;
