@@ -387,7 +387,7 @@ impl Nvrtc {
         }
         Ok(Nvrtc {
             path: path.to_path_buf(),
-            includes: toolkit_includes(path),
+            includes: toolkit_includes(&loaded_path(path)),
             version: (major, minor),
             create: sym!("nvrtcCreateProgram"),
             compile: sym!("nvrtcCompileProgram"),
@@ -443,10 +443,10 @@ impl Drop for Program<'_> {
 /// The CUDA headers nvcc finds without being told, for the libnvrtc at `lib`: its toolkit's `include`
 /// (`cooperative_groups.h`, `cuda_fp16.h`, `mma.h` ...) and `include/cccl` (CUB, Thrust and libcu++ since
 /// CUDA 13), beside `<root>/lib64` or `<root>/targets/<arch>/lib`; for a pip wheel
-/// (`site-packages/nvidia/cuda_nvrtc/lib`) every `nvidia/*/include` of the wheels beside it; for a
-/// libnvrtc found by the system's loader, `$CUDA_PATH`, `$CUDA_HOME` or `/usr/local/cuda`. Only folders
+/// (`site-packages/nvidia/cuda_nvrtc/lib`) every `nvidia/*/include` of the wheels beside it. Only folders
 /// that exist; passed after every other option, so a kernel's own `-I` folders come first. Their
-/// contents belong to the toolkit whose NVRTC is in the cache key.
+/// contents belong to the toolkit whose NVRTC is in the cache key (never another toolkit's: a library
+/// without a folder gives none).
 pub fn toolkit_includes(lib: &Path) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
     let up = lib.parent().and_then(Path::parent).filter(|p| !p.as_os_str().is_empty());
@@ -464,9 +464,6 @@ pub fn toolkit_includes(lib: &Path) -> Vec<PathBuf> {
             }
             _ => {}
         }
-    } else {
-        roots.extend(["CUDA_PATH", "CUDA_HOME"].iter().filter_map(|v| std::env::var_os(v)).map(PathBuf::from));
-        roots.push(PathBuf::from("/usr/local/cuda"));
     }
     let mut out: Vec<PathBuf> = Vec::new();
     for r in roots {
@@ -477,6 +474,30 @@ pub fn toolkit_includes(lib: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Where a library opened by its bare name (`libnvrtc.so.13`, found by the system's loader) lies: the
+/// file this process mapped for it (`/proc/self/maps`), else the name as given.
+fn loaded_path(path: &Path) -> PathBuf {
+    if path.parent().is_some_and(|p| !p.as_os_str().is_empty()) {
+        return path.to_path_buf();
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let stem = name.split(".so").next().unwrap_or(name);
+    std::fs::read_to_string("/proc/self/maps")
+        .ok()
+        .and_then(|maps| {
+            maps.lines()
+                .filter_map(|l| l.split_whitespace().nth(5))
+                .find(|p| {
+                    Path::new(p)
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(&format!("{stem}.so")))
+                })
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// Host headers given to NVRTC as empty ones (see [`Nvrtc::compile`]).
@@ -623,8 +644,13 @@ mod tests {
             toolkit_includes(&nv.join("cuda_nvrtc/lib/libnvrtc.so.13")),
             vec![nv.join("cuda_nvrtc/include"), nv.join("cuda_runtime/include")]
         );
-        // Nothing that does not exist.
+        // Nothing that does not exist, nor for a library without a folder.
         assert!(toolkit_includes(&dir.path().join("none/lib/libnvrtc.so")).is_empty());
+        assert!(toolkit_includes(Path::new("libnvrtc.so")).is_empty());
+        // A library opened by its bare name is found where this process mapped it.
+        let libc = loaded_path(Path::new("libc.so.6"));
+        assert!(libc.is_absolute() && libc.exists(), "{}", libc.display());
+        assert_eq!(loaded_path(Path::new("/x/lib64/libnvrtc.so")), PathBuf::from("/x/lib64/libnvrtc.so"));
     }
 
     /// Gives back the text it was handed as the PTX's comment.
