@@ -309,6 +309,10 @@ fn an_output_may_be_left_unverified() {
     assert!(ok, "{err}");
     assert!(out.contains("poisoned, not verified (verify = false)"), "{out}");
     assert!(out.contains("no output buffer is compared (none declared, or each has verify = false)"), "{out}");
+    // An unchecked output named by a check is a mistake.
+    let summed = format!("{scratch}\n[verify]\nsums = {{ y = \"x\" }}\n");
+    let (ok, _, err, _d) = with_files(&[("k.cu", CU), ("k.toml", &summed)], &[]);
+    assert!(!ok && err.contains("sums: output 'y' has verify = false: nothing compares it"), "{err}");
     // Only outputs are verified or not.
     fails(
         &[("name = \"x\"\ntype = \"f32\"\nlen = \"n\"", "name = \"x\"\ntype = \"f32\"\nlen = \"n\"\nverify = true")],

@@ -721,6 +721,12 @@ impl KernelFile {
                         format!("expected: '{}' is not an output (output = true)", key.get_ref()),
                     ));
                 }
+                if !self.args[i].check {
+                    return Err(self.error(
+                        key.span().start,
+                        format!("expected: output '{}' has verify = false: nothing compares it", key.get_ref()),
+                    ));
+                }
                 let path = dir.join(file.get_ref());
                 if !path.is_file() {
                     return Err(self.error(file.span().start, format!("expected: no file {}", path.display())));
@@ -744,6 +750,12 @@ impl KernelFile {
                     return Err(self.error(
                         key.span().start,
                         format!("sums: '{}' is not an output (output = true)", key.get_ref()),
+                    ));
+                }
+                if !self.args[o].check {
+                    return Err(self.error(
+                        key.span().start,
+                        format!("sums: output '{}' has verify = false: nothing compares it", key.get_ref()),
                     ));
                 }
                 let Some(i) = arg(input.get_ref())
@@ -1033,8 +1045,8 @@ impl KernelFile {
             || GRID_NAMES.contains(&name)
     }
 
-    /// The names warpscope may pass to `source` with `-D` (see [`KernelFile::module_defines`]) and those
-    /// of `compiler_options`: a source's `#define` of one of them outside a guard is fixed.
+    /// The `#define`s `source` fixes among the names warpscope may pass with `-D` (the parameters, the
+    /// `[defines]`, the block's and grid's names, `kernel_tuner`) and those of `compiler_options`.
     fn fixed_in(&self, source: &SourceFile) -> Vec<FixedDefine> {
         let Image::Cuda(src) = &source.image else { return Vec::new() };
         let mut given: BTreeSet<String> = self.params.iter().map(|p| p.name.clone()).collect();
