@@ -276,6 +276,23 @@ fn a_template_kernel_is_named_by_its_instantiation() {
         let (_d, toml) = kernel_dir(&[("k.ptx", &one)], &toml_for("k.ptx", name, false));
         mock(&["kernels", "--kernel-file", &toml]).assert().success();
     }
+    // An unsigned template argument demangles with its suffix (`reduce<256u>`): found as written.
+    let unsigned = format!(".version 8.0\n.target sm_90\n.address_size 64\n{}", entry("_Z6reduceILj256ELb1EEvPfi"));
+    for name in ["reduce<256, true>", "reduce<256u, true>", "reduce"] {
+        let (_d, toml) = kernel_dir(&[("k.ptx", &unsigned)], &toml_for("k.ptx", name, false));
+        mock(&["kernels", "--kernel-file", &toml]).assert().success();
+    }
+    // Where the compile recorded what NVRTC lowered an expression to, that decides: `k<64 / 2>` is not
+    // how the demangler reads `k<(unsigned long)32>`.
+    let lowered = format!(
+        "// warpscope lowered: mw<float, 64 / 2> = _Z2mwIfLm32EEvPfi\n.version 8.0\n.target sm_90\n.address_size 64\n{}{}",
+        entry("_Z2mwIfLm32EEvPfi"),
+        entry("_Z2mwIfLm64EEvPfi")
+    );
+    let (_d, toml) = kernel_dir(&[("k.ptx", &lowered)], &toml_for("k.ptx", "mw<float, 64/2>", false));
+    mock(&["kernels", "--kernel-file", &toml]).assert().success();
+    let (_d, toml) = kernel_dir(&[("k.ptx", &lowered)], &toml_for("k.ptx", "mw<float, 64>", false));
+    mock(&["kernels", "--kernel-file", &toml]).assert().success();
     let two = format!("{one}{}", entry("_Z2mmILi32EEvPfi"));
     let (_d, toml) = kernel_dir(&[("k.ptx", &two)], &toml_for("k.ptx", "mm", false));
     mock(&["kernels", "--kernel-file", &toml]).assert().code(2).stderr(predicate::str::contains("ambiguous"));

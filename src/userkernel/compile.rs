@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::expand::ModuleSpec;
 use super::file::{Image, KernelFile, include_dirs};
 use super::prepro;
-use super::source::CudaSource;
+use super::source::{self, CudaSource};
 
 /// A compile that failed: the first error line, and NVRTC's whole log.
 #[derive(Clone, Debug, PartialEq)]
@@ -317,6 +317,7 @@ pub struct Nvrtc {
     create: CreateProgram,
     compile: CompileProgram,
     add_name: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    lowered_name: unsafe extern "C" fn(*mut c_void, *const c_char, *mut *const c_char) -> c_int,
     destroy: unsafe extern "C" fn(*mut *mut c_void) -> c_int,
     log_size: SizeOf,
     log: CopyOut,
@@ -392,6 +393,7 @@ impl Nvrtc {
             create: sym!("nvrtcCreateProgram"),
             compile: sym!("nvrtcCompileProgram"),
             add_name: sym!("nvrtcAddNameExpression"),
+            lowered_name: sym!("nvrtcGetLoweredName"),
             destroy: sym!("nvrtcDestroyProgram"),
             log_size: sym!("nvrtcGetProgramLogSize"),
             log: sym!("nvrtcGetProgramLog"),
@@ -566,10 +568,26 @@ impl Compiler for Nvrtc {
             let summary = log.lines().find(|l| l.contains("error")).unwrap_or("compilation failed").trim().to_string();
             return Err(CompileError { summary, log });
         }
-        let ptx = self.read(prog.1, self.ptx_size, self.ptx);
+        let mut ptx = self.read(prog.1, self.ptx_size, self.ptx);
+        // Which entry each instantiation became, as NVRTC mangled it: a kernel file's expression
+        // (`k<float, 64 / 2>`) need not read like its demangled name (`k<float, (unsigned long)32>`).
+        let mut lowered = String::new();
+        for n in &job.instantiate {
+            let expr = nul(n)?;
+            let mut name: *const c_char = std::ptr::null();
+            // SAFETY: a compiled program, an expression added before the compile; NVRTC owns the
+            // returned string until the program is destroyed (below, after it is copied).
+            let rc = unsafe { (self.lowered_name)(prog.1, expr.as_ptr(), &mut name) };
+            if rc == 0 && !name.is_null() {
+                // SAFETY: NUL-terminated, valid while the program lives.
+                let mangled = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+                lowered.push_str(&format!("{}{n} = {mangled}\n", source::LOWERED));
+            }
+        }
         if ptx.is_empty() {
             return Err(CompileError { summary: "NVRTC produced no PTX".into(), log });
         }
+        ptx.insert_str(0, &lowered);
         Ok(ptx)
     }
 }

@@ -1087,11 +1087,16 @@ impl KernelFile {
         entry: &str,
         at: Offset,
     ) -> Result<&'p source::PtxEntry> {
-        // Readable names compared without spaces (`k<float, 4>` as `k<float,4>`); a template's
-        // instantiation also by its bare name where the PTX has only one.
-        let squash = |s: &str| s.split_whitespace().collect::<String>();
+        // Readable names compared without spaces (`k<float, 4>` as `k<float,4>`) and with integers plain
+        // (an `unsigned` template argument demangles as `(unsigned int)256`, a user may write `256u`); a
+        // template's instantiation also by its bare name where the PTX has only one.
+        let squash = |s: &str| plain_integers(&s.split_whitespace().collect::<String>());
         let want = squash(entry);
         if let Some(e) = entries.iter().find(|e| e.name == entry || e.name == want) {
+            return Ok(e);
+        }
+        // What NVRTC lowered the instantiation to, where it said.
+        if let Some(e) = entries.iter().find(|e| e.expressions.iter().any(|x| squash(x) == want)) {
             return Ok(e);
         }
         let readable = |e: &source::PtxEntry| source::demangle(&e.name).map(|(b, _)| squash(&b));
@@ -1250,6 +1255,46 @@ fn ptx_declares(ptx: &str, name: &str) -> bool {
         .any(|l| l.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == name))
 }
 
+/// Integer template arguments as plain numbers, spaces already removed: the demangler's casts of integer
+/// types (`(unsignedint)256`, `(long)-1`, `(char)65`) and C's suffixes (`256u`) dropped.
+fn plain_integers(s: &str) -> String {
+    const INTEGERS: &[&str] = &[
+        "unsignedint",
+        "unsigned",
+        "int",
+        "unsignedlong",
+        "long",
+        "unsignedlonglong",
+        "longlong",
+        "unsignedshort",
+        "short",
+        "unsignedchar",
+        "signedchar",
+        "char",
+        "bool",
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('(') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find(')') {
+            Some(close)
+                if INTEGERS.contains(&&after[..close])
+                    && after[close + 1..].starts_with(|c: char| c.is_ascii_digit() || c == '-') =>
+            {
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('(');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    prepro::integer_suffixes_removed(&out)
+}
+
 /// The function name of an entry that names a template's instantiation (`MatrixMulCUDA` of
 /// `MatrixMulCUDA<16>`); any other entry as it is.
 pub fn template_name(entry: &str) -> &str {
@@ -1310,4 +1355,18 @@ pub fn include_dirs(options: &[String], dir: &Path) -> Vec<PathBuf> {
 fn error_at(path: &Path, text: &str, at: Offset, message: impl std::fmt::Display) -> Error {
     let (line, col) = line_col(text, at);
     Error::usage(format!("{}:{line}:{col}: {message}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_integers;
+
+    #[test]
+    fn template_arguments_compare_as_plain_integers() {
+        assert_eq!(plain_integers("reduce6<float,(unsignedint)256,true>"), "reduce6<float,256,true>");
+        assert_eq!(plain_integers("k<(long)-1,(char)65,256ul,4>"), "k<-1,65,256,4>");
+        // Only integer casts before a number; other parentheses stay.
+        assert_eq!(plain_integers("k<(Color)1,f(x),float4>"), "k<(Color)1,f(x),float4>");
+        assert_eq!(plain_integers("k<(unsignedint)"), "k<(unsignedint)");
+    }
 }

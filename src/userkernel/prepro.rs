@@ -87,8 +87,9 @@ impl FixedDefine {
     }
 }
 
-/// `256u` -> `256`, `4096UL` -> `4096`: C's integer suffixes, which expressions do not take.
-fn integer_suffixes_removed(text: &str) -> String {
+/// `256u` -> `256`, `4096UL` -> `4096`: C's integer suffixes, which expressions do not take (and which
+/// a demangled template argument carries: `reduce6<float, 256u, true>`).
+pub fn integer_suffixes_removed(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;

@@ -208,9 +208,16 @@ pub struct PtxParam {
 pub struct PtxEntry {
     /// The name as the driver knows it (mangled for C++ linkage).
     pub name: String,
+    /// The template instantiations, as a kernel file names them (`k<float, 64 / 2>`), that NVRTC lowered
+    /// to this entry (from [`LOWERED`] lines the compile put at the PTX's top).
+    pub expressions: Vec<String>,
     /// Its parameters in order.
     pub params: Vec<PtxParam>,
 }
+
+/// How a compile records which name expression NVRTC lowered to which entry: a PTX comment line
+/// `// warpscope lowered: EXPRESSION = MANGLED` (PTX takes comments anywhere; the cache keeps them).
+pub const LOWERED: &str = "// warpscope lowered: ";
 
 /// Every `.entry` of a PTX module.
 pub fn ptx_entries(ptx: &str) -> Vec<PtxEntry> {
@@ -233,7 +240,14 @@ pub fn ptx_entries(ptx: &str) -> Vec<PtxEntry> {
             }
             None => Vec::new(),
         };
-        out.push(PtxEntry { name, params });
+        out.push(PtxEntry { name, params, expressions: Vec::new() });
+    }
+    for line in ptx.lines() {
+        if let Some((expr, mangled)) = line.strip_prefix(LOWERED).and_then(|l| l.rsplit_once(" = "))
+            && let Some(e) = out.iter_mut().find(|e| e.name == mangled.trim())
+        {
+            e.expressions.push(expr.to_string());
+        }
     }
     out
 }
