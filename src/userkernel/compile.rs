@@ -215,10 +215,11 @@ pub fn build(
                             job.options.iter().filter(|o| o.starts_with("-D")).map(String::as_str).collect();
                         CompileError {
                             summary: format!(
-                                "{}: NVRTC failed ({}): {}",
+                                "{}: NVRTC failed ({}): {}{}",
                                 src.path.display(),
                                 defines.join(" "),
-                                e.summary
+                                e.summary,
+                                host_code_hint(job.source)
                             ),
                             log: e.log,
                         }
@@ -502,6 +503,22 @@ fn loaded_path(path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
+/// What to add to a failed compile's message when the source launches kernels (`<<<`) from host code,
+/// which NVRTC does not compile: where, and what to do.
+fn host_code_hint(src: &CudaSource) -> String {
+    src.files
+        .iter()
+        .find_map(|(path, text)| {
+            let line = source::strip_comments(text).lines().position(|l| l.contains("<<<"))?;
+            Some(format!(
+                " (the source has host code, a kernel launch at {}:{}: NVRTC compiles device code only; keep the kernels in a file of their own)",
+                path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
+                line + 1
+            ))
+        })
+        .unwrap_or_default()
+}
+
 /// Host headers given to NVRTC as empty ones (see [`Nvrtc::compile`]).
 const HOST_HEADERS: &[&str] = &["stdio.h", "cstdio", "stdlib.h", "cstdlib"];
 
@@ -628,6 +645,16 @@ mod tests {
     }
 
     const CU: &str = "#include \"k.h\"\n__global__ void k(float *a) { a[0] = tile * HALF; }\n";
+
+    #[test]
+    fn a_failed_compile_of_a_source_with_host_launches_says_so() {
+        let src = |t: &str| CudaSource { files: vec![(PathBuf::from("dir/app.cu"), t.to_string())] };
+        let app =
+            "__global__ void k(float *a) {}\n// k<<<1, 1>>>(a) in a comment\nint main() {\n  k<<<1, 32>>>(0);\n}\n";
+        let hint = host_code_hint(&src(app));
+        assert!(hint.contains("a kernel launch at app.cu:4: NVRTC compiles device code only"), "{hint}");
+        assert_eq!(host_code_hint(&src("__global__ void k(float *a) { a[0] = 1 << 3; }\n")), "");
+    }
 
     #[test]
     fn the_toolkits_headers_are_found_beside_its_libnvrtc() {
