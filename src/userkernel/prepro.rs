@@ -1,9 +1,11 @@
-//! Which `#define`s a kernel's source makes whatever warpscope passes with `-D`: a parameter the source
-//! fixes (`#define WIDTH 4096`, not under `#ifndef WIDTH`) keeps the source's value, as the preprocessor
-//! lets a later definition win, so sweeping it would time one kernel under many labels, and a problem
-//! size the source fixes differently would launch a grid for the wrong problem. Read from the text: the
-//! conditionals a command-line define decides (`#ifdef`, `#ifndef`, `#if defined(..)`, `#if 0/1`) are
-//! followed; a definition under any other condition is not called fixed.
+//! A kernel's source read as its preprocessor would, without compiling it. Which `#define`s it makes
+//! whatever warpscope passes with `-D`: a parameter the source fixes (`#define WIDTH 4096`, not under
+//! `#ifndef WIDTH`) keeps the source's value, as the preprocessor lets a later definition win, so
+//! sweeping it would time one kernel under many labels, and a problem size the source fixes differently
+//! would launch a grid for the wrong problem; the conditionals a command-line define decides
+//! (`#ifdef`, `#ifndef`, `#if defined(..)`, `#if 0/1`) are followed, and a definition under any other
+//! condition is not called fixed. And Kernel Tuner's rewrite of loop-unroll parameters, which `#pragma
+//! unroll` needs as constants, not macros.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
