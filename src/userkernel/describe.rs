@@ -277,7 +277,14 @@ pub fn overview(k: &KernelFile) -> Vec<(&'static str, String)> {
         ),
     };
     let sums = matches!(k.verify.expected, Expected::Sums(_));
-    out.push(("verification", if sums { verify } else { format!("{verify}; {tol}") }));
+    let row = if outputs_float.is_empty() {
+        format!("none: {tol}")
+    } else if sums {
+        verify
+    } else {
+        format!("{verify}; {tol}")
+    };
+    out.push(("verification", row));
     out
 }
 
