@@ -224,14 +224,16 @@ fn count_warp_memo(s: &mut Scratch, txn_bytes: u64) -> Counts {
         return c;
     }
     let counts = count_warp(s, txn_bytes, None);
-    MEMO.with(|m| {
-        let mut m = m.borrow_mut();
-        if m.len() >= MEMO_PATTERNS {
-            m.clear();
-        }
-        m.insert(h, counts);
-    });
+    MEMO.with(|m| remember(&mut m.borrow_mut(), h, counts, MEMO_PATTERNS));
     counts
+}
+
+/// Keeps `value` under `key` in a memo of at most `cap` patterns (cleared when full).
+fn remember<V>(m: &mut rustc_hash::FxHashMap<u64, V>, key: u64, value: V, cap: usize) {
+    if m.len() >= cap {
+        m.clear();
+    }
+    m.insert(key, value);
 }
 
 /// `h` mixed with the collected warp's accesses, each relative to its slot's anchor in `anchors` (set
@@ -787,13 +789,7 @@ pub fn analyze_exact(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u3
             txns.sort_unstable();
             txns.dedup();
             let counted = (sum, txns.len() as f64);
-            BLOCK_MEMO.with(|m| {
-                let mut m = m.borrow_mut();
-                if m.len() >= BLOCK_PATTERNS {
-                    m.clear();
-                }
-                m.insert(h, counted);
-            });
+            BLOCK_MEMO.with(|m| remember(&mut m.borrow_mut(), h, counted, BLOCK_PATTERNS));
             counted
         },
     );
