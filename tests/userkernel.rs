@@ -288,7 +288,10 @@ fn vector_buffers_count_their_lanes() {
     let (ok, _, err) = run(file("float4", "init = { npy = \"x4000.npy\" }"));
     assert!(ok, "{err}");
     let (ok, _, err) = run(file("float4", "init = { npy = \"x1000.npy\" }"));
-    assert!(!ok && err.contains("holds 1000 elements (shape [1000]), the buffer needs 4000"), "{err}");
+    assert!(
+        !ok && err.contains("holds 1000 elements (shape [1000]), the buffer needs 4000 (1000 float4 of 4 f32 each)"),
+        "{err}"
+    );
     // The buffer as the vector's scalars, its length in floats, is the same memory: accepted.
     let (ok, _, err) = run(file("f32", "").replace("len = \"n\"", "len = \"4 * n\""));
     assert!(ok, "{err}");

@@ -502,9 +502,21 @@ impl KernelFile {
         }
         if c.invalid.is_none() {
             c.invalid = c.buffers.iter().chain(&c.constants).find_map(|b| match &b.init {
-                Some(Init::Npy(p)) => {
-                    super::data::check_npy(p, b.ty, b.len).err().map(|e| format!("init of {}: {e}", b.name))
-                }
+                Some(Init::Npy(p)) => super::data::check_npy(p, b.ty, b.len).err().map(|e| {
+                    // A vector buffer's file holds its scalars: say how many vectors that is.
+                    let spec = self.args.iter().chain(&self.constants).nth(b.arg);
+                    match spec.filter(|a| a.lanes > 1) {
+                        Some(a) => format!(
+                            "init of {}: {e} ({} {} of {} {} each)",
+                            b.name,
+                            b.len / a.lanes as u64,
+                            a.type_name(),
+                            a.lanes,
+                            a.ty
+                        ),
+                        None => format!("init of {}: {e}", b.name),
+                    }
+                }),
                 _ => None,
             });
         }
