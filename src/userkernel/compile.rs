@@ -503,15 +503,15 @@ fn loaded_path(path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
-/// What to add to a failed compile's message when the source launches kernels (`<<<`) from host code,
-/// which NVRTC does not compile: where, and what to do.
+/// What to add to a failed compile's message when the source launches a kernel (`<<<`): most often from
+/// host code, which NVRTC does not compile (a device-side launch is the exception): where, and what to do.
 fn host_code_hint(src: &CudaSource) -> String {
     src.files
         .iter()
         .find_map(|(path, text)| {
             let line = source::strip_comments(text).lines().position(|l| l.contains("<<<"))?;
             Some(format!(
-                " (the source has host code, a kernel launch at {}:{}: NVRTC compiles device code only; keep the kernels in a file of their own)",
+                " (the source launches a kernel with <<<...>>> at {}:{}: if that is host code, NVRTC does not compile it, as it compiles device code only; keep the kernels in a file of their own)",
                 path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
                 line + 1
             ))
@@ -652,7 +652,7 @@ mod tests {
         let app =
             "__global__ void k(float *a) {}\n// k<<<1, 1>>>(a) in a comment\nint main() {\n  k<<<1, 32>>>(0);\n}\n";
         let hint = host_code_hint(&src(app));
-        assert!(hint.contains("a kernel launch at app.cu:4: NVRTC compiles device code only"), "{hint}");
+        assert!(hint.contains("<<<...>>> at app.cu:4: if that is host code, NVRTC does not compile it"), "{hint}");
         assert_eq!(host_code_hint(&src("__global__ void k(float *a) { a[0] = 1 << 3; }\n")), "");
     }
 
