@@ -89,7 +89,7 @@ pub fn kernel_source(data: &[u8]) {
     let _ = source::signature(&t, "k");
     let given = ["block_size_x", "tile", "WIDTH", "kernel_tuner"].iter().map(|s| s.to_string()).collect();
     for d in prepro::fixed_defines(&src, &given) {
-        let _ = d.agrees(&crate::userkernel::expr::Value::Int(4096));
+        let _ = d.contradicts(&crate::userkernel::expr::Value::Int(4096));
     }
     let _ = prepro::unrolled(&t, &[("loop_unroll_factor_0".into(), 0), ("loop_unroll_factor_1".into(), 4)]);
     for e in source::ptx_entries(&t) {

@@ -496,7 +496,8 @@ impl KernelFile {
         if c.invalid.is_none() {
             c.invalid = modules[c.module].defines.iter().find_map(|(n, v)| {
                 let fixed = self.fixed.get(source)?.iter().find(|f| f.name == *n)?;
-                (!fixed.agrees(&Value::parse_word(v)))
+                fixed
+                    .contradicts(&Value::parse_word(v))
                     .then(|| format!("{}: {n} = {v} here would not reach the kernel", fixed.describe()))
             });
         }
@@ -749,6 +750,9 @@ mod tests {
         let ex = expanded(cu, "", &[]).unwrap();
         assert!(invalid(&ex).iter().all(|w| w.contains("fixes block_size_x at 128") && w.contains("= 64 here")));
         assert_eq!(invalid(&ex).len(), 2);
+        // A value the text cannot judge (the launch's own extent) invalidates nothing.
+        let cu = "#define block_size_x blockDim.x\n__global__ void k(float *a) { a[0] = UNROLL * block_size_x; }\n";
+        assert!(invalid(&expanded(cu, "", &[]).unwrap()).is_empty());
     }
 
     #[test]

@@ -56,23 +56,27 @@ pub struct FixedDefine {
 }
 
 impl FixedDefine {
-    /// Whether the source's value is `v` (the same text, or a number equal to it: `(256)`, `256u`,
-    /// `16 * 16`).
-    pub fn agrees(&self, v: &Value) -> bool {
+    /// Whether the source's value surely differs from `v`, so that `v` would not reach the kernel: a
+    /// number the source's value evaluates to otherwise (`(256)`, `256u` and `16 * 16` are 256), or, for
+    /// a word (`float`), another text. A value that names something (`blockDim.x`, `N * 2`) cannot be
+    /// judged from the text and is not called different: the kernel may well follow the launch.
+    pub fn contradicts(&self, v: &Value) -> bool {
         let want = v.to_string();
         if self.value == want {
-            return true;
+            return false;
         }
-        let text = integer_suffixes_removed(&self.value);
         let num = |x: &Value| match x {
             Value::Int(i) => Some(*i as f64),
             Value::Float(f) => Some(*f),
             Value::Bool(b) => Some(*b as i64 as f64),
             Value::Str(_) => None,
         };
-        match (Expr::parse(&text).ok().and_then(|e| e.eval(&|_| None).ok()), num(v)) {
-            (Some(got), Some(w)) => num(&got) == Some(w),
-            _ => false,
+        let source = Expr::parse(&integer_suffixes_removed(&self.value)).ok().and_then(|e| e.eval(&|_| None).ok());
+        match (source.as_ref().and_then(num), num(v)) {
+            (Some(got), Some(w)) => got != w,
+            // A word passed (`T=float`) against another word or a number the source fixes.
+            (_, None) => source.is_some() || self.value.split_whitespace().count() == 1,
+            (None, Some(_)) => false,
         }
     }
 
@@ -348,16 +352,19 @@ mod tests {
     }
 
     #[test]
-    fn a_fixed_value_agrees_with_equal_numbers() {
+    fn a_fixed_value_contradicts_only_what_it_surely_differs_from() {
         let d = |v: &str| FixedDefine { name: "W".into(), value: v.into(), file: "k.cu".into(), line: 1 };
-        assert!(d("4096").agrees(&Value::Int(4096)));
-        assert!(d("(4096)").agrees(&Value::Int(4096)));
-        assert!(d("4096u").agrees(&Value::Int(4096)));
-        assert!(d("64 * 64").agrees(&Value::Int(4096)));
-        assert!(!d("2048").agrees(&Value::Int(4096)));
-        assert!(d("float").agrees(&Value::Str("float".into())));
-        assert!(!d("double").agrees(&Value::Str("float".into())));
-        assert!(!d("N * 2").agrees(&Value::Int(8)), "a name it cannot evaluate");
+        for same in ["4096", "(4096)", "4096u", "64 * 64"] {
+            assert!(!d(same).contradicts(&Value::Int(4096)), "{same}");
+        }
+        assert!(d("2048").contradicts(&Value::Int(4096)));
+        assert!(!d("float").contradicts(&Value::Str("float".into())));
+        assert!(d("double").contradicts(&Value::Str("float".into())));
+        assert!(d("4").contradicts(&Value::Str("float".into())));
+        // What names something is not judged: `#define block_size_x blockDim.x` follows any launch.
+        assert!(!d("N * 2").contradicts(&Value::Int(8)));
+        assert!(!d("blockDim.x").contradicts(&Value::Int(128)));
+        assert!(!d("unsigned int").contradicts(&Value::Str("float".into())));
         assert_eq!(d("4096").describe(), "k.cu:1 fixes W at 4096 (a #define outside #ifndef W)");
     }
 }
