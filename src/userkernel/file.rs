@@ -712,21 +712,7 @@ impl KernelFile {
         } else if let Some(e) = &v.expected {
             let mut files = Vec::new();
             for (key, file) in &e.get_ref().0 {
-                let Some(i) = self.args.iter().position(|a| a.name == *key.get_ref()) else {
-                    return Err(self.error(key.span().start, format!("expected: no argument '{}'", key.get_ref())));
-                };
-                if !matches!(self.args[i].kind, ArgKind::Buffer { role: Role::Output | Role::InOut, .. }) {
-                    return Err(self.error(
-                        key.span().start,
-                        format!("expected: '{}' is not an output (output = true)", key.get_ref()),
-                    ));
-                }
-                if !self.args[i].check {
-                    return Err(self.error(
-                        key.span().start,
-                        format!("expected: output '{}' has verify = false: nothing compares it", key.get_ref()),
-                    ));
-                }
+                let i = self.compared_output(key, "expected")?;
                 let path = dir.join(file.get_ref());
                 if !path.is_file() {
                     return Err(self.error(file.span().start, format!("expected: no file {}", path.display())));
@@ -742,23 +728,11 @@ impl KernelFile {
         } else if let Some(sums) = &v.sums {
             let mut pairs = Vec::new();
             for (key, input) in &sums.get_ref().0 {
-                let arg = |name: &str| self.args.iter().position(|a| a.name == name);
-                let Some(o) = arg(key.get_ref()) else {
-                    return Err(self.error(key.span().start, format!("sums: no argument '{}'", key.get_ref())));
-                };
-                if !matches!(self.args[o].kind, ArgKind::Buffer { role: Role::Output | Role::InOut, .. }) {
-                    return Err(self.error(
-                        key.span().start,
-                        format!("sums: '{}' is not an output (output = true)", key.get_ref()),
-                    ));
-                }
-                if !self.args[o].check {
-                    return Err(self.error(
-                        key.span().start,
-                        format!("sums: output '{}' has verify = false: nothing compares it", key.get_ref()),
-                    ));
-                }
-                let Some(i) = arg(input.get_ref())
+                let o = self.compared_output(key, "sums")?;
+                let Some(i) = self
+                    .args
+                    .iter()
+                    .position(|a| a.name == *input.get_ref())
                     .filter(|&i| matches!(self.args[i].kind, ArgKind::Buffer { role: Role::Input, .. }))
                 else {
                     return Err(self.error(
@@ -777,6 +751,22 @@ impl KernelFile {
             self.verify.expected = Expected::Sums(pairs);
         }
         Ok(())
+    }
+
+    /// The argument a `[verify]` table names (`what`: its key) as one of the outputs it compares: an
+    /// argument, an output, and not left unchecked by `verify = false`.
+    fn compared_output(&self, key: &Spanned<String>, what: &str) -> Result<usize> {
+        let (name, at) = (key.get_ref(), key.span().start);
+        let Some(i) = self.args.iter().position(|a| a.name == *name) else {
+            return Err(self.error(at, format!("{what}: no argument '{name}'")));
+        };
+        if !matches!(self.args[i].kind, ArgKind::Buffer { role: Role::Output | Role::InOut, .. }) {
+            return Err(self.error(at, format!("{what}: '{name}' is not an output (output = true)")));
+        }
+        if !self.args[i].check {
+            return Err(self.error(at, format!("{what}: output '{name}' has verify = false: nothing compares it")));
+        }
+        Ok(i)
     }
 
     fn reference(&mut self, r: &RawReference, dir: &Path) -> Result<ReferenceSpec> {
