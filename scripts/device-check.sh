@@ -74,6 +74,10 @@ step kfs-sum_matrix "$bin" sweep --kernel-file "$here/../examples/kernels/sum_ma
 step kfs-builtin    "$bin" sweep sum-matrix --block "$kblocks" --seed 7 --format json -o "$out/kfs-builtin.json"
 step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --metrics gld_throughput --format json -o "$out/kfs-ptx.json"
 step kfs-oob        "$bin" sweep --kernel-file "$here/../examples/kernels/oob.toml" --format json -o "$out/kfs-oob.json"
+# Every element type compared on the GPU against a reference kernel: BREAK = 1 puts one wrong element in
+# each of the twelve outputs (exit 1), which every type's comparison must find (summary: "kfs-types").
+step kfs-types      "$bin" sweep --kernel-file "$here/../examples/kernels/all_types.toml" --define BREAK=0,1 -v --format json -o "$out/kfs-types.json"
+WARPSCOPE_VERIFY_ON_HOST=1 step kfs-types-host "$bin" sweep --kernel-file "$here/../examples/kernels/all_types.toml" --define BREAK=0,1 -v --format json -o "$out/kfs-types-host.json"
 mkdir -p "$out/crash"
 cat >"$out/crash/crash.cu" <<'CU'
 // Faults (writes near address 0) when BAD is 1; with BAD 0 it writes a[i] = 2i.
@@ -253,6 +257,21 @@ for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-su
     print(f"{n}: {st.count('ok')} ok ({sum(1 for x in r['records'] if x.get('verification'))} verified), "
           f"{st.count('failed')} failed ({hint} naming compute-sanitizer), {st.count('invalid')} invalid"
           + (f"; fastest {best['block']} {best.get('params') or ''} {best['time_ms']['median']:.4f} ms" if best else ""))
+t = load("kfs-types")
+if t:
+    # BREAK=0: every element of the 12 outputs equal; BREAK=1: exactly one wrong in each, the first in f16 at n / 3.
+    good = [x for x in t["records"] if x.get("params", {}).get("BREAK") in (0, "0")]
+    bad = [x for x in t["records"] if x.get("params", {}).get("BREAK") in (1, "1")]
+    ok = all(x["status"] == "ok" and x["verification"]["mismatches"] == 0 for x in good)
+    found = all(x["status"] == "failed" and x["verification"]["mismatches"] == 12
+                and x["verification"]["first_mismatch"]["buffer"] == "f16"
+                and x["verification"]["first_mismatch"]["index"] == 10_000_000 // 3 for x in bad)
+    print(f"kfs-types: BREAK=0 {len(good)} rows {'all equal' if ok else 'NOT all equal'}; BREAK=1 {len(bad)} rows "
+          + ("each with the 12 planted mismatches found" if found and bad else "planted mismatches NOT found as planted"))
+    h = load("kfs-types-host")
+    if h:
+        same = [x["verification"] == y["verification"] for x, y in zip(t["records"], h["records"])]
+        print(f"kfs-types: the device's comparison against the host's: {sum(same)} of {len(h['records'])} rows identical")
 a, b = load("kfs-sum_matrix"), load("kfs-builtin")
 if a and b:
     ratios = [x["time_ms"]["median"] / y["time_ms"]["median"] for x, y in zip(a["records"], b["records"]) if x.get("time_ms") and y.get("time_ms")]

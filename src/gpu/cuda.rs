@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags, CUfunction_attribute as FnAttr, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
-    PinnedHostSlice, PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError,
+    LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -310,58 +310,77 @@ fn check_sample(stream: &Arc<CudaStream>, slice: &CudaSlice<f32>, host: &[f32], 
     Ok(())
 }
 
-/// Elements per staging buffer of [`upload_staged`] (16 MiB of f32).
-const STAGE: usize = 4 << 20;
+/// Bytes per staging buffer of [`upload_staged`] and [`write_staged`] (16 MiB).
+const STAGE_BYTES: usize = 16 << 20;
 
 /// Copies `host` into a new device buffer through two page-locked staging buffers, a few threads
 /// filling one while the GPU copies from the other: a copy from pageable memory moved the seed's
 /// 1 GiB reference in 0.13 s on an H100, paid before the first configuration of every sweep. Small
 /// buffers are copied directly.
 fn upload_staged(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>, host: &[f32]) -> Result<CudaSlice<f32>> {
-    if host.len() <= 2 * STAGE {
+    if host.len() * 4 <= 2 * STAGE_BYTES {
         return stream.clone_htod(host).map_err(cu("cuMemcpyHtoD"));
     }
     // SAFETY: every element is written below, chunk by chunk, before the buffer is used.
     let mut dst = unsafe { stream.alloc::<f32>(host.len()) }.map_err(cu("cuMemAlloc"))?;
-    // SAFETY: each staging buffer is filled before it is copied from.
-    let pinned = || unsafe { ctx.alloc_pinned::<f32>(STAGE) }.map_err(cu("cuMemHostAlloc"));
-    let mut stages = [pinned()?, pinned()?];
-    let copied = copy_through(stream, host, &mut stages, &mut dst);
-    // Whatever happened, no copy may still read a staging buffer when it is freed.
-    let synced = stream.synchronize().map_err(cu("cuMemcpyHtoDAsync"));
-    copied.and(synced)?;
+    write_staged(ctx, stream, host, &mut dst)?;
     Ok(dst)
 }
 
-/// The copies of [`upload_staged`], queued on `stream`.
-fn copy_through(
+/// Copies `host` into the start of `dst` as [`upload_staged`] does (through page-locked staging
+/// buffers where it is large), and waits for the copy.
+fn write_staged<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
+    ctx: &Arc<CudaContext>,
     stream: &Arc<CudaStream>,
-    host: &[f32],
-    stages: &mut [PinnedHostSlice<f32>; 2],
-    dst: &mut CudaSlice<f32>,
+    host: &[T],
+    dst: &mut CudaSlice<T>,
 ) -> Result<()> {
+    let stage = STAGE_BYTES / std::mem::size_of::<T>().max(1);
+    let copied = if host.len() <= 2 * stage {
+        let mut view = dst.slice_mut(0..host.len());
+        stream.memcpy_htod(host, &mut view).map_err(cu("cuMemcpyHtoD"))
+    } else {
+        // SAFETY: each staging buffer is filled before it is copied from.
+        let pinned = || unsafe { ctx.alloc_pinned::<T>(stage) }.map_err(cu("cuMemHostAlloc"));
+        let mut stages = [pinned()?, pinned()?];
+        let copied = copy_through(stream, host, &mut stages, dst);
+        // Whatever happened, no copy may still read a staging buffer when it is freed.
+        let synced = stream.synchronize().map_err(cu("cuMemcpyHtoDAsync"));
+        copied.and(synced)
+    };
+    copied.and_then(|()| stream.synchronize().map_err(cu("cuMemcpyHtoD")))
+}
+
+/// The copies of [`write_staged`], queued on `stream`.
+fn copy_through<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
+    stream: &Arc<CudaStream>,
+    host: &[T],
+    stages: &mut [PinnedHostSlice<T>; 2],
+    dst: &mut CudaSlice<T>,
+) -> Result<()> {
+    let stage = stages[0].len();
     // When the copy that last read each staging buffer is done. Kept here: with one stream and event
     // tracking off, cudarc records none for page-locked buffers, and `as_mut_slice` would not wait.
     let mut copied: [Option<CudaEvent>; 2] = [None, None];
-    let whole = host.len() / STAGE * STAGE;
-    for (i, chunk) in host[..whole].chunks(STAGE).enumerate() {
+    let whole = host.len() / stage * stage;
+    for (i, chunk) in host[..whole].chunks(stage).enumerate() {
         if let Some(done) = &copied[i % 2] {
             done.synchronize().map_err(cu("cuEventSynchronize"))?;
         }
-        let stage = &mut stages[i % 2];
-        let fill = stage.as_mut_slice().map_err(cu("cuEventSynchronize"))?;
-        let part = STAGE.div_ceil(FILLERS);
+        let buffer = &mut stages[i % 2];
+        let fill = buffer.as_mut_slice().map_err(cu("cuEventSynchronize"))?;
+        let part = stage.div_ceil(FILLERS);
         std::thread::scope(|s| {
             for (to, from) in fill.chunks_mut(part).zip(chunk.chunks(part)) {
                 s.spawn(|| to.copy_from_slice(from));
             }
         });
-        let mut view = dst.slice_mut(i * STAGE..(i + 1) * STAGE);
-        stream.memcpy_htod(stage, &mut view).map_err(cu("cuMemcpyHtoDAsync"))?;
+        let mut view = dst.slice_mut(i * stage..(i + 1) * stage);
+        stream.memcpy_htod(buffer, &mut view).map_err(cu("cuMemcpyHtoDAsync"))?;
         copied[i % 2] = Some(stream.record_event(None).map_err(cu("cuEventRecord"))?);
     }
     if whole < host.len() {
-        let mut view = dst.slice_mut(whole..);
+        let mut view = dst.slice_mut(whole..host.len());
         stream.memcpy_htod(&host[whole..], &mut view).map_err(cu("cuMemcpyHtoD"))?;
     }
     Ok(())

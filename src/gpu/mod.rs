@@ -11,7 +11,7 @@ pub mod user;
 
 pub use cuda::{CudaBackend, cache_key};
 pub use mock::MockBackend;
-pub use user::{UserArg, UserGpu};
+pub use user::{Compare, Expect, Tally, UserArg, UserGpu};
 
 use serde::{Deserialize, Serialize};
 

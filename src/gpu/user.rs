@@ -7,6 +7,7 @@ use super::{KernelAttrs, Launch};
 use crate::error::Result;
 use crate::profile::Unavailable;
 use crate::userkernel::compile::Code;
+use crate::userkernel::data::ElemType;
 
 /// One launch argument of a user's kernel.
 #[derive(Clone, Copy, Debug)]
@@ -15,6 +16,40 @@ pub enum UserArg<'a> {
     Buffer(usize),
     /// A value, as the bytes the kernel receives.
     Bytes(&'a [u8]),
+}
+
+/// What an expected output is kept from ([`UserGpu::user_expect`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Expect<'a> {
+    /// The contents of buffer `i` now (the first configuration's or the reference kernel's output).
+    Buffer(usize),
+    /// These bytes (an `.npy` file's).
+    Bytes(&'a [u8]),
+}
+
+/// How an output is compared with its expected contents on the device: as the CPU's comparison does it
+/// ([`crate::userkernel::check`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compare {
+    /// The element type.
+    pub ty: ElemType,
+    /// Integers compared for equality (no tolerance given).
+    pub exact: bool,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// Relative tolerance.
+    pub rtol: f64,
+}
+
+/// What a comparison on the device found.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Elements that differ.
+    pub mismatches: u64,
+    /// The largest finite |got - expected|.
+    pub max_abs_error: f64,
+    /// The first element that differs: its index, what the GPU wrote and what was expected.
+    pub first: Option<(u64, f64, f64)>,
 }
 
 /// A GPU that runs users' kernels. A launch that faults returns [`crate::Error::KernelFault`]: CUDA then
@@ -32,8 +67,16 @@ pub trait UserGpu {
     fn user_buffers(&mut self, bytes: &[u64]) -> Result<()>;
     /// Copies `data` into buffer `i` (its size).
     fn user_write(&mut self, i: usize, data: &[u8]) -> Result<()>;
+    /// Fills buffer `i` with `unit` repeated (an output's poison), on the device where `unit` repeats
+    /// every 1, 2 or 4 bytes.
+    fn user_fill(&mut self, i: usize, unit: &[u8]) -> Result<()>;
     /// Copies buffer `i` back.
     fn user_read(&mut self, i: usize) -> Result<Vec<u8>>;
+    /// Keeps the expected outputs on the device, slot `k` from `from[k]`, replacing any kept before;
+    /// `false` (and none kept) where the device has no room for them all.
+    fn user_expect(&mut self, from: &[Expect<'_>]) -> Result<bool>;
+    /// Compares the first `n` elements of buffer `i` with expected slot `slot`, on the device.
+    fn user_compare(&mut self, i: usize, slot: usize, n: u64, how: &Compare) -> Result<Tally>;
     /// Launches the current user kernel once and waits for it.
     fn user_launch(&mut self, launch: &Launch, args: &[UserArg<'_>]) -> Result<()>;
     /// `warmup` untimed launches, then `iters` launches timed one by one with CUDA events (ms each);

@@ -171,21 +171,32 @@ impl ElemType {
     /// The little-endian bytes of `x` in this type (floats rounded to nearest; integers must be exact and
     /// in range).
     pub fn encode(self, x: Num) -> Result<Vec<u8>, String> {
-        Ok(match (self, x) {
-            (ElemType::F16, n) => f16::from_f64(n.as_f64()).to_le_bytes().to_vec(),
-            (ElemType::Bf16, n) => bf16::from_f64(n.as_f64()).to_le_bytes().to_vec(),
-            (ElemType::F32, n) => (n.as_f64() as f32).to_le_bytes().to_vec(),
-            (ElemType::F64, n) => n.as_f64().to_le_bytes().to_vec(),
-            (t, Num::Float(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => return t.encode(Num::Int(f as i128)),
+        let mut out = vec![0u8; self.size()];
+        self.encode_into(x, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`ElemType::encode`] into `out` (exactly [`ElemType::size`] bytes), without allocating: what fills
+    /// a buffer of hundreds of millions of elements.
+    pub fn encode_into(self, x: Num, out: &mut [u8]) -> Result<(), String> {
+        match (self, x) {
+            (ElemType::F16, n) => out.copy_from_slice(&f16::from_f64(n.as_f64()).to_le_bytes()),
+            (ElemType::Bf16, n) => out.copy_from_slice(&bf16::from_f64(n.as_f64()).to_le_bytes()),
+            (ElemType::F32, n) => out.copy_from_slice(&(n.as_f64() as f32).to_le_bytes()),
+            (ElemType::F64, n) => out.copy_from_slice(&n.as_f64().to_le_bytes()),
+            (t, Num::Float(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                return t.encode_into(Num::Int(f as i128), out);
+            }
             (t, Num::Float(f)) => return Err(format!("{f} is not a whole number, as {t} needs")),
             (t, Num::Int(i)) => {
                 let (lo, hi) = t.int_range().expect("an integer type");
                 if i < lo || i > hi {
                     return Err(format!("{i} does not fit in {t} ({lo} to {hi})"));
                 }
-                i.to_le_bytes()[..t.size()].to_vec()
+                out.copy_from_slice(&i.to_le_bytes()[..t.size()]);
             }
-        })
+        }
+        Ok(())
     }
 
     /// Element `bytes` (exactly [`ElemType::size`] of them) as a number.
@@ -224,7 +235,8 @@ impl ElemType {
             ElemType::F16 => 0x7E00u16.to_le_bytes().to_vec(),
             ElemType::Bf16 => 0x7FC0u16.to_le_bytes().to_vec(),
             ElemType::F32 => 0x7FC0_0000u32.to_le_bytes().to_vec(),
-            ElemType::F64 => 0x7FF8_0000_0000_0000u64.to_le_bytes().to_vec(),
+            // A quiet NaN whose two 32-bit halves are equal: the device fills it by 32-bit words.
+            ElemType::F64 => 0x7FF8_0000_7FF8_0000u64.to_le_bytes().to_vec(),
             t => vec![byte; t.size()],
         }
     }
@@ -375,7 +387,7 @@ impl Init {
         bytes.par_chunks_mut(CHUNK * size).enumerate().try_for_each(|(c, out)| -> Result<(), String> {
             for (k, slot) in out.chunks_exact_mut(size).enumerate() {
                 let i = (c * CHUNK + k) as u64;
-                slot.copy_from_slice(&ty.encode(element(i)?)?);
+                ty.encode_into(element(i)?, slot)?;
             }
             Ok(())
         })?;
@@ -527,6 +539,9 @@ mod tests {
     fn poison_never_looks_written() {
         let p = HostData::poisoned(ElemType::F32, 3, Poison::Checked);
         assert!(p.get(1).as_f64().is_nan());
+        for t in [ElemType::F16, ElemType::Bf16, ElemType::F64] {
+            assert!(HostData::poisoned(t, 2, Poison::Reference).get(1).as_f64().is_nan(), "{t}");
+        }
         let a = HostData::poisoned(ElemType::I32, 1, Poison::Reference);
         let b = HostData::poisoned(ElemType::I32, 1, Poison::Checked);
         assert_ne!(a.get(0), b.get(0));

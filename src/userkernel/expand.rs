@@ -399,8 +399,8 @@ impl KernelFile {
     ) -> usize {
         let mut unroll = Vec::new();
         let defines = match &self.sources[source].image {
-            Image::Cuda(src) => {
-                let ids = src.identifiers();
+            Image::Cuda(_) => {
+                let ids = &self.sources[source].ids;
                 let mut d: Vec<(String, String)> = Vec::new();
                 for (n, v) in params {
                     match v {

@@ -66,6 +66,9 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// Its contents.
     pub image: Image,
+    /// The identifiers a `.cu` source (and its local headers) uses, found once: every configuration asks
+    /// which parameters and block names it mentions. Empty for compiled code.
+    pub ids: std::collections::BTreeSet<String>,
 }
 
 /// An expression of the kernel file, with where it is.
@@ -431,7 +434,11 @@ impl KernelFile {
                 ));
             }
         };
-        Ok(SourceFile { path, image })
+        let ids = match &image {
+            Image::Cuda(src) => src.identifiers(),
+            _ => Default::default(),
+        };
+        Ok(SourceFile { path, image, ids })
     }
 
     fn sizes(&mut self, raw: &RawFile, overrides: &[(String, String)]) -> Result<()> {
@@ -945,8 +952,8 @@ impl KernelFile {
     fn check_source(&self) -> Result<()> {
         let main = &self.sources[0];
         match &main.image {
-            Image::Cuda(src) => {
-                let ids = src.identifiers();
+            Image::Cuda(_) => {
+                let ids = &main.ids;
                 if let Some(p) = self.params.iter().find(|p| !ids.contains(&p.name)) {
                     return Err(self.error(p.at, format!("parameter '{}' never appears in {} (or the headers it includes): its #define would change nothing", p.name, main.path.display())));
                 }
@@ -1048,8 +1055,7 @@ impl KernelFile {
             let d = o.strip_prefix("-D").or_else(|| o.strip_prefix("--define-macro="))?;
             Some(d.split('=').next().unwrap_or(d).to_string())
         }));
-        let ids = src.identifiers();
-        given.retain(|n| ids.contains(n));
+        given.retain(|n| source.ids.contains(n));
         prepro::fixed_defines(src, &given)
     }
 

@@ -13,9 +13,9 @@ use super::expr::Value;
 use super::file::{Expected, KernelFile, Role};
 use super::{check, data};
 use crate::error::{Error, Input, Result};
-use crate::gpu::{self, Backend, BackendKind, Launch, UserArg, UserGpu};
+use crate::gpu::{self, Backend, BackendKind, Compare, Expect, Launch, UserArg, UserGpu};
 use crate::metrics::{self as m, GBPS, RATIO};
-use crate::record::{Metric, Record, Report, Status, TimeStats};
+use crate::record::{Metric, Mismatch, Record, Report, Status, TimeStats, Verification};
 use crate::sweep::Options;
 
 /// What a configuration whose outputs are all unchecked (or absent) says instead of "verified".
@@ -41,6 +41,44 @@ pub struct UserSweep<'a> {
     /// with every option that shapes it, `--format jsonl`): after a kernel faults, CUDA allows this
     /// process no more work, so the configurations left run there (`--configs`).
     pub rerun: Option<Vec<String>>,
+    /// Whether to say, after each configuration, how long each of its steps took (`-v`).
+    pub verbose: bool,
+}
+
+/// How long each step of one configuration took, in order (`-v`).
+#[derive(Default)]
+struct Steps {
+    last: Option<std::time::Instant>,
+    took: Vec<(&'static str, f64)>,
+}
+
+impl Steps {
+    fn start() -> Steps {
+        Steps { last: Some(std::time::Instant::now()), took: Vec::new() }
+    }
+
+    /// The step `name` ended now.
+    fn mark(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        if let Some(last) = self.last.replace(now) {
+            self.took.push((name, (now - last).as_secs_f64()));
+        }
+    }
+
+    /// `load 0.001 s, poison 0.120 s, ...`, or `None` when nothing was timed.
+    fn line(&self) -> Option<String> {
+        (!self.took.is_empty())
+            .then(|| self.took.iter().map(|(n, s)| format!("{n} {s:.3} s")).collect::<Vec<_>>().join(", "))
+    }
+}
+
+/// Where the expected outputs are kept, in the order of the compared outputs.
+enum Want {
+    /// On the host: outputs are read back and compared on the CPU.
+    Host(Vec<HostData>),
+    /// On the device (slot k for the k-th compared output, its element type and length): outputs are
+    /// compared there and only a tally comes back.
+    Device(Vec<(data::ElemType, usize)>),
 }
 
 /// What the sweep keeps between configurations: the loaded module, the buffers on the device and
@@ -55,6 +93,8 @@ struct State {
     counters: Option<std::result::Result<usize, String>>,
     /// The device-to-device copy bandwidth measured at the start, GB/s.
     copy_gbs: Option<f64>,
+    /// The last configuration's steps.
+    steps: Steps,
 }
 
 impl UserSweep<'_> {
@@ -71,7 +111,10 @@ impl UserSweep<'_> {
         let mut report = Report::new(backend.info().clone());
         report.timing = Some(self.options.timing());
         let mut inputs: HashMap<(usize, u64), HostData> = HashMap::new();
-        let mut expected: Option<Vec<HostData>> = self.npy_expected()?;
+        let mut expected: Option<Want> = match (self.npy_expected()?, backend.user()) {
+            (Some(host), Some(gpu)) => Some(keep_on_device(gpu, host)?),
+            (host, _) => host.map(Want::Host),
+        };
         let mut state = State::default();
         // The copy yardstick, as for built-in kernels (it also brings the clocks up before the first
         // configuration is timed).
@@ -128,6 +171,11 @@ impl UserSweep<'_> {
             }
             if r.status == Status::Ok && first_ok.is_none() {
                 first_ok = Some(index);
+            }
+            if let Some(line) = std::mem::take(&mut state.steps).line().filter(|_| self.verbose) {
+                let params = c.params_label();
+                let what = if params.is_empty() { c.block.to_string() } else { format!("{}, {params}", c.block) };
+                note(&format!("configuration {} ({what}): {line}", index + 1));
             }
             if let Some(Err(why)) = state.counters.as_mut().filter(|c| c.as_ref().is_err_and(|w| !w.is_empty())) {
                 note(&format!("hardware counters unavailable: {why}"));
@@ -338,7 +386,7 @@ impl UserSweep<'_> {
     ) -> Result<()> {
         for (i, b) in c.buffers.iter().enumerate() {
             match b.role {
-                Role::Output => gpu.user_write(i, &HostData::poisoned(b.ty, b.len as usize, which).bytes)?,
+                Role::Output => gpu.user_fill(i, &b.ty.poison(which))?,
                 Role::InOut => gpu.user_write(i, &self.input(b, inputs)?.bytes)?,
                 Role::Input => {}
             }
@@ -362,7 +410,7 @@ impl UserSweep<'_> {
         reference: &Config,
         inputs: &mut HashMap<(usize, u64), HostData>,
         state: &mut State,
-    ) -> Result<Vec<HostData>> {
+    ) -> Result<Want> {
         if let Some(Err(e)) = self.built.get(reference.module) {
             return Err(Error::usage(format!("compile failed: {}", e.summary)));
         }
@@ -372,7 +420,53 @@ impl UserSweep<'_> {
         let launch = Launch { grid: reference.grid, block: reference.block, dynamic_smem: reference.dynamic_smem };
         let args = args_of(reference);
         gpu.user_launch(&launch, &args)?;
-        self.read_outputs(gpu, reference)
+        self.keep_expected(gpu, reference)
+    }
+
+    /// The outputs `c` just wrote, kept as the expected ones: on the device where it has room, else
+    /// read back.
+    fn keep_expected(&self, gpu: &mut dyn UserGpu, c: &Config) -> Result<Want> {
+        let compared: Vec<(usize, &super::expand::Buffer)> =
+            c.buffers.iter().enumerate().filter(|(_, b)| b.compared()).collect();
+        let from: Vec<Expect<'_>> = compared.iter().map(|(i, _)| Expect::Buffer(*i)).collect();
+        if compare_on_device() && gpu.user_expect(&from)? {
+            return Ok(Want::Device(compared.iter().map(|(_, b)| (b.ty, b.len as usize)).collect()));
+        }
+        Ok(Want::Host(self.read_outputs(gpu, c)?))
+    }
+
+    /// `c`'s outputs compared on the device with the expected ones kept there (`want`), as
+    /// [`check::compare`] compares them on the host; an output whose type or length differs from the
+    /// expected one's fails whole. Also what that difference says.
+    fn compare_on_device(
+        &self,
+        gpu: &mut dyn UserGpu,
+        c: &Config,
+        want: &[(data::ElemType, usize)],
+    ) -> Result<(Verification, Option<String>)> {
+        let spec = &self.file.verify;
+        let mut v = Verification { checked: 0, mismatches: 0, max_abs_error: 0.0, first_mismatch: None };
+        let mut explained = None;
+        let compared = c.buffers.iter().enumerate().filter(|(_, b)| b.compared());
+        for (slot, ((i, b), &(ty, len))) in compared.zip(want).enumerate() {
+            v.checked += len as u64;
+            if b.ty != ty || b.len as usize != len {
+                v.mismatches += len.max(1) as u64;
+                explained.get_or_insert_with(|| {
+                    format!("output '{}' has {} elements where the expected outputs have {len}", b.name, b.len)
+                });
+                continue;
+            }
+            let how = Compare { ty, exact: !ty.is_float() && !spec.tolerance_given, atol: spec.atol, rtol: spec.rtol };
+            let t = gpu.user_compare(i, slot, len as u64, &how)?;
+            v.mismatches += t.mismatches;
+            v.max_abs_error = v.max_abs_error.max(t.max_abs_error);
+            if let (None, Some((index, got, expected))) = (&v.first_mismatch, t.first) {
+                v.first_mismatch =
+                    Some(Mismatch { buffer: b.name.clone(), index, got: got as f32, expected: expected as f32 });
+            }
+        }
+        Ok((v, explained))
     }
 
     /// One configuration: loaded, limits checked, verified launch, timed, occupancy, counters.
@@ -381,7 +475,7 @@ impl UserSweep<'_> {
         backend: &mut dyn Backend,
         c: &Config,
         inputs: &mut HashMap<(usize, u64), HostData>,
-        expected: &mut Option<Vec<HostData>>,
+        expected: &mut Option<Want>,
         state: &mut State,
         r: &mut Record,
     ) -> Result<()> {
@@ -391,8 +485,10 @@ impl UserSweep<'_> {
             let counters = m::counters_of(&self.options.metrics);
             state.counters = Some(backend.enable_counters(&counters, 1).map_err(|e| e.to_string()));
         }
+        let mut steps = Steps::start();
         let gpu = backend.user().ok_or_else(|| Error::internal("no user kernels on this backend"))?;
         let attrs = self.load(gpu, c, inputs, state)?;
+        steps.mark("load");
         let launch = Launch { grid: c.grid, block: c.block, dynamic_smem: c.dynamic_smem };
         if let Err(why) = crate::plan::validate(info.checked_limits()?, &attrs, &launch) {
             r.reason = Some(why);
@@ -402,12 +498,15 @@ impl UserSweep<'_> {
         // The first configuration of a same-as-first sweep gives the expected outputs.
         let first = expected.is_none();
         self.prepare_outputs(gpu, c, if first { Poison::Reference } else { Poison::Checked }, inputs)?;
+        steps.mark("poison");
         gpu.user_launch(&launch, &args)?;
-        let got = self.read_outputs(gpu, c)?;
+        steps.mark("launch");
         // What a failed check says beyond its counts: an output whose length differs from the expected
         // one's (an output sized by the grid, compared with another configuration's), or the two sums.
         let mut explained = None;
         let verification = if let Expected::Sums(pairs) = &self.file.verify.expected {
+            let got = self.read_outputs(gpu, c)?;
+            steps.mark("read back");
             let outputs: Vec<&super::expand::Buffer> = c.buffers.iter().filter(|b| b.compared()).collect();
             for &(_, i) in pairs {
                 if let Some(b) = c.buffers.iter().find(|b| b.arg == i) {
@@ -445,7 +544,14 @@ impl UserSweep<'_> {
             Some(v)
         } else {
             match expected.as_ref() {
-                Some(want) => {
+                Some(Want::Device(want)) => {
+                    let (v, why) = self.compare_on_device(gpu, c, want)?;
+                    explained = why;
+                    Some(v)
+                }
+                Some(Want::Host(want)) => {
+                    let got = self.read_outputs(gpu, c)?;
+                    steps.mark("read back");
                     let names: Vec<&str> = c.buffers.iter().filter(|b| b.compared()).map(|b| b.name.as_str()).collect();
                     let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
                     explained = outputs.iter().zip(want).find(|((_, g), w)| g.len() != w.len()).map(|((n, g), w)| {
@@ -454,12 +560,14 @@ impl UserSweep<'_> {
                     Some(check::compare(&outputs, &want.iter().collect::<Vec<_>>(), &self.file.verify))
                 }
                 None => {
-                    *expected = Some(got);
+                    *expected = Some(self.keep_expected(gpu, c)?);
                     None
                 }
             }
         };
+        steps.mark("compare");
         let times = gpu.user_time(&launch, &args, self.options.warmup, self.options.iters, self.options.cold)?;
+        steps.mark("timing");
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("no timing".into()))?;
         let metric =
             |name: &str, value: f64, unit: &str| Metric { name: name.into(), value, unit: unit.into(), source };
@@ -503,6 +611,8 @@ impl UserSweep<'_> {
                 Err(why) => state.counters = Some(Err(why.to_string())),
             }
         }
+        steps.mark("occupancy and counters");
+        state.steps = steps;
         r.time_ms = Some(t);
         r.conditions = backend.last_conditions();
         match verification {
@@ -544,6 +654,21 @@ impl UserSweep<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether expected outputs may be kept (and outputs compared) on the device: unless
+/// `WARPSCOPE_VERIFY_ON_HOST` is set, the check that both comparisons agree (docs/KERNEL-FILE.md).
+fn compare_on_device() -> bool {
+    std::env::var_os("WARPSCOPE_VERIFY_ON_HOST").is_none_or(|v| v.is_empty() || v == "0")
+}
+
+/// Expected outputs read from files, kept on the device where it has room.
+fn keep_on_device(gpu: &mut dyn UserGpu, host: Vec<HostData>) -> Result<Want> {
+    let from: Vec<Expect<'_>> = host.iter().map(|h| Expect::Bytes(&h.bytes)).collect();
+    if compare_on_device() && gpu.user_expect(&from)? {
+        return Ok(Want::Device(host.iter().map(|h| (h.ty, h.len())).collect()));
+    }
+    Ok(Want::Host(host))
 }
 
 /// The launch arguments of `c`.
@@ -705,6 +830,7 @@ impl FileSession<'_> {
             options: self.options,
             only: self.only,
             rerun: self.rerun.clone(),
+            verbose: self.to.verbose,
         };
         let bar = self.to.progress(self.only.map_or(ex.configs.len(), <[usize]>::len));
         let mut stream = self.to.stream(false)?;

@@ -5,12 +5,13 @@
 use std::ffi::c_void;
 
 use cudarc::driver::sys::{CUfunction_attribute as FnAttr, CUresult};
-use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DriverError};
+use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, DriverError, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 
 use super::{CudaBackend, cu, describe};
 use crate::error::{Error, Result};
-use crate::gpu::{KernelAttrs, Launch, UserArg, UserGpu};
+use crate::gpu::{Compare, Expect, KernelAttrs, Launch, Tally, UserArg, UserGpu};
+use crate::kernels::Module;
 use crate::profile::Unavailable;
 use crate::userkernel::compile::Code;
 
@@ -20,6 +21,20 @@ pub(super) struct UserState {
     func: Option<(String, CudaFunction)>,
     module: Option<std::sync::Arc<cudarc::driver::CudaModule>>,
     buffers: Vec<CudaSlice<u8>>,
+    /// The expected outputs kept on the device ([`UserGpu::user_expect`]).
+    expected: Vec<CudaSlice<u8>>,
+}
+
+/// How a buffer is filled with a repeating unit: by `cuMemsetD8/D16/D32` where the unit repeats every 1, 2
+/// or 4 bytes (the width and the word), else `None`.
+fn memset_word(unit: &[u8]) -> Option<(usize, u32)> {
+    [1usize, 2, 4].into_iter().find_map(|w| {
+        (!unit.is_empty() && unit.len().is_multiple_of(w) && unit.chunks(w).all(|c| c == &unit[..w])).then(|| {
+            let mut word = [0u8; 4];
+            word[..w].copy_from_slice(&unit[..w]);
+            (w, u32::from_le_bytes(word))
+        })
+    })
 }
 
 /// Errors after which the context cannot be used again (CUDA's "sticky" errors).
@@ -183,9 +198,103 @@ impl UserGpu for CudaBackend {
         if data.len() > s.len() {
             return Err(Error::internal(format!("{} bytes into a buffer of {}", data.len(), s.len())));
         }
-        let mut view = s.slice_mut(0..data.len());
-        self.stream.memcpy_htod(data, &mut view).map_err(cu("cuMemcpyHtoD"))?;
-        self.stream.synchronize().map_err(cu("cuMemcpyHtoD"))
+        super::write_staged(&self.ctx, &self.stream, data, s)
+    }
+
+    fn user_fill(&mut self, i: usize, unit: &[u8]) -> Result<()> {
+        let s = self.user.buffers.get(i).ok_or_else(|| Error::internal(format!("no user buffer {i}")))?;
+        let Some((width, word)) = memset_word(unit).filter(|(w, _)| s.len().is_multiple_of(*w)) else {
+            let data = unit.repeat(s.len() / unit.len().max(1));
+            return self.user_write(i, &data);
+        };
+        let (ptr, _sync) = s.device_ptr(&self.stream);
+        let (n, stream) = (s.len() / width, self.stream.cu_stream());
+        use cudarc::driver::sys::{cuMemsetD8Async, cuMemsetD16Async, cuMemsetD32Async};
+        // SAFETY: ptr is a live allocation of n x width bytes on this stream's context.
+        let r = unsafe {
+            match width {
+                1 => cuMemsetD8Async(ptr, word as u8, n, stream),
+                2 => cuMemsetD16Async(ptr, word as u16, n, stream),
+                _ => cuMemsetD32Async(ptr, word, n, stream),
+            }
+        };
+        r.result().map_err(cu("cuMemsetAsync"))
+    }
+
+    fn user_expect(&mut self, from: &[Expect<'_>]) -> Result<bool> {
+        self.user.expected.clear();
+        let mut kept = Vec::with_capacity(from.len());
+        for f in from {
+            let n = match f {
+                Expect::Buffer(i) => {
+                    self.user.buffers.get(*i).ok_or_else(|| Error::internal(format!("no user buffer {i}")))?.len()
+                }
+                Expect::Bytes(b) => b.len(),
+            };
+            // SAFETY: every byte is written below before the slot is read.
+            let mut slot = match unsafe { self.stream.alloc::<u8>(n.max(1)) } {
+                Ok(s) => s,
+                // No room: the caller keeps them on the host instead.
+                Err(e) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => return Ok(false),
+                Err(e) => return Err(cu("cuMemAlloc")(e)),
+            };
+            match f {
+                Expect::Buffer(i) => {
+                    let src = &self.user.buffers[*i];
+                    self.stream.memcpy_dtod(src, &mut slot).map_err(cu("cuMemcpyDtoD"))?;
+                }
+                Expect::Bytes(b) if !b.is_empty() => {
+                    self.stream.memcpy_htod(*b, &mut slot).map_err(cu("cuMemcpyHtoD"))?;
+                }
+                Expect::Bytes(_) => {}
+            }
+            kept.push(slot);
+        }
+        self.stream.synchronize().map_err(cu("cuMemcpy (the expected outputs)"))?;
+        self.user.expected = kept;
+        Ok(true)
+    }
+
+    fn user_compare(&mut self, i: usize, slot: usize, n: u64, how: &Compare) -> Result<Tally> {
+        let name = how.ty.to_string();
+        let m = self.module(Module::Embedded("verify_user"))?;
+        let func = |f: String| m.load_function(&f).map_err(cu(&format!("cuModuleGetFunction({f})")));
+        let (compare, first) = (func(format!("compare_{name}"))?, func(format!("first_{name}"))?);
+        let got = self.user.buffers.get(i).ok_or_else(|| Error::internal(format!("no user buffer {i}")))?;
+        let want = self.user.expected.get(slot).ok_or_else(|| Error::internal(format!("no expected output {slot}")))?;
+        let size = how.ty.size() as u64;
+        if n * size > got.len() as u64 || n * size > want.len() as u64 {
+            return Err(Error::internal(format!(
+                "{n} elements compared in buffers of {} and {} bytes",
+                got.len(),
+                want.len()
+            )));
+        }
+        let tally = self.stream.alloc_zeros::<u64>(5).map_err(cu("cuMemAlloc"))?;
+        if n > 0 {
+            let sms = self.info.sms.unwrap_or(1);
+            let blocks = (n.div_ceil(256).min(u64::from(sms) * 16) as u32).max(1);
+            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+            let exact = i32::from(how.exact);
+            let mut b = self.stream.launch_builder(&compare);
+            b.arg(got).arg(want).arg(&n).arg(&how.atol).arg(&how.rtol).arg(&exact).arg(&tally);
+            // SAFETY: compare_T(const T*, const T*, u64 n, double, double, int, u64*) reads n elements of
+            // two live buffers of at least n (checked above) and adds into the 5 words of the tally.
+            unsafe { b.launch(cfg) }.map_err(cu("cuLaunchKernel(compare)"))?;
+            let mut b = self.stream.launch_builder(&first);
+            b.arg(got).arg(want).arg(&tally);
+            let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+            // SAFETY: first_T reads one element of each buffer, at an index the tally says is inside
+            // them, and writes the tally's last two words.
+            unsafe { b.launch(one) }.map_err(cu("cuLaunchKernel(first)"))?;
+        }
+        let w = self.stream.clone_dtoh(&tally).map_err(cu("cuMemcpyDtoH (the tally)"))?;
+        self.stream.synchronize().map_err(cu("cuMemcpyDtoH (the tally)"))?;
+        Ok(Tally {
+            mismatches: w[0],
+            max_abs_error: f64::from_bits(w[2]),
+            first: (w[0] > 0).then(|| (!w[1], f64::from_bits(w[3]), f64::from_bits(w[4]))),
+        })
     }
 
     fn user_read(&mut self, i: usize) -> Result<Vec<u8>> {
@@ -227,5 +336,31 @@ impl UserGpu for CudaBackend {
         });
         self.counters = Some(counters);
         result.map(|mut v| v.pop().unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::memset_word;
+    use crate::userkernel::data::{Poison, TYPES};
+
+    #[test]
+    fn every_poison_is_filled_by_a_memset() {
+        for (name, t) in TYPES {
+            for which in [Poison::Reference, Poison::Checked] {
+                let unit = t.poison(which);
+                let (width, word) =
+                    memset_word(&unit).unwrap_or_else(|| panic!("{name}'s poison repeats every 8 bytes"));
+                // The memset's words laid end to end give the poison back.
+                let filled: Vec<u8> = word.to_le_bytes()[..width].repeat(unit.len() / width);
+                assert_eq!(filled, unit, "{name}");
+            }
+        }
+        assert_eq!(memset_word(&[0xA5; 8]), Some((1, 0xA5)));
+        assert_eq!(memset_word(&0x7E00u16.to_le_bytes()), Some((2, 0x7E00)));
+        assert_eq!(memset_word(&0x7FF8_0000_7FF8_0000u64.to_le_bytes()), Some((4, 0x7FF8_0000)));
+        // A unit that repeats only every 8 bytes is written from the host instead.
+        assert_eq!(memset_word(&0x7FF8_0000_0000_0000u64.to_le_bytes()), None);
+        assert_eq!(memset_word(&[]), None);
     }
 }
