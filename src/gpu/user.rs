@@ -70,6 +70,11 @@ pub trait UserGpu {
     /// Fills buffer `i` with `unit` repeated (an output's poison), on the device where `unit` repeats
     /// every 1, 2 or 4 bytes.
     fn user_fill(&mut self, i: usize, unit: &[u8]) -> Result<()>;
+    /// Keeps a device copy of buffer `i`'s contents now (an in/out buffer's initial contents) to restore
+    /// it from; `false` (none kept) where the device has no room. Dropped with the buffers.
+    fn user_snapshot(&mut self, i: usize) -> Result<bool>;
+    /// Restores buffer `i` from its snapshot; `false` where none was kept.
+    fn user_restore(&mut self, i: usize) -> Result<bool>;
     /// Copies buffer `i` back.
     fn user_read(&mut self, i: usize) -> Result<Vec<u8>>;
     /// Keeps the expected outputs on the device, slot `k` from `from[k]`, replacing any kept before;

@@ -387,7 +387,13 @@ impl UserSweep<'_> {
         for (i, b) in c.buffers.iter().enumerate() {
             match b.role {
                 Role::Output => gpu.user_fill(i, &b.ty.poison(which))?,
-                Role::InOut => gpu.user_write(i, &self.input(b, inputs)?.bytes)?,
+                // From the device's copy of its initial contents, kept at the first restore where
+                // there is room (else from the host every time).
+                Role::InOut if gpu.user_restore(i)? => {}
+                Role::InOut => {
+                    gpu.user_write(i, &self.input(b, inputs)?.bytes)?;
+                    gpu.user_snapshot(i)?;
+                }
                 Role::Input => {}
             }
         }

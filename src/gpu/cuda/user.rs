@@ -23,6 +23,8 @@ pub(super) struct UserState {
     buffers: Vec<CudaSlice<u8>>,
     /// The expected outputs kept on the device ([`UserGpu::user_expect`]).
     expected: Vec<CudaSlice<u8>>,
+    /// Buffers' initial contents kept on the device, by buffer ([`UserGpu::user_snapshot`]).
+    snapshots: Vec<Option<CudaSlice<u8>>>,
 }
 
 /// How a buffer is filled with a repeating unit: by `cuMemsetD8/D16/D32` where the unit repeats every 1, 2
@@ -179,6 +181,7 @@ impl UserGpu for CudaBackend {
 
     fn user_buffers(&mut self, bytes: &[u64]) -> Result<()> {
         self.user.buffers.clear();
+        self.user.snapshots.clear();
         for &n in bytes {
             let n = usize::try_from(n.max(1)).map_err(|_| Error::usage(format!("a buffer of {n} bytes")))?;
             let s = self.stream.alloc_zeros::<u8>(n).map_err(|e| match e.0 {
@@ -219,6 +222,29 @@ impl UserGpu for CudaBackend {
             }
         };
         r.result().map_err(cu("cuMemsetAsync"))
+    }
+
+    fn user_snapshot(&mut self, i: usize) -> Result<bool> {
+        let n = self.user.buffers.get(i).ok_or_else(|| Error::internal(format!("no user buffer {i}")))?.len();
+        // SAFETY: written whole by the copy below before it is read.
+        let mut copy = match unsafe { self.stream.alloc::<u8>(n) } {
+            Ok(s) => s,
+            Err(e) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => return Ok(false),
+            Err(e) => return Err(cu("cuMemAlloc")(e)),
+        };
+        self.stream.memcpy_dtod(&self.user.buffers[i], &mut copy).map_err(cu("cuMemcpyDtoD"))?;
+        if self.user.snapshots.len() <= i {
+            self.user.snapshots.resize_with(i + 1, || None);
+        }
+        self.user.snapshots[i] = Some(copy);
+        Ok(true)
+    }
+
+    fn user_restore(&mut self, i: usize) -> Result<bool> {
+        let Some(Some(copy)) = self.user.snapshots.get(i) else { return Ok(false) };
+        let dst = self.user.buffers.get_mut(i).ok_or_else(|| Error::internal(format!("no user buffer {i}")))?;
+        self.stream.memcpy_dtod(copy, dst).map_err(cu("cuMemcpyDtoD"))?;
+        Ok(true)
     }
 
     fn user_expect(&mut self, from: &[Expect<'_>]) -> Result<bool> {
