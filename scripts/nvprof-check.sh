@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: `warpscope nvprof` on compiled CUDA programs, against Nsight Compute and plain runs.
 #   scripts/nvprof-check.sh OUTDIR [STEPS...]
-# STEPS (default: all of them): build options seed multi graph threads region twogpu overhead
+# STEPS (default: all of them): build options seed multi graph threads region twogpu libs overhead
 #   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
 #             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
 #   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
@@ -21,6 +21,10 @@
 #             GPU): each device's kernels and their metrics, --devices 1 (twogpu-summary.txt)
 #   threads   kernels launched from 4 host threads at once (tests/programs/threads.cu): results, every
 #             launch's metrics, values against ncu (threads-summary.txt)
+#   libs      kernels warpscope did not compile: cuBLAS's SGEMM and cuFFT (tests/programs/libs.cu), and
+#             loads straight to shared memory (cp.async/LDGSTS, tests/programs/asynccopy.cu, sm_80 and
+#             newer): every kernel's achieved_occupancy, gld_throughput, gld_efficiency against ncu
+#             (libs-summary.txt)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
 #             matrixMul) on the samples (else on multi), into overhead-summary.txt: the fastest variant
 #             whose values agree with the default's within 1 point / 3 %, and one metric at a time
@@ -31,7 +35,7 @@
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: scripts/nvprof-check.sh OUTDIR [STEPS...]}" && cd "$1" && pwd)
 shift
-steps=${*:-build options seed multi graph threads region twogpu overhead}
+steps=${*:-build options seed multi graph threads region twogpu libs overhead}
 here=$(cd "$(dirname "$0")" && pwd)
 W=$(realpath "${WARPSCOPE_BIN:-target/release/warpscope}")
 programs=${NVPROF_PROGRAMS:-$here/../tests/programs}
@@ -66,6 +70,8 @@ if has build; then
   nvcc -O3 -arch="$arch" -o "$bin/threads" "$programs/threads.cu" >"$out/build-threads.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/region" "$programs/region.cu" >"$out/build-region.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/twogpu" "$programs/twogpu.cu" >"$out/build-twogpu.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/libs" "$programs/libs.cu" -lcublas -lcufft >"$out/build-libs.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/asynccopy" "$programs/asynccopy.cu" >"$out/build-asynccopy.log" 2>&1 &
   if [ -n "${CUDA_SAMPLES:-}" ]; then
     nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/matrixMul" \
       "$CUDA_SAMPLES/Samples/0_Introduction/matrixMul/matrixMul.cu" >"$out/build-matrixMul.log" 2>&1 &
@@ -164,6 +170,38 @@ if has graph; then
   step graph-ncu              ncu --clock-control none --cache-control none --csv --metrics sm__warps_active.avg.pct_of_peak_sustained_active,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct ./graph
   python3 "$here/nvprof-programs-summary.py" "$out" graph >"$out/graph-summary.txt" 2>&1
   cat "$out/graph-summary.txt"
+fi
+
+if has libs; then
+  for p in libs asynccopy; do
+    [ -x "$bin/$p" ] || { echo "libs: $p not built (see build-$p.log)" | tee -a "$out/steps.txt"; continue; }
+    step "$p-plain"   "./$p"
+    step "$p-metrics" "$W" nvprof -f -o "$out/$p-ws.json" --metrics "$metrics" "./$p"
+    step "$p-ncu"     ncu --clock-control none --csv --metrics "$ncu_metrics" "./$p"
+    "$W" compare "$out/$p-ws.json" "$out/$p-ncu.out" --format json >"$out/$p-cmp.json" 2>"$out/$p-cmp.err"
+  done
+  python3 - "$out" >"$out/libs-summary.txt" 2>&1 <<'PY'
+import json, os, sys
+out = sys.argv[1]
+for p in ["libs", "asynccopy"]:
+    f = os.path.join(out, p + "-cmp.json")
+    if not os.path.exists(f) or not os.path.getsize(f):
+        print(f"{p}: no comparison"); continue
+    rows = json.load(open(f))
+    rows = rows.get("rows", rows) if isinstance(rows, dict) else rows
+    ok, bad = 0, []
+    for r in rows:
+        d, pct = r.get("delta"), r.get("rel_delta_pct")
+        if d is None:
+            continue
+        # Percentages and occupancy in points, the rest relative.
+        within = abs(d) <= 1.0 if r.get("unit") == "%" else abs(d) < 1e-9 or (pct is not None and abs(pct) <= 3.0)
+        ok += within
+        if not within:
+            bad.append(f"{r.get('kernel', '?')[:40]} {r.get('metric')} {d:+.4g}")
+    print(f"{p}: {ok} of {ok + len(bad)} kernel metrics within 1 point / 3 % of ncu" + ("; off: " + "; ".join(bad) if bad else ""))
+PY
+  cat "$out/libs-summary.txt"
 fi
 
 if has threads; then

@@ -57,7 +57,9 @@ pub enum Formula {
     Ratio,
     /// Requested bytes (the first counter) over the requested share of the transferred bytes in % (the
     /// second), per nanosecond of the third: the bytes transferred, in GB/s (0 when nothing was
-    /// requested). Sector-granular transfers counted from per-instruction (SASS) counters.
+    /// requested). Sector-granular transfers counted from per-instruction (SASS) counters. A fourth and
+    /// fifth counter, when given, are a second kind of request's bytes and share, added (none where the
+    /// chip lacks them: NaN).
     TransferredPerNs,
     /// Not from counters (derived by warpscope, or the occupancy API).
     None,
@@ -155,11 +157,16 @@ pub static CATALOGUE: &[MetricDef] = &[
         // The L1TEX bytes counter makes CUPTI spend about 20 ms per profiled range on Hopper; the SASS
         // counters give the same bytes (requested bytes over the requested share of the sectors moved),
         // equal to the L1TEX count on every launch checked (docs/PERF-NOTES.md) at a tenth of the cost.
+        // L1TEX counts the loads that go straight to shared memory (LDGSTS: cp.async, sm_80 and newer,
+        // through L1 or around it) among the global loads: their bytes are added (cuBLAS's SGEMM on an
+        // H200: 100.66 MB of LDGSTS, no LDG, all of ncu's figure; tests/programs/asynccopy.cu).
         collected: Some((
             &[
                 "smsp__sass_data_bytes_mem_global_op_ld.sum",
                 "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
                 "gpu__time_duration.sum",
+                "smsp__sass_data_bytes_mem_global_op_ldgsts.sum",
+                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ldgsts.pct",
             ],
             Formula::TransferredPerNs,
         )),
@@ -308,11 +315,25 @@ impl Requested {
                 [a, b] => a / b,
                 _ => f64::NAN,
             },
-            Formula::TransferredPerNs => match values {
-                [requested, ..] if *requested == 0.0 => 0.0,
-                [requested, pct, ns] if *pct > 0.0 && *ns > 0.0 => requested * 100.0 / pct / ns,
-                _ => f64::NAN,
-            },
+            Formula::TransferredPerNs => {
+                // Bytes moved for `requested` bytes of which `pct` % were asked for: 0 where none were
+                // asked (or the chip lacks the optional counters: NaN), unknown without a share.
+                let moved = |requested: f64, pct: f64, optional: bool| match (requested, pct) {
+                    (r, _) if r == 0.0 || (optional && r.is_nan()) => Some(0.0),
+                    (r, p) if p > 0.0 => Some(r * 100.0 / p),
+                    _ => None,
+                };
+                let (first, ns, second) = match values {
+                    [r, p, ns] => (moved(*r, *p, false), *ns, Some(0.0)),
+                    [r, p, ns, r2, p2] => (moved(*r, *p, false), *ns, moved(*r2, *p2, true)),
+                    _ => (None, f64::NAN, None),
+                };
+                match (first, second) {
+                    (Some(a), Some(b)) if a + b == 0.0 => 0.0,
+                    (Some(a), Some(b)) if ns > 0.0 => (a + b) / ns,
+                    _ => f64::NAN,
+                }
+            }
             Formula::None => f64::NAN,
         }
     }
@@ -331,6 +352,15 @@ fn raw_unit(name: &str) -> &'static str {
     } else {
         "raw"
     }
+}
+
+/// Whether `counter` exists on the chip CUPTI names `chip` (`gh100`, `tu102` ...): the counters of
+/// LDGSTS (global loads straight to shared memory) from Ampere on; every other one everywhere (CUPTI
+/// refuses a list with one it does not know).
+pub fn on_chip(counter: &str, chip: &str) -> bool {
+    let chip = chip.to_ascii_lowercase();
+    let before_ampere = ["gm", "gp", "gv", "tu"].iter().any(|p| chip.starts_with(p));
+    !(before_ampere && counter.contains("ldgsts"))
 }
 
 /// Parses `--metrics`: nvprof names of the catalogue, raw ncu names (`unit__counter.rollup...`), or
@@ -410,7 +440,7 @@ mod tests {
                 assert!(c.contains("__") && c.contains('.'), "{}: counters need a rollup: {c}", m.name);
             }
             if let Some((c, f)) = m.collected {
-                assert_eq!(c.len(), if f == Formula::TransferredPerNs { 3 } else { c.len() }, "{}", m.name);
+                assert_eq!(c.len(), if f == Formula::TransferredPerNs { 5 } else { c.len() }, "{}", m.name);
             }
         }
         for d in DEFAULT_SWEEP {
@@ -455,6 +485,12 @@ mod tests {
         assert!((r[1].value(&[1.0e9, 50.0, 1.0e6]) - 2000.0).abs() < 1e-9);
         assert_eq!(r[1].value(&[0.0, 0.0, 1.0e6]), 0.0);
         assert!(r[1].value(&[1.0e9, 0.0, 1.0e6]).is_nan());
+        // Plus the LDGSTS loads: none on a chip without them (NaN), their bytes over their share.
+        assert!((r[1].value(&[1.0e9, 50.0, 1.0e6, f64::NAN, f64::NAN]) - 2000.0).abs() < 1e-9);
+        assert!((r[1].value(&[1.0e9, 50.0, 1.0e6, 1.0e9, 100.0]) - 3000.0).abs() < 1e-9);
+        assert!((r[1].value(&[0.0, 0.0, 1.0e6, 1.0e9, 25.0]) - 4000.0).abs() < 1e-9);
+        assert_eq!(r[1].value(&[0.0, 0.0, 1.0e6, 0.0, 0.0]), 0.0);
+        assert!(r[1].value(&[0.0, 0.0, 1.0e6, 1.0e9, 0.0]).is_nan());
         assert_eq!(r[2].value(&[32.0]), 100.0);
         assert!((r[3].value(&[1_094_000.0]) - 1.094).abs() < 1e-12);
         assert_eq!(r[4].value(&[64.0, 32.0]), 2.0);
@@ -477,6 +513,27 @@ mod tests {
             let ours = r.value(&[requested, pct, ns]);
             assert!((ours - ncu).abs() <= 1e-6 * ncu, "{ours} against {ncu}");
         }
+        // Loads straight to shared memory (LDGSTS), ncu of CUDA 13.0 on an H200 (2026-11-27): (LDG
+        // bytes, %, LDGSTS bytes, %, ncu's l1tex__t_bytes...ld.sum); the durations are not ncu's, so
+        // one per row is made up and both sides use it.
+        for (ld, ld_pct, ldgsts, ldgsts_pct, l1tex_bytes) in [
+            (0.0, 0.0, 100.66e6, 100.0, 100.66e6), // cuBLAS SGEMM 1024^3 (sm80_xmma ... ffma)
+            (0.0, 0.0, 67.11e6, 100.0, 67.11e6),   // asynccopy mode 1: cp.async.cg, 16 bytes (around L1)
+            (67.11e6, 100.0, 67.11e6, 100.0, 134.22e6), // asynccopy mode 2: LDG and cp.async.ca
+        ] {
+            let ns = 1.0e5;
+            let ours = r.value(&[ld, ld_pct, ns, ldgsts, ldgsts_pct]);
+            assert!((ours - l1tex_bytes / ns).abs() <= 1e-6 * ours, "{ours} against {}", l1tex_bytes / ns);
+        }
+    }
+
+    #[test]
+    fn counters_of_units_a_chip_lacks_are_known() {
+        assert!(on_chip("smsp__sass_data_bytes_mem_global_op_ldgsts.sum", "gh100"));
+        assert!(on_chip("smsp__sass_data_bytes_mem_global_op_ldgsts.sum", "GA100"));
+        assert!(!on_chip("smsp__sass_data_bytes_mem_global_op_ldgsts.sum", "tu102"));
+        assert!(!on_chip("smsp__sass_data_bytes_mem_global_op_ldgsts.sum", "gv100"));
+        assert!(on_chip("smsp__sass_data_bytes_mem_global_op_ld.sum", "tu102"));
     }
 
     #[test]
@@ -490,7 +547,7 @@ mod tests {
         assert_eq!(raw[0].name, "sm__warps_active.avg.pct_of_peak_sustained_active");
         let once = counters_of(&parse_requested("gld_throughput").unwrap());
         assert_eq!(counters_of(&parse_requested("gld_throughput,gld_throughput").unwrap()), once);
-        assert_eq!(once.len(), 3);
+        assert_eq!(once.len(), 5);
         // Derived metrics are accepted (always shown) but need no counters.
         assert!(parse_requested("theoretical_occupancy").unwrap().is_empty());
         for bad in ["nope", "foo bar", ","] {

@@ -257,8 +257,8 @@ mod tests {
         assert!(o.validate().unwrap_err().to_string().contains("unknown %y"));
         let o = Options { program: String::new(), ..base };
         assert!(o.validate().is_err());
-        // gld_throughput's three SASS counters, achieved_occupancy's one, the event's one.
+        // gld_throughput's five SASS counters (LDG's and LDGSTS's), achieved_occupancy's one, the event's one.
         let c = counters(Some("gld_throughput,achieved_occupancy"), Some("warps_launched")).unwrap();
-        assert_eq!(c.names().len(), 5);
+        assert_eq!(c.names().len(), 7);
     }
 }

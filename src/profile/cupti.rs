@@ -260,6 +260,9 @@ pub struct Session {
     config: Vec<u8>,
     counter_data: Vec<u8>,
     names: Vec<CString>,
+    /// For each metric asked, its place among `names` (those collected); `None` for a counter this chip
+    /// does not have ([`crate::metrics::on_chip`]), which decodes as NaN.
+    slots: Vec<Option<usize>>,
     max_ranges: usize,
     initialized: bool,
     /// Replay passes the metric set needs.
@@ -392,6 +395,7 @@ impl Session {
             config: Vec::new(),
             counter_data: Vec::new(),
             names,
+            slots: (0..metrics.len()).map(Some).collect(),
             max_ranges: max_ranges.max(1),
             initialized: false,
             passes: 0,
@@ -408,6 +412,31 @@ impl Session {
             p.deviceIndex = ordinal;
             lib.check("cuptiDeviceGetChipName", (f.chip_name)(&mut p))?;
             let chip = CStr::from_ptr(p.pChipName).to_owned();
+            // Counters of units this chip does not have (LDGSTS before Ampere) are left out and read as
+            // missing: CUPTI would refuse the whole list for one of them.
+            let on_chip: Vec<bool> =
+                metrics.iter().map(|m| crate::metrics::on_chip(m, &chip.to_string_lossy())).collect();
+            if on_chip.iter().any(|&on| !on) {
+                let mut kept = 0;
+                s.slots = on_chip
+                    .iter()
+                    .map(|&on| {
+                        kept += usize::from(on);
+                        on.then(|| kept - 1)
+                    })
+                    .collect();
+                let mut i = 0;
+                s.names.retain(|_| {
+                    i += 1;
+                    on_chip[i - 1]
+                });
+                if s.names.is_empty() {
+                    return Err(Unavailable::Unsupported(format!(
+                        "none of the counters asked for exists on {}",
+                        chip.to_string_lossy()
+                    )));
+                }
+            }
             if availability.is_none() {
                 *availability = Some(available_counters(lib, ctx)?);
             }
@@ -598,7 +627,7 @@ impl Session {
                 p.numMetrics = ptrs.len();
                 p.pMetricValues = values.as_mut_ptr();
                 lib.check("cuptiProfilerHostEvaluateToGpuValues", (f.evaluate)(&mut p))?;
-                out.push(values);
+                out.push(self.slots.iter().map(|s| s.map_or(f64::NAN, |i| values[i])).collect());
             }
             Ok(out)
         }

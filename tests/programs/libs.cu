@@ -1,0 +1,92 @@
+// Kernels warpscope did not compile: cuBLAS's SGEMM (C = A B, 1024 x 1024, three times) and cuFFT's
+// complex transform there and back (2^20 points), each checked on the host: every element of C against
+// a sample of the CPU product (64 rows, all columns) and the round trip within 1e-4 of the input.
+// `warpscope nvprof` must see and measure the libraries' kernels as it does the program's own
+// (scripts/nvprof-check.sh, step libs).
+#include "check.h"
+#include <cublas_v2.h>
+#include <cufft.h>
+#include <math.h>
+#include <vector>
+
+#define CHECK_LIB(call, ok, what)                                                                  \
+    {                                                                                              \
+        int s = (int)(call);                                                                       \
+        if (s != (int)(ok)) {                                                                      \
+            fprintf(stderr, "Error: %s:%d, %s returned %d\n", __FILE__, __LINE__, what, s);        \
+            exit(1);                                                                               \
+        }                                                                                          \
+    }
+
+static int gemm(int n)
+{
+    std::vector<float> a(n * n), b(n * n), c(n * n, NAN);
+    for (int i = 0; i < n * n; i++) {
+        a[i] = (float)((i * 7 + 3) % 13) / 13.0f - 0.5f;
+        b[i] = (float)((i * 5 + 1) % 11) / 11.0f - 0.5f;
+    }
+    float *da, *db, *dc;
+    size_t bytes = sizeof(float) * n * n;
+    CHECK(cudaMalloc(&da, bytes));
+    CHECK(cudaMalloc(&db, bytes));
+    CHECK(cudaMalloc(&dc, bytes));
+    CHECK(cudaMemcpy(da, a.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dc, 0xff, bytes));
+    cublasHandle_t h;
+    CHECK_LIB(cublasCreate(&h), CUBLAS_STATUS_SUCCESS, "cublasCreate");
+    const float one = 1.0f, zero = 0.0f;
+    // Column-major: C^T = B^T A^T, i.e. row-major C = A B.
+    for (int r = 0; r < 3; r++) {
+        CHECK_LIB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, n, da, n, &zero, dc, n),
+                  CUBLAS_STATUS_SUCCESS, "cublasSgemm");
+    }
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(c.data(), dc, bytes, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; i += n / 64) {
+        for (int j = 0; j < n; j++) {
+            double want = 0.0;
+            for (int k = 0; k < n; k++) want += (double)a[i * n + k] * b[k * n + j];
+            if (!(fabs(c[i * n + j] - want) <= 1e-3 + 1e-3 * fabs(want))) bad++;
+        }
+    }
+    cublasDestroy(h);
+    CHECK(cudaFree(da));
+    CHECK(cudaFree(db));
+    CHECK(cudaFree(dc));
+    printf("sgemm %dx%d: %s (%d of %d checked elements wrong)\n", n, n, bad ? "FAILED" : "ok", bad, 64 * n);
+    return bad;
+}
+
+static int fft(int n)
+{
+    std::vector<cufftComplex> x(n), y(n);
+    for (int i = 0; i < n; i++) {
+        x[i].x = sinf(0.001f * i);
+        x[i].y = cosf(0.0007f * i);
+    }
+    cufftComplex *d;
+    CHECK(cudaMalloc(&d, sizeof(cufftComplex) * n));
+    CHECK(cudaMemcpy(d, x.data(), sizeof(cufftComplex) * n, cudaMemcpyHostToDevice));
+    cufftHandle p;
+    CHECK_LIB(cufftPlan1d(&p, n, CUFFT_C2C, 1), CUFFT_SUCCESS, "cufftPlan1d");
+    CHECK_LIB(cufftExecC2C(p, d, d, CUFFT_FORWARD), CUFFT_SUCCESS, "cufftExecC2C forward");
+    CHECK_LIB(cufftExecC2C(p, d, d, CUFFT_INVERSE), CUFFT_SUCCESS, "cufftExecC2C inverse");
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(y.data(), d, sizeof(cufftComplex) * n, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(fabsf(y[i].x / n - x[i].x) <= 1e-4f && fabsf(y[i].y / n - x[i].y) <= 1e-4f)) bad++;
+    }
+    cufftDestroy(p);
+    CHECK(cudaFree(d));
+    printf("fft %d points there and back: %s (%d of %d wrong)\n", n, bad ? "FAILED" : "ok", bad, n);
+    return bad;
+}
+
+int main()
+{
+    int bad = gemm(1024) + fft(1 << 20);
+    return bad ? 1 : 0;
+}
