@@ -177,7 +177,8 @@ if has libs; then
     [ -x "$bin/$p" ] || { echo "libs: $p not built (see build-$p.log)" | tee -a "$out/steps.txt"; continue; }
     step "$p-plain"   "./$p"
     step "$p-metrics" "$W" nvprof -f -o "$out/$p-ws.json" --metrics "$metrics" "./$p"
-    step "$p-ncu"     ncu --clock-control none --csv --metrics "$ncu_metrics" "./$p"
+    # Without ncu's cache flush, as for graph and threads: these kernels read megabytes that L2 holds.
+    step "$p-ncu"     ncu --clock-control none --cache-control none --csv --metrics "$ncu_metrics" "./$p"
     "$W" compare "$out/$p-ws.json" "$out/$p-ncu.out" --format json >"$out/$p-cmp.json" 2>"$out/$p-cmp.err"
   done
   python3 - "$out" >"$out/libs-summary.txt" 2>&1 <<'PY'
