@@ -201,10 +201,11 @@ fi
 # warpscope nvprof on compiled programs (needs nvcc and ncu): the course's sumMatrix under nvprof's command
 # line against ncu on every seed shape, multi's summary against its CUDA events, the overhead on NVIDIA's
 # samples when CUDA_SAMPLES names a cuda-samples checkout, CUDA graphs' kernels against ncu. Results in
-# $out/nvprof/{seed,multi,graph,threads,region,twogpu}-summary.txt (twogpu skipped with one GPU).
+# $out/nvprof/{seed,multi,graph,threads,region,twogpu,libs}-summary.txt (twogpu skipped with one GPU;
+# libs: cuBLAS, cuFFT and cp.async kernels against ncu).
 if command -v nvcc >/dev/null 2>&1 && command -v ncu >/dev/null 2>&1; then
   # The overhead part (every variant on NVIDIA's samples, ~7 minutes) only with NVPROF_OVERHEAD=1.
-  parts=(build options seed multi graph threads region twogpu)
+  parts=(build options seed multi graph threads region twogpu libs)
   [ "${NVPROF_OVERHEAD:-0}" = 1 ] && parts+=(overhead)
   step nvprof env WARPSCOPE_BIN="$bin" NVPROF_JOBS="${NVPROF_JOBS:-3}" bash "$here/nvprof-check.sh" "$out/nvprof" "${parts[@]}"
 else
@@ -282,12 +283,6 @@ for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 
 [ -f "$out/cupti-cache.log" ] && grep '^cupti-cache ' "$out/cupti-cache.log"
 [ -f "$out/model-check/model-check.txt" ] && tail -n 1 "$out/model-check/model-check.txt"
 [ -f "$out/calibrate.log" ] && grep -E "DRAM runs|DRAM read in flight|took" "$out/calibrate.log"
-[ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
-[ -f "$out/nvprof/multi-summary.txt" ] && grep -E "within 2 %|both profiled|concurrent-kernels" "$out/nvprof/multi-summary.txt"
-[ -f "$out/nvprof/graph-summary.txt" ] && tail -n 1 "$out/nvprof/graph-summary.txt"
-[ -f "$out/nvprof/threads-summary.txt" ] && tail -n 1 "$out/nvprof/threads-summary.txt"
-[ -f "$out/nvprof/region-summary.txt" ] && tail -n 1 "$out/nvprof/region-summary.txt"
-[ -f "$out/nvprof/twogpu-summary.txt" ] && tail -n 1 "$out/nvprof/twogpu-summary.txt"
 grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
 grep -E "fastest transpose" "$out/transpose.log"
 grep -E "naive transpose" "$out/transpose.log" "$out/transpose-tall.log"
@@ -337,6 +332,7 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/nvprof/threads-summary.txt" ] && tail -n 1 "$out/nvprof/threads-summary.txt"
 [ -f "$out/nvprof/region-summary.txt" ] && tail -n 1 "$out/nvprof/region-summary.txt"
 [ -f "$out/nvprof/twogpu-summary.txt" ] && tail -n 1 "$out/nvprof/twogpu-summary.txt"
+[ -f "$out/nvprof/libs-summary.txt" ] && cat "$out/nvprof/libs-summary.txt"
 [ -f "$out/nvprof/steps.txt" ] && grep -E "^overhead-" "$out/nvprof/steps.txt"
 tail -n 3 "$out/occupancy.log"
 [ -f "$out/model-counters/summary.txt" ] && tail -n 1 "$out/model-counters/summary.txt"

@@ -1,12 +1,19 @@
-// Kernels warpscope did not compile: cuBLAS's SGEMM (C = A B, 1024 x 1024, three times) and cuFFT's
-// complex transform there and back (2^20 points), each checked on the host: every element of C against
-// a sample of the CPU product (64 rows, all columns) and the round trip within 1e-4 of the input.
+// Kernels warpscope did not compile: cuBLAS's SGEMM (C = A B, 1024 x 1024, three times) and its
+// half-precision GEMM on tensor cores (cublasGemmEx, float accumulation), cuFFT's complex transform there
+// and back (2^20 points), and Thrust's sort and reduce (CUB's kernels, long template names), each checked
+// on the host: 64 rows of each product against the CPU's, the round trip within 1e-4 of the input, the
+// sorted keys and their sum exactly.
 // `warpscope nvprof` must see and measure the libraries' kernels as it does the program's own
 // (scripts/nvprof-check.sh, step libs).
 #include "check.h"
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 #include <cufft.h>
 #include <math.h>
+#include <thrust/device_vector.h>
+#include <thrust/reduce.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
 #include <vector>
 
 #define CHECK_LIB(call, ok, what)                                                                  \
@@ -59,6 +66,66 @@ static int gemm(int n)
     return bad;
 }
 
+// C = A B in half precision on tensor cores, accumulated in float.
+static int hgemm(int n)
+{
+    std::vector<__half> a(n * n), b(n * n);
+    std::vector<float> af(n * n), bf(n * n), c(n * n, NAN);
+    for (int i = 0; i < n * n; i++) {
+        a[i] = __float2half((float)((i * 7 + 3) % 13) / 13.0f - 0.5f);
+        b[i] = __float2half((float)((i * 5 + 1) % 11) / 11.0f - 0.5f);
+        af[i] = __half2float(a[i]);
+        bf[i] = __half2float(b[i]);
+    }
+    __half *da, *db;
+    float *dc;
+    CHECK(cudaMalloc(&da, sizeof(__half) * n * n));
+    CHECK(cudaMalloc(&db, sizeof(__half) * n * n));
+    CHECK(cudaMalloc(&dc, sizeof(float) * n * n));
+    CHECK(cudaMemcpy(da, a.data(), sizeof(__half) * n * n, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b.data(), sizeof(__half) * n * n, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dc, 0xff, sizeof(float) * n * n));
+    cublasHandle_t h;
+    CHECK_LIB(cublasCreate(&h), CUBLAS_STATUS_SUCCESS, "cublasCreate");
+    const float one = 1.0f, zero = 0.0f;
+    CHECK_LIB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, CUDA_R_16F, n, da, CUDA_R_16F, n, &zero,
+                           dc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              CUBLAS_STATUS_SUCCESS, "cublasGemmEx");
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(c.data(), dc, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; i += n / 64) {
+        for (int j = 0; j < n; j++) {
+            double want = 0.0;
+            for (int k = 0; k < n; k++) want += (double)af[i * n + k] * bf[k * n + j];
+            if (!(fabs(c[i * n + j] - want) <= 1e-2 + 1e-3 * fabs(want))) bad++;
+        }
+    }
+    cublasDestroy(h);
+    CHECK(cudaFree(da));
+    CHECK(cudaFree(db));
+    CHECK(cudaFree(dc));
+    printf("hgemm %dx%d: %s (%d of %d checked elements wrong)\n", n, n, bad ? "FAILED" : "ok", bad, 64 * n);
+    return bad;
+}
+
+// Keys n-1 .. 0 sorted by Thrust, then summed.
+static int sort(int n)
+{
+    thrust::device_vector<int> v(n);
+    thrust::sequence(v.begin(), v.end(), n - 1, -1);
+    thrust::sort(v.begin(), v.end());
+    long long sum = thrust::reduce(v.begin(), v.end(), 0LL);
+    std::vector<int> h(n);
+    thrust::copy(v.begin(), v.end(), h.begin());
+    int bad = 0;
+    for (int i = 0; i < n; i++) bad += h[i] != i;
+    bool summed = sum == (long long)n * (n - 1) / 2;
+    printf("thrust sort and reduce of %d keys: %s (%d out of place, sum %s)\n", n, bad || !summed ? "FAILED" : "ok", bad,
+           summed ? "right" : "wrong");
+    return bad + !summed;
+}
+
 static int fft(int n)
 {
     std::vector<cufftComplex> x(n), y(n);
@@ -87,6 +154,6 @@ static int fft(int n)
 
 int main()
 {
-    int bad = gemm(1024) + fft(1 << 20);
+    int bad = gemm(1024) + hgemm(1024) + fft(1 << 20) + sort(1 << 24);
     return bad ? 1 : 0;
 }
