@@ -5,22 +5,11 @@
 
 use rayon::prelude::*;
 
-use super::data::{HostData, Num};
+use super::data::HostData;
 use super::file::VerifySpec;
 use crate::record::{Mismatch, Verification};
 
 const CHUNK: usize = 1 << 16;
-
-/// Whether `got` is acceptable for `want`.
-fn accepts(spec: &VerifySpec, got: Num, want: Num) -> bool {
-    match (got, want) {
-        (Num::Int(g), Num::Int(w)) if !spec.tolerance_given => g == w,
-        _ => {
-            let (g, w) = (got.as_f64(), want.as_f64());
-            (g - w).abs() <= spec.atol + spec.rtol * w.abs() || (g == w)
-        }
-    }
-}
 
 /// Compares each output (name, what the GPU wrote) with its expected contents.
 pub fn compare(outputs: &[(&str, &HostData)], expected: &[&HostData], spec: &VerifySpec) -> Verification {
@@ -31,20 +20,26 @@ pub fn compare(outputs: &[(&str, &HostData)], expected: &[&HostData], spec: &Ver
             v.mismatches += want.len().max(1) as u64;
             continue;
         }
+        let (size, value) = (got.ty.size(), got.ty.to_f64());
+        // Integers compare exactly (equal values, equal bytes) unless a tolerance was given.
+        let exact = !got.ty.is_float() && !spec.tolerance_given;
         let n = got.len();
         let (count, max_err, first) = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| {
                 let (mut count, mut max_err, mut first) = (0u64, 0f64, None);
-                for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                    let (g, w) = (got.get(i), want.get(i));
-                    let err = (g.as_f64() - w.as_f64()).abs();
+                let range = c * CHUNK * size..((c + 1) * CHUNK).min(n) * size;
+                let pairs = got.bytes[range.clone()].chunks_exact(size).zip(want.bytes[range].chunks_exact(size));
+                for (k, (g, w)) in pairs.enumerate() {
+                    let (gv, wv) = (value(g), value(w));
+                    let err = (gv - wv).abs();
                     if err.is_finite() {
                         max_err = max_err.max(err);
                     }
-                    if !accepts(spec, g, w) {
+                    let ok = if exact { g == w } else { err <= spec.atol + spec.rtol * wv.abs() || gv == wv };
+                    if !ok {
                         count += 1;
-                        first.get_or_insert((i, g, w));
+                        first.get_or_insert((c * CHUNK + k, gv, wv));
                     }
                 }
                 (count, max_err, first)
@@ -56,12 +51,8 @@ pub fn compare(outputs: &[(&str, &HostData)], expected: &[&HostData], spec: &Ver
         if v.first_mismatch.is_none()
             && let Some((i, g, w)) = first
         {
-            v.first_mismatch = Some(Mismatch {
-                buffer: name.to_string(),
-                index: i as u64,
-                got: g.as_f64() as f32,
-                expected: w.as_f64() as f32,
-            });
+            v.first_mismatch =
+                Some(Mismatch { buffer: name.to_string(), index: i as u64, got: g as f32, expected: w as f32 });
         }
     }
     v
@@ -99,7 +90,7 @@ pub fn compare_sums(pairs: &[(&str, &HostData, &HostData)], spec: &VerifySpec) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::userkernel::data::{ElemType, Init, Poison};
+    use crate::userkernel::data::{ElemType, Init, Num, Poison, TYPES};
     use crate::userkernel::file::Expected;
 
     fn spec(rtol: f64, atol: f64, given: bool) -> VerifySpec {
@@ -152,6 +143,43 @@ mod tests {
         let r = HostData::poisoned(ElemType::I32, 4, Poison::Reference);
         let c = HostData::poisoned(ElemType::I32, 4, Poison::Checked);
         assert!(!compare(&[("o", &c)], &[&r], &spec(0.0, 0.0, false)).passed());
+    }
+
+    /// Every type, exact and with a tolerance, against the rule applied element by element through
+    /// [`Num`]: the same mismatches, the same largest error, the same first mismatch.
+    #[test]
+    fn typed_comparison_is_the_rule_element_by_element() {
+        for (name, t) in TYPES {
+            let (lo, hi) = if t.is_float() { (-4.0, 4.0) } else { (0.0, 100.0) };
+            let want = Init::Uniform(lo, hi).generate(*t, 3 * CHUNK + 17, 1, 0).unwrap();
+            let mut got = Init::Uniform(lo, hi).generate(*t, 3 * CHUNK + 17, 1, 0).unwrap();
+            let size = t.size();
+            for i in [5usize, CHUNK + 3, 2 * CHUNK, 3 * CHUNK + 16] {
+                got.bytes[i * size] ^= 0x10;
+            }
+            for s in [spec(0.0, 0.0, false), spec(1e-3, 0.5, true)] {
+                let v = compare(&[("o", &got)], &[&want], &s);
+                let (mut count, mut max_err, mut first) = (0u64, 0f64, None);
+                for i in 0..want.len() {
+                    let (g, w) = (got.get(i), want.get(i));
+                    let err = (g.as_f64() - w.as_f64()).abs();
+                    if err.is_finite() {
+                        max_err = max_err.max(err);
+                    }
+                    let ok = match (g, w) {
+                        (Num::Int(a), Num::Int(b)) if !s.tolerance_given => a == b,
+                        _ => err <= s.atol + s.rtol * w.as_f64().abs() || g.as_f64() == w.as_f64(),
+                    };
+                    if !ok {
+                        count += 1;
+                        first.get_or_insert(i as u64);
+                    }
+                }
+                assert_eq!((v.mismatches, v.max_abs_error), (count, max_err), "{name}");
+                assert_eq!(v.first_mismatch.map(|m| m.index), first, "{name}");
+                assert!(count > 0 || s.tolerance_given, "{name}: the flipped bits differ");
+            }
+        }
     }
 
     #[test]

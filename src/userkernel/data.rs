@@ -199,6 +199,29 @@ impl ElemType {
         Ok(())
     }
 
+    /// A reader of one element's bytes (exactly [`ElemType::size`] of them) as f64, chosen once for a
+    /// whole buffer: what comparing hundreds of millions of elements needs ([`Num::as_f64`] of
+    /// [`ElemType::decode`], without the per-element dispatch).
+    pub fn to_f64(self) -> fn(&[u8]) -> f64 {
+        fn a<const N: usize>(b: &[u8]) -> [u8; N] {
+            b[..N].try_into().expect("an element's bytes")
+        }
+        match self {
+            ElemType::F16 => |b| f16::from_le_bytes(a(b)).to_f64(),
+            ElemType::Bf16 => |b| bf16::from_le_bytes(a(b)).to_f64(),
+            ElemType::F32 => |b| f32::from_le_bytes(a(b)) as f64,
+            ElemType::F64 => |b| f64::from_le_bytes(a(b)),
+            ElemType::I8 => |b| b[0] as i8 as f64,
+            ElemType::I16 => |b| i16::from_le_bytes(a(b)) as f64,
+            ElemType::I32 => |b| i32::from_le_bytes(a(b)) as f64,
+            ElemType::I64 => |b| i64::from_le_bytes(a(b)) as f64,
+            ElemType::U8 => |b| b[0] as f64,
+            ElemType::U16 => |b| u16::from_le_bytes(a(b)) as f64,
+            ElemType::U32 => |b| u32::from_le_bytes(a(b)) as f64,
+            ElemType::U64 => |b| u64::from_le_bytes(a(b)) as f64,
+        }
+    }
+
     /// Element `bytes` (exactly [`ElemType::size`] of them) as a number.
     pub fn decode(self, b: &[u8]) -> Num {
         let a8 = |b: &[u8]| -> [u8; 8] {
