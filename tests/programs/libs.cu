@@ -25,6 +25,21 @@
         }                                                                                          \
     }
 
+// Elements of 64 rows of C (n x n, row-major) farther than atol + 1e-3 |want| from the CPU's A B.
+static int wrong(const std::vector<float> &c, const std::vector<float> &a, const std::vector<float> &b, int n,
+                 double atol)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i += n / 64) {
+        for (int j = 0; j < n; j++) {
+            double want = 0.0;
+            for (int k = 0; k < n; k++) want += (double)a[i * n + k] * b[k * n + j];
+            if (!(fabs(c[i * n + j] - want) <= atol + 1e-3 * fabs(want))) bad++;
+        }
+    }
+    return bad;
+}
+
 static int gemm(int n)
 {
     std::vector<float> a(n * n), b(n * n), c(n * n, NAN);
@@ -50,14 +65,7 @@ static int gemm(int n)
     }
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(c.data(), dc, bytes, cudaMemcpyDeviceToHost));
-    int bad = 0;
-    for (int i = 0; i < n; i += n / 64) {
-        for (int j = 0; j < n; j++) {
-            double want = 0.0;
-            for (int k = 0; k < n; k++) want += (double)a[i * n + k] * b[k * n + j];
-            if (!(fabs(c[i * n + j] - want) <= 1e-3 + 1e-3 * fabs(want))) bad++;
-        }
-    }
+    int bad = wrong(c, a, b, n, 1e-3);
     cublasDestroy(h);
     CHECK(cudaFree(da));
     CHECK(cudaFree(db));
@@ -93,14 +101,7 @@ static int hgemm(int n)
               CUBLAS_STATUS_SUCCESS, "cublasGemmEx");
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(c.data(), dc, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
-    int bad = 0;
-    for (int i = 0; i < n; i += n / 64) {
-        for (int j = 0; j < n; j++) {
-            double want = 0.0;
-            for (int k = 0; k < n; k++) want += (double)af[i * n + k] * bf[k * n + j];
-            if (!(fabs(c[i * n + j] - want) <= 1e-2 + 1e-3 * fabs(want))) bad++;
-        }
-    }
+    int bad = wrong(c, af, bf, n, 1e-2);
     cublasDestroy(h);
     CHECK(cudaFree(da));
     CHECK(cudaFree(db));

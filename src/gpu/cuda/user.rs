@@ -283,7 +283,7 @@ impl UserGpu for CudaBackend {
 
     fn user_compare(&mut self, i: usize, slot: usize, n: u64, how: &Compare) -> Result<Tally> {
         let name = how.ty.to_string();
-        let m = self.module(Module::Embedded("verify_user"))?;
+        let m = self.module(Module::Embedded("verify"))?;
         let func = |f: String| m.load_function(&f).map_err(cu(&format!("cuModuleGetFunction({f})")));
         let (compare, first) = (func(format!("compare_{name}"))?, func(format!("first_{name}"))?);
         let got = self.user.buffers.get(i).ok_or_else(|| Error::internal(format!("no user buffer {i}")))?;
