@@ -386,6 +386,73 @@ fn copy_through<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
     Ok(())
 }
 
+/// The contents of `src` read back through two page-locked staging buffers, the GPU filling one while a
+/// few threads empty the other: a 1 GiB kernel-file output read into pageable memory took 1.05 s on an
+/// H200's host. Small buffers are read directly.
+fn read_staged<T: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync>(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    src: &CudaSlice<T>,
+) -> Result<Vec<T>> {
+    let stage = STAGE_BYTES / std::mem::size_of::<T>().max(1);
+    if src.len() <= 2 * stage {
+        let v = stream.clone_dtoh(src).map_err(cu("cuMemcpyDtoH"))?;
+        stream.synchronize().map_err(cu("cuMemcpyDtoH"))?;
+        return Ok(v);
+    }
+    let mut host = vec![T::default(); src.len()];
+    // SAFETY: each staging buffer is read only after the copy into it is done (its event). Flags 0:
+    // plain page-locked memory, not write-combined (the CPU reads it).
+    let pinned = || unsafe { ctx.alloc_pinned_with_flags::<T>(stage, 0) }.map_err(cu("cuMemHostAlloc"));
+    let mut stages = [pinned()?, pinned()?];
+    let drained = drain_through(stream, src, &mut stages, &mut host);
+    // Whatever happened, no copy may still write a staging buffer when it is freed.
+    let synced = stream.synchronize().map_err(cu("cuMemcpyDtoHAsync"));
+    drained.and(synced)?;
+    Ok(host)
+}
+
+/// The copies of [`read_staged`]: whole chunk k goes to staging buffer k % 2, two in flight (a copy fills
+/// its whole staging buffer); the part after the last whole chunk is read directly.
+fn drain_through<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
+    stream: &Arc<CudaStream>,
+    src: &CudaSlice<T>,
+    stages: &mut [PinnedHostSlice<T>; 2],
+    host: &mut [T],
+) -> Result<()> {
+    let (stage, n) = (stages[0].len(), host.len());
+    let chunks = n / stage;
+    let queue = |k: usize, stages: &mut [PinnedHostSlice<T>; 2]| -> Result<CudaEvent> {
+        stream
+            .memcpy_dtoh(&src.slice(k * stage..(k + 1) * stage), &mut stages[k % 2])
+            .map_err(cu("cuMemcpyDtoHAsync"))?;
+        stream.record_event(None).map_err(cu("cuEventRecord"))
+    };
+    let mut ready: [Option<CudaEvent>; 2] = [None, None];
+    for k in 0..chunks.min(2) {
+        ready[k % 2] = Some(queue(k, stages)?);
+    }
+    for k in 0..chunks {
+        if let Some(done) = ready[k % 2].take() {
+            done.synchronize().map_err(cu("cuEventSynchronize"))?;
+        }
+        let from = stages[k % 2].as_slice().map_err(cu("cuEventSynchronize"))?;
+        let part = stage.div_ceil(FILLERS);
+        std::thread::scope(|s| {
+            for (to, from) in host[k * stage..(k + 1) * stage].chunks_mut(part).zip(from.chunks(part)) {
+                s.spawn(|| to.copy_from_slice(from));
+            }
+        });
+        if k + 2 < chunks {
+            ready[k % 2] = Some(queue(k + 2, stages)?);
+        }
+    }
+    if chunks * stage < n {
+        stream.memcpy_dtoh(&src.slice(chunks * stage..n), &mut host[chunks * stage..]).map_err(cu("cuMemcpyDtoH"))?;
+    }
+    Ok(())
+}
+
 /// Threads that fill a staging buffer of [`upload_staged`].
 const FILLERS: usize = 4;
 

@@ -325,9 +325,7 @@ impl UserGpu for CudaBackend {
 
     fn user_read(&mut self, i: usize) -> Result<Vec<u8>> {
         let s = self.user.buffers.get(i).ok_or_else(|| Error::internal(format!("no user buffer {i}")))?;
-        let v = self.stream.clone_dtoh(s).map_err(cu("cuMemcpyDtoH"))?;
-        self.stream.synchronize().map_err(cu("cuMemcpyDtoH"))?;
-        Ok(v)
+        super::read_staged(&self.ctx, &self.stream, s)
     }
 
     fn user_launch(&mut self, launch: &Launch, args: &[UserArg<'_>]) -> Result<()> {
