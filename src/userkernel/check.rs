@@ -65,8 +65,10 @@ pub fn compare(outputs: &[(&str, &HostData)], expected: &[&HostData], spec: &Ver
 pub fn compare_sums(pairs: &[(&str, &HostData, &HostData)], spec: &VerifySpec) -> Verification {
     let mut v = Verification { checked: 0, mismatches: 0, max_abs_error: 0.0, first_mismatch: None };
     for (name, out, input) in pairs {
-        let total =
-            |d: &HostData| (0..d.len()).map(|i| d.get(i).as_f64()).fold((0.0, 0.0), |(s, a), x| (s + x, a + x.abs()));
+        let total = |d: &HostData| {
+            let value = d.ty.to_f64();
+            d.bytes.chunks_exact(d.ty.size()).map(value).fold((0.0, 0.0), |(s, a), x| (s + x, a + x.abs()))
+        };
         let ((got, _), (want, scale)) = (total(out), total(input));
         let exact = !out.ty.is_float() && !input.ty.is_float() && !spec.tolerance_given;
         let ok = if exact { got == want } else { (got - want).abs() <= spec.atol + spec.rtol * scale };
