@@ -4,6 +4,9 @@
 
 use crate::error::{Error, Input, Result};
 
+mod catalogue;
+pub use catalogue::{CATALOGUE, UNAVAILABLE};
+
 /// Ratio 0-1 (nvprof's unit for occupancy; tables show it as %).
 pub const RATIO: &str = "ratio";
 /// Percent.
@@ -14,6 +17,10 @@ pub const GBPS: &str = "GB/s";
 pub const COUNT: &str = "count";
 /// Milliseconds.
 pub const MS: &str = "ms";
+/// Bytes.
+pub const BYTES: &str = "byte";
+/// nvprof's utilization level, 0 (idle) to 10 (the peak): Nsight Compute's % of peak over ten.
+pub const LEVEL: &str = "level";
 
 /// Effective bandwidth: the kernel's minimum bytes (inputs read once, outputs written once) over its median time.
 pub const EFF_BANDWIDTH: &str = "eff_bandwidth";
@@ -55,6 +62,11 @@ pub enum Formula {
     Scale(f64),
     /// The first counter over the second (0 when the second is 0).
     Ratio,
+    /// The counters weighted and added (`flop_count_sp`: fadd + fmul + 2 ffma).
+    Sum(&'static [f64]),
+    /// The sum of the first `n` counters over the sum of the rest, times a factor (0 when the rest
+    /// sum to 0): hit rates, transactions per request over several kinds of request.
+    SumRatio(usize, f64),
     /// Requested bytes (the first counter) over the requested share of the transferred bytes in % (the
     /// second), per nanosecond of the third: the bytes transferred, in GB/s (0 when nothing was
     /// requested). Sector-granular transfers counted from per-instruction (SASS) counters. A fourth and
@@ -82,201 +94,33 @@ pub struct MetricDef {
     pub unit: &'static str,
     /// What it means.
     pub description: &'static str,
+    /// nvprof's own words, where it is an nvprof metric: its "Metric Description" column and its
+    /// `--query-metrics` text.
+    pub nvprof: Option<(&'static str, &'static str)>,
 }
 
 impl MetricDef {
     /// The ncu metric shown in the catalogue (the first counter, or a formula of two).
     pub fn ncu(&self) -> String {
+        let sum = |cs: &[&str], ws: &[f64]| {
+            let terms: Vec<String> = cs
+                .iter()
+                .zip(ws.iter().chain(std::iter::repeat(&1.0)))
+                .map(|(c, w)| if *w == 1.0 { c.to_string() } else { format!("{w} * {c}") })
+                .collect();
+            terms.join(" + ")
+        };
         match (self.formula, self.counters) {
             (Formula::Ratio, [a, b]) => format!("{a} / {b}"),
+            (Formula::Sum(w), cs) => sum(cs, w),
+            (Formula::SumRatio(n, _), cs) if n < cs.len() => {
+                format!("({}) / ({})", sum(&cs[..n], &[]), sum(&cs[n..], &[]))
+            }
             (_, [a, ..]) => a.to_string(),
             _ => "-".into(),
         }
     }
 }
-
-const fn def(
-    name: &'static str,
-    counters: &'static [&'static str],
-    formula: Formula,
-    unit: &'static str,
-    description: &'static str,
-) -> MetricDef {
-    MetricDef { name, counters, formula, unit, description, collected: None }
-}
-
-use Formula::{None as Derived, Ratio, Scale};
-
-/// Every metric warpscope knows, in the order tables show them.
-pub static CATALOGUE: &[MetricDef] = &[
-    def(
-        PREDICTED_TIME,
-        &[],
-        Derived,
-        MS,
-        "Kernel time predicted by warpscope's model (SKE terms, roofline, block issue)",
-    ),
-    def(MODEL_ERROR, &[], Derived, PCT, "Predicted minus measured time, % of measured"),
-    def(DURATION, &["gpu__time_duration.sum"], Scale(1e-6), MS, "Kernel duration measured by the GPU's own timer"),
-    def(
-        EFF_BANDWIDTH,
-        &[],
-        Derived,
-        GBPS,
-        "Effective bandwidth: minimum bytes read + written over the median kernel time",
-    ),
-    def(
-        PCT_OF_MEMCPY,
-        &[],
-        Derived,
-        PCT,
-        "Effective bandwidth as % of the device-to-device cuMemcpy measured in the same run",
-    ),
-    def(
-        THEORETICAL_OCCUPANCY,
-        &[],
-        Derived,
-        RATIO,
-        "Theoretical Occupancy: resident warps per SM the launch allows (driver occupancy API) over the maximum",
-    ),
-    def(
-        ACHIEVED_OCCUPANCY,
-        &["sm__warps_active.avg.pct_of_peak_sustained_active"],
-        Scale(0.01),
-        RATIO,
-        "Achieved Occupancy: average active warps per active cycle over the SM's maximum",
-    ),
-    def(
-        "sm_efficiency",
-        &["smsp__cycles_active.avg.pct_of_peak_sustained_elapsed"],
-        Scale(1.0),
-        PCT,
-        "Multiprocessor Activity: % of time at least one warp is active on an SM (ncu's definition reads up to ~1 % over 100)",
-    ),
-    MetricDef {
-        // The L1TEX bytes counter makes CUPTI spend about 20 ms per profiled range on Hopper; the SASS
-        // counters give the same bytes (requested bytes over the requested share of the sectors moved),
-        // equal to the L1TEX count on every launch checked (docs/PERF-NOTES.md) at a tenth of the cost.
-        // L1TEX counts the loads that go straight to shared memory (LDGSTS: cp.async, sm_80 and newer,
-        // through L1 or around it) among the global loads: their bytes are added (cuBLAS's SGEMM on an
-        // H200: 100.66 MB of LDGSTS, no LDG, all of ncu's figure; tests/programs/asynccopy.cu).
-        collected: Some((
-            &[
-                "smsp__sass_data_bytes_mem_global_op_ld.sum",
-                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
-                "gpu__time_duration.sum",
-                "smsp__sass_data_bytes_mem_global_op_ldgsts.sum",
-                "smsp__sass_average_data_bytes_per_sector_mem_global_op_ldgsts.pct",
-            ],
-            Formula::TransferredPerNs,
-        )),
-        ..def(
-            GLD_THROUGHPUT,
-            &["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second"],
-            Scale(1e-9),
-            GBPS,
-            "Global Load Throughput",
-        )
-    },
-    def(
-        GLD_EFFICIENCY,
-        &["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"],
-        Scale(1.0),
-        PCT,
-        "Global Memory Load Efficiency: requested over transferred bytes",
-    ),
-    def(
-        GLD_TRANSACTIONS,
-        &["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"],
-        Scale(1.0),
-        COUNT,
-        "Global Load Transactions (32-byte sectors)",
-    ),
-    def(
-        GLD_TRANSACTIONS_PER_REQUEST,
-        &["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"],
-        Scale(1.0),
-        "ratio",
-        "Global Load Transactions Per Request",
-    ),
-    def(
-        GST_THROUGHPUT,
-        &["l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum.per_second"],
-        Scale(1e-9),
-        GBPS,
-        "Global Store Throughput",
-    ),
-    def(
-        GST_EFFICIENCY,
-        &["smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"],
-        Scale(1.0),
-        PCT,
-        "Global Memory Store Efficiency: requested over transferred bytes",
-    ),
-    def(
-        GST_TRANSACTIONS,
-        &["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"],
-        Scale(1.0),
-        COUNT,
-        "Global Store Transactions (32-byte sectors)",
-    ),
-    def(
-        "dram_read_throughput",
-        &["dram__bytes_read.sum.per_second"],
-        Scale(1e-9),
-        GBPS,
-        "Device Memory Read Throughput",
-    ),
-    def(
-        "dram_write_throughput",
-        &["dram__bytes_write.sum.per_second"],
-        Scale(1e-9),
-        GBPS,
-        "Device Memory Write Throughput",
-    ),
-    def(
-        "l2_read_throughput",
-        &["lts__t_sectors_op_read.sum.per_second"],
-        Scale(32e-9),
-        GBPS,
-        "L2 Throughput (Reads): 32-byte sectors per second",
-    ),
-    def(
-        SHARED_LD_PER_REQUEST,
-        &["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"],
-        Ratio,
-        "ratio",
-        "Shared Memory Load Transactions Per Request (wavefronts per shared load instruction)",
-    ),
-    def(
-        "shared_efficiency",
-        &["smsp__sass_average_data_bytes_per_wavefront_mem_shared.pct"],
-        Scale(1.0),
-        PCT,
-        "Shared Memory Efficiency",
-    ),
-    def(
-        "branch_efficiency",
-        &["smsp__sass_average_branch_targets_threads_uniform.pct"],
-        Scale(1.0),
-        PCT,
-        "Branch Efficiency: uniform branches over all, loop and bounds branches included (100 when none ran; divergence shows better in warp_execution_efficiency)",
-    ),
-    def(
-        "warp_execution_efficiency",
-        &["smsp__thread_inst_executed_per_inst_executed.ratio"],
-        Scale(100.0 / 32.0),
-        PCT,
-        "Warp Execution Efficiency: active threads per executed instruction over 32",
-    ),
-    def(
-        INST_EXECUTED,
-        &["smsp__inst_executed.sum"],
-        Scale(1.0),
-        COUNT,
-        "Instructions Executed: warp instructions (estimated: the PTX run for sample threads, loops by their trip counts)",
-    ),
-];
 
 /// The catalogue entry of `name`.
 pub fn lookup(name: &str) -> Option<&'static MetricDef> {
@@ -315,6 +159,13 @@ impl Requested {
                 [a, b] => a / b,
                 _ => f64::NAN,
             },
+            Formula::Sum(w) if values.len() == w.len() => values.iter().zip(w).map(|(v, w)| v * w).sum(),
+            Formula::SumRatio(n, k) if n < values.len() => {
+                let (over, under) = values.split_at(n);
+                let under: f64 = under.iter().sum();
+                if under == 0.0 { 0.0 } else { over.iter().sum::<f64>() / under * k }
+            }
+            Formula::Sum(_) | Formula::SumRatio(..) => f64::NAN,
             Formula::TransferredPerNs => {
                 // Bytes moved for `requested` bytes of which `pct` % were asked for: 0 where none were
                 // asked (or the chip lacks the optional counters: NaN), unknown without a share.
@@ -382,6 +233,8 @@ pub fn parse_requested(spec: &str) -> Result<Vec<Requested>> {
             if !d.counters.is_empty() {
                 push(from_def(d));
             }
+        } else if let Some((_, why)) = UNAVAILABLE.iter().find(|(n, _)| *n == item) {
+            return Err(Error::usage(format!("metric '{item}' is unavailable: {why}")));
         } else if item.contains("__") && item.chars().all(|c| c.is_ascii_alphanumeric() || "_.".contains(c)) {
             push(Requested {
                 name: item.into(),
@@ -433,7 +286,14 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), CATALOGUE.len());
         for m in CATALOGUE {
-            assert!([RATIO, PCT, GBPS, COUNT, MS].contains(&m.unit), "{}", m.name);
+            assert!([RATIO, PCT, GBPS, COUNT, MS, BYTES, LEVEL].contains(&m.unit), "{}", m.name);
+            match m.formula {
+                Formula::Sum(w) => assert_eq!(w.len(), m.counters.len(), "{}", m.name),
+                Formula::SumRatio(n, _) => assert!(n > 0 && n < m.counters.len(), "{}", m.name),
+                Formula::Ratio => assert_eq!(m.counters.len(), 2, "{}", m.name),
+                _ => {}
+            }
+            assert!(!UNAVAILABLE.iter().any(|(n, _)| *n == m.name), "{} is both measured and unavailable", m.name);
             assert_eq!(m.counters.is_empty(), m.formula == Formula::None, "{}", m.name);
             let collected = m.collected.map_or(&[][..], |(c, _)| c);
             for c in m.counters.iter().chain(collected) {
@@ -534,6 +394,45 @@ mod tests {
         assert!(!on_chip("smsp__sass_data_bytes_mem_global_op_ldgsts.sum", "tu102"));
         assert!(!on_chip("smsp__sass_data_bytes_mem_global_op_ldgsts.sum", "gv100"));
         assert!(on_chip("smsp__sass_data_bytes_mem_global_op_ld.sum", "tu102"));
+    }
+
+    /// The formulas on hand-worked counter values: a kernel of 1000 threads doing one FADD, one FMUL
+    /// and three FFMAs each; hit rates over loads and stores; atomics over two kinds of request.
+    #[test]
+    fn sums_and_ratios_of_counters() {
+        let r =
+            parse_requested("flop_count_sp,global_hit_rate,atomic_transactions_per_request,dram_utilization").unwrap();
+        assert_eq!(r[0].value(&[1000.0, 1000.0, 3000.0]), 8000.0);
+        // Load hits 30 of 100 sectors, store hits 10 of 100, no atomics or reductions: 20 %.
+        assert_eq!(r[1].value(&[30.0, 10.0, 0.0, 0.0, 100.0, 100.0, 0.0, 0.0]), 20.0);
+        assert_eq!(r[1].value(&[0.0; 8]), 0.0);
+        assert!(r[1].value(&[1.0]).is_nan());
+        // 96 sectors over 32 atomic and 0 reduction requests.
+        assert_eq!(r[2].value(&[64.0, 32.0, 32.0, 0.0]), 3.0);
+        // 73 % of DRAM's peak is nvprof's level 7.3, printed High (7).
+        assert!((r[3].value(&[73.0]) - 7.3).abs() < 1e-12);
+        assert_eq!(r[3].unit, LEVEL);
+        let d = lookup("flop_count_sp").unwrap();
+        assert_eq!(
+            d.ncu(),
+            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum + smsp__sass_thread_inst_executed_op_fmul_pred_on.sum + 2 * smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+        );
+        assert!(
+            lookup("local_hit_rate")
+                .unwrap()
+                .ncu()
+                .starts_with("(l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum + ")
+        );
+    }
+
+    #[test]
+    fn unavailable_metrics_say_why() {
+        let err = parse_requested("achieved_occupancy,inst_replay_overhead").unwrap_err().to_string();
+        assert!(err.contains("'inst_replay_overhead' is unavailable") && err.contains("replayed"), "{err}");
+        // `all` is every measurable one, never an unavailable one.
+        let all = parse_requested("all").unwrap();
+        assert!(all.iter().all(|r| !UNAVAILABLE.iter().any(|(n, _)| *n == r.name)));
+        assert!(all.iter().any(|r| r.name == "stall_memory_dependency"));
     }
 
     #[test]

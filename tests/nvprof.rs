@@ -190,6 +190,33 @@ fn metric_and_event_results_read_like_nvprofs() {
     assert!(err.ends_with("==PID== Profiling result:\nNo events/metrics were profiled.\n"), "{err}");
 }
 
+/// nvprof's own metric lines for a V100 (a Summit run of nvprof's metrics, published in
+/// github.com/sarats/xgc, GPU_Kernels.md; see fixtures/nvprof/README.md), each with its whitespace
+/// collapsed: warpscope given the same values (v100-values-metrics.jsonl, written by hand from those
+/// lines) must print the same descriptions, levels, byte counts and percentages.
+#[test]
+fn levels_bytes_and_stall_reasons_read_like_nvprofs() {
+    let m = "warp_nonpred_execution_efficiency,dram_read_bytes,sysmem_write_bytes,l2_read_throughput,inst_fp_64,\
+             dram_utilization,shared_utilization,stall_inst_fetch,issue_slot_utilization,achieved_occupancy";
+    let (code, _, err) = replay(&["--metrics", m], "v100-values-metrics.jsonl", &[]);
+    assert_eq!(code, 0, "{err}");
+    let collapsed: Vec<String> = err.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    for nvprof in [
+        "1 warp_nonpred_execution_efficiency Warp Non-Predicated Execution Efficiency 86.72% 86.72% 86.72%",
+        "1 dram_read_bytes Total bytes read from DRAM to L2 cache 5.8717e+11 5.8717e+11 5.8717e+11",
+        "1 sysmem_write_bytes System Memory Write Bytes 160 160 160",
+        "1 l2_read_throughput L2 Throughput (Reads) 281.16GB/s 281.16GB/s 281.16GB/s",
+        "1 inst_fp_64 FP Instructions(Double) 1.5991e+12 1.5991e+12 1.5991e+12",
+        "1 dram_utilization Device Memory Utilization High (8) High (8) High (8)",
+        "1 shared_utilization Shared Memory Utilization Idle (0) Idle (0) Idle (0)",
+        "1 stall_inst_fetch Issue Stall Reasons (Instructions Fetch) 47.62% 47.62% 47.62%",
+        "1 issue_slot_utilization Issue Slot Utilization 13.16% 13.16% 13.16%",
+        "1 achieved_occupancy Achieved Occupancy 0.123716 0.123716 0.123716",
+    ] {
+        assert!(collapsed.iter().any(|l| l == nvprof), "no line {nvprof:?} in\n{err}");
+    }
+}
+
 #[test]
 fn child_processes_are_profiled_only_when_asked() {
     let args = ["--print-gpu-summary"];

@@ -409,7 +409,8 @@ mod tests {
         assert_eq!((r.kernel.as_str(), r.summary_of, r.device), ("kitsune_kernel", Some(3), Some(0)));
         assert_eq!(metric(r, "duration"), Some(7500.0));
         assert_eq!((metric(r, "duration_min"), metric(r, "duration_max")), (Some(7000.0), Some(8000.0)));
-        assert_eq!(metric(r, "sm__inst_executed.avg.per_cycle_active"), Some(2.6));
+        // The counter is nvprof's ipc, and takes its name.
+        assert_eq!(metric(r, "ipc"), Some(2.6));
         assert_eq!((metric(r, "block_size"), metric(r, "grid_size")), (Some(256.0), Some(1024.0)));
         assert_eq!((r.grid, r.block), (None, None), "sizes are counts, not shapes");
         assert_eq!(metric(&rep.records[1], "duration"), Some(1000.0));

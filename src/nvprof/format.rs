@@ -268,8 +268,27 @@ pub fn metric(v: f64, unit: &str) -> String {
         metrics::MS => time(v * 1e6, Times::Auto),
         "ns" => time(v, Times::Auto),
         metrics::RATIO => within_ten(format!("{v:.6}"), v),
+        metrics::BYTES => count(v),
+        metrics::LEVEL => level(v),
         _ => within_ten(plain(v), v),
     }
+}
+
+/// A utilization level as nvprof printed it: the nearest whole level with its word, `Idle (0)`, `Low
+/// (1)`-`(3)`, `Mid (4)`-`(6)`, `High (7)`-`(9)`, `Max (10)`.
+pub fn level(v: f64) -> String {
+    if v.is_nan() {
+        return "n/a".into();
+    }
+    let n = v.round().clamp(0.0, 10.0) as u32;
+    let word = match n {
+        0 => "Idle",
+        1..=3 => "Low",
+        4..=6 => "Mid",
+        7..=9 => "High",
+        _ => "Max",
+    };
+    format!("{word} ({n})")
 }
 
 /// A metric value in nvprof's `--csv --metrics`, by unit: throughputs and percentages keep their unit
@@ -283,6 +302,8 @@ pub fn csv_metric(v: f64, unit: &str) -> String {
         metrics::MS => format!("{v:.6}ms"),
         "ns" => format!("{v:.6}ns"),
         metrics::RATIO => format!("{v:.6}"),
+        metrics::BYTES => format!("{:.0}", v.round()),
+        metrics::LEVEL => level(v),
         _ => plain(v),
     }
 }
@@ -305,7 +326,8 @@ pub fn csv_column_unit(unit: &str, values: impl IntoIterator<Item = f64>) -> (St
 /// A value under such a units row: bare, `%f` in the column's unit, counts whole.
 pub fn csv_column_value(v: f64, unit: &str, divisor: f64) -> String {
     match unit {
-        metrics::COUNT => format!("{:.0}", v.round()),
+        metrics::COUNT | metrics::BYTES => format!("{:.0}", v.round()),
+        metrics::LEVEL => level(v),
         metrics::GBPS | metrics::PCT | metrics::MS | "ns" | metrics::RATIO => format!("{:.6}", v / divisor),
         _ => plain(v),
     }
@@ -401,6 +423,14 @@ mod tests {
         assert_eq!(metric(159_920_000_000.0, metrics::COUNT), "1.5992e+11");
         assert_eq!(metric(17_182_000_000.0, metrics::COUNT), "1.7182e+10");
         assert_eq!(metric(4.0, metrics::RATIO), "4.000000");
+        // Utilization levels as a GTX 1080's and a K20c's nvprof printed them.
+        assert_eq!(metric(0.2, metrics::LEVEL), "Idle (0)");
+        assert_eq!(metric(1.6, metrics::LEVEL), "Low (2)");
+        assert_eq!(metric(5.0, metrics::LEVEL), "Mid (5)");
+        assert_eq!(metric(7.04, metrics::LEVEL), "High (7)");
+        assert_eq!(metric(9.96, metrics::LEVEL), "Max (10)");
+        assert_eq!(csv_metric(3.4, metrics::LEVEL), "Low (3)");
+        assert_eq!(metric(134_217_728.0, metrics::BYTES), "134217728");
         assert_eq!(csv_metric(93.715659, metrics::PCT), "93.715659%");
         assert_eq!(csv_metric(0.917697, metrics::RATIO), "0.917697");
         assert_eq!(csv_metric(50_258_116_400.0, metrics::COUNT), "50258116400");

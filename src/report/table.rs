@@ -82,7 +82,7 @@ pub fn format_value(m: &Metric) -> String {
         PCT => format!("{:.2}%", m.value),
         GBPS => format!("{:.1}", m.value),
         MS => format!("{:.3}", m.value),
-        COUNT | "level" => format!("{:.0}", m.value),
+        COUNT | metrics::LEVEL | metrics::BYTES => format!("{:.0}", m.value),
         _ => format!("{:.3}", m.value),
     }
 }
