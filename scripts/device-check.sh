@@ -201,11 +201,12 @@ fi
 # warpscope nvprof on compiled programs (needs nvcc and ncu): the course's sumMatrix under nvprof's command
 # line against ncu on every seed shape, multi's summary against its CUDA events, the overhead on NVIDIA's
 # samples when CUDA_SAMPLES names a cuda-samples checkout, CUDA graphs' kernels against ncu. Results in
-# $out/nvprof/{seed,multi,graph,threads,region,twogpu,libs}-summary.txt (twogpu skipped with one GPU;
-# libs: cuBLAS, cuFFT and cp.async kernels against ncu).
+# $out/nvprof/{seed,multi,graph,threads,region,twogpu,libs,catalogue}-summary.txt (twogpu skipped with one
+# GPU; libs: cuBLAS, cuFFT and cp.async kernels against ncu; catalogue: `--metrics all` against ncu and
+# counts worked out by hand).
 if command -v nvcc >/dev/null 2>&1 && command -v ncu >/dev/null 2>&1; then
   # The overhead part (every variant on NVIDIA's samples, ~7 minutes) only with NVPROF_OVERHEAD=1.
-  parts=(build options seed multi graph threads region twogpu libs)
+  parts=(build options seed multi graph threads region twogpu libs catalogue)
   [ "${NVPROF_OVERHEAD:-0}" = 1 ] && parts+=(overhead)
   step nvprof env WARPSCOPE_BIN="$bin" NVPROF_JOBS="${NVPROF_JOBS:-3}" bash "$here/nvprof-check.sh" "$out/nvprof" "${parts[@]}"
 else
@@ -333,6 +334,7 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/nvprof/region-summary.txt" ] && tail -n 1 "$out/nvprof/region-summary.txt"
 [ -f "$out/nvprof/twogpu-summary.txt" ] && tail -n 1 "$out/nvprof/twogpu-summary.txt"
 [ -f "$out/nvprof/libs-summary.txt" ] && cat "$out/nvprof/libs-summary.txt"
+[ -f "$out/nvprof/catalogue-summary.txt" ] && grep -E "^[a-zA-Z]|against ncu" "$out/nvprof/catalogue-summary.txt"
 [ -f "$out/nvprof/steps.txt" ] && grep -E "^overhead-" "$out/nvprof/steps.txt"
 tail -n 3 "$out/occupancy.log"
 [ -f "$out/model-counters/summary.txt" ] && tail -n 1 "$out/model-counters/summary.txt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: `warpscope nvprof` on compiled CUDA programs, against Nsight Compute and plain runs.
 #   scripts/nvprof-check.sh OUTDIR [STEPS...]
-# STEPS (default: all of them): build options seed multi graph threads region twogpu libs overhead
+# STEPS (default: all of them): build options seed multi graph threads region twogpu libs catalogue overhead
 #   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
 #             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
 #   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
@@ -25,6 +25,10 @@
 #             loads straight to shared memory (cp.async/LDGSTS, tests/programs/asynccopy.cu, sm_80 and
 #             newer): every kernel's achieved_occupancy, gld_throughput, gld_efficiency against ncu
 #             (libs-summary.txt)
+#   catalogue `--metrics all` (every nvprof metric warpscope measures) on sumMatrix 32 16 and on
+#             tests/programs/metricmix.cu (FMA chains, atomics, bank conflicts, local memory, MUFU), against
+#             ncu collecting every counter of the catalogue on the same program (mapped to nvprof's names
+#             by `warpscope import`), plus counts worked out by hand (catalogue-summary.txt)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
 #             matrixMul) on the samples (else on multi), into overhead-summary.txt: the fastest variant
 #             whose values agree with the default's within 1 point / 3 %, and one metric at a time
@@ -35,7 +39,7 @@
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: scripts/nvprof-check.sh OUTDIR [STEPS...]}" && cd "$1" && pwd)
 shift
-steps=${*:-build options seed multi graph threads region twogpu libs overhead}
+steps=${*:-build options seed multi graph threads region twogpu libs catalogue overhead}
 here=$(cd "$(dirname "$0")" && pwd)
 W=$(realpath "${WARPSCOPE_BIN:-target/release/warpscope}")
 programs=${NVPROF_PROGRAMS:-$here/../tests/programs}
@@ -72,6 +76,7 @@ if has build; then
   nvcc -O3 -arch="$arch" -o "$bin/twogpu" "$programs/twogpu.cu" >"$out/build-twogpu.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/libs" "$programs/libs.cu" -lcublas -lcufft >"$out/build-libs.log" 2>&1 &
   nvcc -O3 -arch="$arch" -o "$bin/asynccopy" "$programs/asynccopy.cu" >"$out/build-asynccopy.log" 2>&1 &
+  nvcc -O3 -arch="$arch" -o "$bin/metricmix" "$programs/metricmix.cu" >"$out/build-metricmix.log" 2>&1 &
   if [ -n "${CUDA_SAMPLES:-}" ]; then
     nvcc -O3 -arch="$arch" -I"$CUDA_SAMPLES/Common" -o "$bin/matrixMul" \
       "$CUDA_SAMPLES/Samples/0_Introduction/matrixMul/matrixMul.cu" >"$out/build-matrixMul.log" 2>&1 &
@@ -203,6 +208,29 @@ for p in ["libs", "asynccopy"]:
     print(f"{p}: {ok} of {ok + len(bad)} kernel metrics within 1 point / 3 % of ncu" + ("; off: " + "; ".join(bad) if bad else ""))
 PY
   cat "$out/libs-summary.txt"
+fi
+
+if has catalogue; then
+  # Every counter the catalogue names (not the cheaper ones warpscope collects instead): what ncu is
+  # asked for, so that `warpscope import` gives each nvprof metric by the catalogue's own formula.
+  all_counters=$("$W" metrics --format json | python3 -c 'import json, sys
+seen = []
+for e in json.load(sys.stdin):
+    for c in e["counters"]:
+        if c not in seen:
+            seen.append(c)
+print(",".join(seen))')
+  for run in "sumMatrix ./sumMatrix 32 16" "metricmix ./metricmix"; do
+    read -r p cmd <<<"$run"
+    [ -x "$bin/$p" ] || { echo "catalogue: $p not built" | tee -a "$out/steps.txt"; continue; }
+    step "cat-$p-ws"  "$W" nvprof -f -o "$out/cat-$p-ws.json" --metrics all $cmd
+    # Without ncu's cache flush, as warpscope's replay runs: the DRAM and L2 metrics of short kernels
+    # otherwise count ncu's flush (metricmix's inputs stay in L2 between kernels).
+    T=$((T > 300 ? T : 300)) step "cat-$p-ncu" ncu --clock-control none --cache-control none --csv --metrics "$all_counters" $cmd
+    "$W" compare "$out/cat-$p-ws.json" "$out/cat-$p-ncu.out" --format json >"$out/cat-$p-cmp.json" 2>"$out/cat-$p-cmp.err"
+  done
+  python3 "$here/nvprof-catalogue-summary.py" "$out" >"$out/catalogue-summary.txt" 2>&1
+  cat "$out/catalogue-summary.txt"
 fi
 
 if has threads; then

@@ -56,6 +56,7 @@ struct Fns {
     host_init: Call<c::CUpti_Profiler_Host_Initialize_Params>,
     host_deinit: Call<c::CUpti_Profiler_Host_Deinitialize_Params>,
     add_metrics: Call<c::CUpti_Profiler_Host_ConfigAddMetrics_Params>,
+    base_metrics: Call<c::CUpti_Profiler_Host_GetBaseMetrics_Params>,
     config_size: Call<c::CUpti_Profiler_Host_GetConfigImageSize_Params>,
     config_image: Call<c::CUpti_Profiler_Host_GetConfigImage_Params>,
     num_passes: Call<c::CUpti_Profiler_Host_GetNumOfPasses_Params>,
@@ -132,6 +133,7 @@ impl Lib {
             host_init: sym!(lib, path, "cuptiProfilerHostInitialize"),
             host_deinit: sym!(lib, path, "cuptiProfilerHostDeinitialize"),
             add_metrics: sym!(lib, path, "cuptiProfilerHostConfigAddMetrics"),
+            base_metrics: sym!(lib, path, "cuptiProfilerHostGetBaseMetrics"),
             config_size: sym!(lib, path, "cuptiProfilerHostGetConfigImageSize"),
             config_image: sym!(lib, path, "cuptiProfilerHostGetConfigImage"),
             num_passes: sym!(lib, path, "cuptiProfilerHostGetNumOfPasses"),
@@ -261,7 +263,7 @@ pub struct Session {
     counter_data: Vec<u8>,
     names: Vec<CString>,
     /// For each metric asked, its place among `names` (those collected); `None` for a counter this chip
-    /// does not have ([`crate::metrics::on_chip`]), which decodes as NaN.
+    /// does not have (not among its base metrics), which decodes as NaN.
     slots: Vec<Option<usize>>,
     max_ranges: usize,
     initialized: bool,
@@ -412,10 +414,29 @@ impl Session {
             p.deviceIndex = ordinal;
             lib.check("cuptiDeviceGetChipName", (f.chip_name)(&mut p))?;
             let chip = CStr::from_ptr(p.pChipName).to_owned();
-            // Counters of units this chip does not have (LDGSTS before Ampere) are left out and read as
-            // missing: CUPTI would refuse the whole list for one of them.
-            let on_chip: Vec<bool> =
-                metrics.iter().map(|m| crate::metrics::on_chip(m, &chip.to_string_lossy())).collect();
+            if availability.is_none() {
+                *availability = Some(available_counters(lib, ctx)?);
+            }
+            let availability = availability.as_deref().unwrap_or_default();
+
+            let mut p = params!(CUpti_Profiler_Host_Initialize_Params, Profiler_Host_Initialize_Params_STRUCT_SIZE);
+            p.profilerType = c::CUpti_ProfilerType::CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+            p.pChipName = chip.as_ptr();
+            p.pCounterAvailabilityImage = availability.as_ptr();
+            lib.check("cuptiProfilerHostInitialize", (f.host_init)(&mut p))?;
+            s.host = p.pHostObject;
+
+            // Counters this chip does not have are left out and read as missing (NaN): CUPTI would refuse
+            // the whole list for one of them. The chip's own list of base metrics says which; where
+            // CUPTI cannot give it, the units known to be missing by chip name (LDGSTS before Ampere).
+            let known = s.base_metrics();
+            let on_chip: Vec<bool> = metrics
+                .iter()
+                .map(|m| match &known {
+                    Some(set) => set.contains(m.split('.').next().unwrap_or(m)),
+                    None => crate::metrics::on_chip(m, &chip.to_string_lossy()),
+                })
+                .collect();
             if on_chip.iter().any(|&on| !on) {
                 let mut kept = 0;
                 s.slots = on_chip
@@ -437,17 +458,6 @@ impl Session {
                     )));
                 }
             }
-            if availability.is_none() {
-                *availability = Some(available_counters(lib, ctx)?);
-            }
-            let availability = availability.as_deref().unwrap_or_default();
-
-            let mut p = params!(CUpti_Profiler_Host_Initialize_Params, Profiler_Host_Initialize_Params_STRUCT_SIZE);
-            p.profilerType = c::CUpti_ProfilerType::CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-            p.pChipName = chip.as_ptr();
-            p.pCounterAvailabilityImage = availability.as_ptr();
-            lib.check("cuptiProfilerHostInitialize", (f.host_init)(&mut p))?;
-            s.host = p.pHostObject;
 
             let mut ptrs = s.name_ptrs();
             let mut p =
@@ -482,6 +492,39 @@ impl Session {
             s.passes = p.numOfPasses;
         }
         Ok(s)
+    }
+
+    /// The base metrics (counters, ratios, throughputs) of the host object's chip, or `None` where
+    /// CUPTI cannot list them.
+    fn base_metrics(&self) -> Option<std::collections::HashSet<String>> {
+        let f = &self.lib.fns;
+        let mut set = std::collections::HashSet::new();
+        for kind in [
+            c::CUpti_MetricType::CUPTI_METRIC_TYPE_COUNTER,
+            c::CUpti_MetricType::CUPTI_METRIC_TYPE_RATIO,
+            c::CUpti_MetricType::CUPTI_METRIC_TYPE_THROUGHPUT,
+        ] {
+            // SAFETY: params as CUPTI documents them; the names it returns belong to the host object,
+            // which outlives this call, and are copied out at once.
+            unsafe {
+                let mut p =
+                    params!(CUpti_Profiler_Host_GetBaseMetrics_Params, Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+                p.pHostObject = self.host;
+                p.metricType = kind;
+                if self.lib.check("cuptiProfilerHostGetBaseMetrics", (f.base_metrics)(&mut p)).is_err()
+                    || p.ppMetricNames.is_null()
+                {
+                    return None;
+                }
+                for i in 0..p.numMetrics {
+                    let name = *p.ppMetricNames.add(i);
+                    if !name.is_null() {
+                        set.insert(CStr::from_ptr(name).to_string_lossy().into_owned());
+                    }
+                }
+            }
+        }
+        (!set.is_empty()).then_some(set)
     }
 
     fn name_ptrs(&self) -> Vec<*const c_char> {
