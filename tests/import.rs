@@ -298,6 +298,30 @@ fn an_ncu_run_that_wrote_a_report_says_where_its_results_are() {
     assert!(!err.contains('\n'));
 }
 
+#[test]
+fn ncu_text_with_crlf_line_ends_and_program_output() {
+    // gemm-cuda, Colab T4 (CC 7.5): CRLF line ends, the program's output around `==PROF==` lines,
+    // the 2023 layout with `Metric Name  Metric Unit  Metric Value` between two rules.
+    let (format, rep) = read(&real("ncu-text-crlf-t4-gemm.txt"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 1);
+    assert_eq!(rep.device.compute_capability.as_deref(), Some("7.5"));
+    let r = &rep.records[0];
+    // tiled_gemm(float *, ...) (128, 128, 1)x(8, 8, 1), Context 1, Stream 7, Device 0, CC 7.5
+    assert_eq!(r.kernel, "tiled_gemm");
+    assert_eq!((r.grid, r.block), (d(128, 128, 1), d(8, 8, 1)));
+    // Duration  msecond  33.87
+    assert_value(r, "duration", 33.87, "ms");
+    // Elapsed Cycles  cycle  19,810,703 ; SM Frequency  cycle/usecond  584.98
+    assert_value(r, "Elapsed Cycles", 19_810_703.0, "cycle");
+    assert_value(r, "SM Frequency", 584.98e6, "cycle/second");
+    // Grid Size  16,384 ; Registers Per Thread  register/thread  54 ; Achieved Occupancy  %  98.77
+    assert_value(r, "grid_size", 16_384.0, "block");
+    assert_value(r, "registers_per_thread", 54.0, "register/thread");
+    assert_value(r, "achieved_occupancy", 0.9877, "ratio");
+    assert!(r.metrics.iter().all(|m| !m.unit.contains('\r') && !m.name.contains('\r')));
+}
+
 // ---- nvprof ----
 
 #[test]
@@ -548,6 +572,36 @@ fn nvprof_csv_gpu_trace_with_units_row() {
     assert_eq!(r.device, Some(0));
 }
 
+#[test]
+fn nvprof_api_trace_alone_is_named_as_such() {
+    // CS533 project, V100: `--print-api-trace` text, `Start  Duration  Name` and host calls only, the
+    // launches among them as `cudaLaunchKernel (vector_add_kernel(...) [129])`: no kernel's GPU time.
+    let err = import::read_file(&real("nvprof-api-trace-v100-vectoradd.txt"), None).unwrap_err().to_string();
+    assert!(err.contains("API trace (--print-api-trace)"), "{err}");
+    assert!(err.contains("--print-gpu-trace"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn nvprof_csv_gpu_trace_in_ms_with_bytes_per_column() {
+    // magus (GTX 1080 Ti): units row `ms,ms,,,,,,,,B,B,KB,GB/s,,,,`, one kernel between two memcpys.
+    let (format, rep) = read(&real("nvprof-csv-gpu-trace-ms-gtx1080ti-binomial.csv"));
+    assert_eq!(format, Format::NvprofCsv);
+    assert_eq!(rep.records.len(), 1, "the memcpy rows are not kernels");
+    assert_eq!(rep.device.name, "GeForce GTX 1080 Ti");
+    let r = &rep.records[0];
+    // 639.859406,1.815008,1024,1,1,128,1,1,32,516,0,,,"GeForce GTX 1080 Ti (0)","1","7","binomialOptionsKernel(void) [1090]"
+    assert_eq!(
+        (r.kernel.as_str(), r.signature.as_deref()),
+        ("binomialOptionsKernel", Some("binomialOptionsKernel(void)"))
+    );
+    assert_eq!((r.grid, r.block), (d(1024, 1, 1), d(128, 1, 1)));
+    assert_value(r, "duration", 1.815008, "ms");
+    assert_value(r, "registers_per_thread", 32.0, "register/thread");
+    assert_value(r, "static_shared_memory", 516.0, "byte");
+    assert_value(r, "dynamic_shared_memory", 0.0, "byte");
+}
+
 // ---- the older fixtures (H200 runs, seed-figure nvprof files) ----
 
 #[test]
@@ -681,8 +735,12 @@ fn compare_against_nvprof_and_strangers() {
 fn every_file_compared_with_itself_is_all_zero() {
     for f in std::fs::read_dir(fixture("profilers")).unwrap() {
         let path = f.unwrap().path();
-        let no_results =
-            ["ncu-error-only.log", "nvprof-no-kernels-titanxp-bfs.txt", "ncu-report-only-2025-cutlass.log"];
+        let no_results = [
+            "ncu-error-only.log",
+            "nvprof-no-kernels-titanxp-bfs.txt",
+            "ncu-report-only-2025-cutlass.log",
+            "nvprof-api-trace-v100-vectoradd.txt",
+        ];
         if path.extension().is_some_and(|e| e == "md")
             || path.file_name().is_some_and(|n| no_results.iter().any(|x| n == *x))
         {

@@ -145,6 +145,11 @@ impl Builder {
         });
     }
 
+    /// Whether no launch or summary row has been added yet.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
     /// The report; an error when the file named no kernel.
     pub fn finish(self, what: &str) -> Result<Report> {
         if self.records.is_empty() {

@@ -371,6 +371,14 @@ mod tests {
     }
 
     #[test]
+    fn an_api_trace_alone_says_so_in_csv_too() {
+        // `nvprof --csv --print-api-trace`: no grid column, no kernel's GPU time.
+        let text = "==1== Profiling result:\n\"Start\",\"Duration\",\"Name\",\"Correlation_ID\"\nms,us,,\n1.5,29.4,\"cudaLaunchKernel (k(int) [129])\",129\n";
+        let err = parse(text).unwrap_err().to_string();
+        assert!(err.contains("API trace"), "{err}");
+    }
+
+    #[test]
     fn formats_by_name() {
         for f in Format::ALL {
             assert_eq!(f.name().parse::<Format>().unwrap(), f);

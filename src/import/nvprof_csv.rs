@@ -57,6 +57,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut units: Vec<String> = Vec::new();
     let mut pid = String::new();
     let mut sums = nv::Summaries::default();
+    // Whether a trace without a grid column (the API trace) was read.
+    let mut api_trace = false;
     for line in lines {
         let line = line?;
         if let Some(rest) = line.trim().strip_prefix("==")
@@ -74,6 +76,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         if csvline::is_quoted(&line)
             && let Some(k) = kind(&f)
         {
+            api_trace |= k == Kind::Trace && !f.iter().any(|c| c == "Grid X");
             header = Some((k, f));
             units.clear();
             continue;
@@ -167,6 +170,9 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     }
     for l in sums.into_launches() {
         b.push(l);
+    }
+    if api_trace && b.is_empty() {
+        return Err(nv::api_trace_only());
     }
     b.finish("nvprof CSV")
 }

@@ -108,6 +108,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut kernel: Option<String> = None;
     let mut sums = nv::Summaries::default();
     let mut api_heading = false;
+    // Whether a trace without a grid column (the API trace) was read.
+    let mut api_trace = false;
     for line in lines {
         let line = line?;
         let t = line.trim();
@@ -141,6 +143,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             continue;
         }
         if let Some(cols) = trace_header(&line) {
+            api_trace |= !cols.iter().any(|c| c.0 == "Grid Size");
             table = Table::Trace { cols };
             continue;
         }
@@ -253,6 +256,9 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     }
     for l in sums.into_launches() {
         b.push(l);
+    }
+    if api_trace && b.is_empty() {
+        return Err(nv::api_trace_only());
     }
     b.finish("nvprof output")
 }

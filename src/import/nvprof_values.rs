@@ -107,6 +107,14 @@ pub fn bytes(text: &str, unit: &str) -> Option<f64> {
     units::nvprof_bytes(v, if glued.is_empty() { unit } else { &glued })
 }
 
+/// The error for a file whose only table is nvprof's API trace (`--print-api-trace`: `Start Duration
+/// Name`, no grid column): host calls, among them the launches, but no kernel's time on the GPU.
+pub fn api_trace_only() -> crate::error::Error {
+    crate::error::Error::usage(
+        "nvprof's API trace (--print-api-trace) times host API calls only, no kernel on the GPU: profile with `nvprof --print-gpu-trace` (or the summary) instead",
+    )
+}
+
 /// nvprof's kernel name in a trace row, without the correlation ID it appends (`k(int) [117]`).
 pub fn kernel_name(s: &str) -> &str {
     let s = s.trim();
