@@ -999,3 +999,37 @@ fn the_models_estimates_read_back_from_csv() {
     assert!(a.records.iter().any(|r| r.metrics.iter().any(|m| m.source == Source::Estimated)));
     assert_eq!(b.records, a.records);
 }
+
+/// A V100's `nvprof --metrics all` (darknet19 on a Tesla V100-PCIE-32GB, the first kernel's 158 rows):
+/// every metric nvprof had on compute capability 7.0 is either in the catalogue, with the very
+/// "Metric Description" nvprof printed for it, or refused with its reason; and the file's rows import
+/// under the catalogue's units (levels 0-10, byte counts, %).
+#[test]
+fn every_metric_of_a_v100s_metrics_all_is_measured_or_refused_with_nvprofs_words() {
+    use warpscope::metrics::{self, UNAVAILABLE};
+    use warpscope::nvprof::names;
+    let text = std::fs::read_to_string(fixture("profilers/nvprof-metrics-all-v100-darknet.txt")).unwrap();
+    // `         18                             inst_per_warp      Instructions per warp  422.000000 ...`
+    let row = regex::Regex::new(r"^\s+\d+\s+([a-z][a-z0-9_]+)\s{2,}(.+?)\s{2,}(\S+|\w+ \(\d+\))\s+\S").unwrap();
+    let mut seen = 0;
+    // The metric rows follow the kernel's line (darknet's own layer table comes before it).
+    let after = text.split_once("    Kernel: ").unwrap().1;
+    for line in after.lines() {
+        let Some(c) = row.captures(line) else { continue };
+        let (name, described) = (&c[1], c[2].trim());
+        seen += 1;
+        if metrics::lookup(name).is_some() {
+            assert_eq!(names::short(name), described, "{name}");
+        } else {
+            assert!(UNAVAILABLE.iter().any(|(n, _)| *n == name), "{name} is neither measured nor refused");
+        }
+    }
+    assert_eq!(seen, 158);
+    let (_, rep) = import::read_file(&fixture("profilers/nvprof-metrics-all-v100-darknet.txt"), None).unwrap();
+    let r = &rep.records[0];
+    assert_eq!(r.kernel, "normalize_kernel");
+    // dram_utilization    Device Memory Utilization    Idle (0)    High (7)     Low (1)   (the average kept)
+    assert_value(r, "dram_utilization", 1.0, "level");
+    // sysmem_write_bytes    System Memory Write Bytes         160         160         160
+    assert_value(r, "sysmem_write_bytes", 160.0, "byte");
+}
