@@ -1033,3 +1033,28 @@ fn every_metric_of_a_v100s_metrics_all_is_measured_or_refused_with_nvprofs_words
     // sysmem_write_bytes    System Memory Write Bytes         160         160         160
     assert_value(r, "sysmem_write_bytes", 160.0, "byte");
 }
+
+/// Files saved through a Windows shell: PowerShell's `>` writes UTF-16 with a byte-order mark, other
+/// tools UTF-8 with one. The same ncu CSV and nvprof text, as written and so re-encoded, give the same
+/// records.
+#[test]
+fn byte_order_marks_and_utf16_files_read_as_their_text() {
+    for name in ["profilers/ncu-csv-2023-a100-conv2d.csv", "profilers/nvprof-summary-v100-bfs.log"] {
+        let text = std::fs::read_to_string(fixture(name)).unwrap();
+        let (format, want) = import::parse(&text).unwrap();
+        let crlf = text.replace('\n', "\r\n");
+        let encodings: [(&str, Vec<u8>); 3] = [
+            ("UTF-8 with a BOM", [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat()),
+            (
+                "UTF-16LE, CRLF",
+                [0xFF, 0xFE].into_iter().chain(crlf.encode_utf16().flat_map(u16::to_le_bytes)).collect(),
+            ),
+            ("UTF-16BE", [0xFE, 0xFF].into_iter().chain(text.encode_utf16().flat_map(u16::to_be_bytes)).collect()),
+        ];
+        for (how, bytes) in encodings {
+            let (f, got) = import::read(&bytes[..], None).unwrap_or_else(|e| panic!("{name} in {how}: {e}"));
+            assert_eq!(f, format, "{name} in {how}");
+            assert_eq!(got.records, want.records, "{name} in {how}");
+        }
+    }
+}

@@ -141,12 +141,54 @@ fn classify(line: &str, first: bool) -> Option<Format> {
 struct Lines<R> {
     input: R,
     buf: Vec<u8>,
+    /// The whole input decoded, where it was UTF-16 (a Windows shell's redirect writes it so).
+    decoded: Option<std::vec::IntoIter<String>>,
+    started: bool,
+}
+
+impl<R: BufRead> Lines<R> {
+    fn new(input: R) -> Self {
+        Lines { input, buf: Vec::new(), decoded: None, started: false }
+    }
+
+    /// At the start: a UTF-8 byte-order mark is skipped; a UTF-16 one (little or big endian) has the
+    /// whole input decoded into lines at once.
+    fn start(&mut self) -> Result<()> {
+        self.started = true;
+        let io = |source| Error::Io { path: "input".into(), source };
+        let head = self.input.fill_buf().map_err(io)?;
+        let utf16 = match head {
+            [0xEF, 0xBB, 0xBF, ..] => {
+                self.input.consume(3);
+                return Ok(());
+            }
+            [0xFF, 0xFE, ..] => u16::from_le_bytes,
+            [0xFE, 0xFF, ..] => u16::from_be_bytes,
+            _ => return Ok(()),
+        };
+        self.input.consume(2);
+        let mut bytes = Vec::new();
+        self.input.read_to_end(&mut bytes).map_err(io)?;
+        let units: Vec<u16> = bytes.chunks_exact(2).map(|c| utf16([c[0], c[1]])).collect();
+        let text = String::from_utf16_lossy(&units);
+        let lines: Vec<String> = text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect();
+        self.decoded = Some(lines.into_iter());
+        Ok(())
+    }
 }
 
 impl<R: BufRead> Iterator for Lines<R> {
     type Item = Result<String>;
 
     fn next(&mut self) -> Option<Result<String>> {
+        if !self.started
+            && let Err(e) = self.start()
+        {
+            return Some(Err(e));
+        }
+        if let Some(lines) = &mut self.decoded {
+            return lines.next().map(Ok);
+        }
         self.buf.clear();
         match self.input.read_until(b'\n', &mut self.buf) {
             Ok(0) => None,
@@ -251,7 +293,7 @@ const REPLAY: usize = 100_000;
 
 /// Reads any supported output from `input`: detected from its content, or as `from` says.
 pub fn read<R: BufRead>(input: R, from: Option<Format>) -> Result<(Format, Report)> {
-    let mut lines = Lines { input, buf: Vec::new() };
+    let mut lines = Lines::new(input);
     let mut seen = Seen::default();
     let mut before: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let (format, first) = loop {
