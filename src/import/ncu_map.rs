@@ -94,6 +94,12 @@ const SECTION_NAMES: &[(&str, &str, &str, i32, &str)] = &[
     ("Registers Per Thread", "register/thread", REGISTERS, 0, "register/thread"),
     ("Block Size", "", BLOCK_SIZE, 0, "thread"),
     ("Grid Size", "", GRID_SIZE, 0, "block"),
+    // Compute Workload Analysis and Memory Workload Analysis (ncu's full set): the same counters as
+    // nvprof's metrics of these names (sm__inst_executed.avg.per_cycle_active and so on).
+    ("Executed Ipc Active", "inst/cycle", "ipc", 0, metrics::RATIO),
+    ("Issued Ipc Active", "inst/cycle", "issued_ipc", 0, metrics::RATIO),
+    ("L1/TEX Hit Rate", "%", "tex_cache_hit_rate", 0, metrics::PCT),
+    ("L2 Hit Rate", "%", "l2_tex_hit_rate", 0, metrics::PCT),
 ];
 
 /// Counters with a name of their own (the raw page's launch attributes, old spellings).
@@ -188,6 +194,8 @@ mod tests {
             v("Memory Throughput", "Memory Workload Analysis", "Gbyte/second", "1.50"),
             v("Achieved Occupancy", "Occupancy", "%", "97.95"),
             v("Elapsed Cycles", "GPU Speed Of Light Throughput", "cycle", "56,344,784"),
+            v("Executed Ipc Active", "Compute Workload Analysis", "inst/cycle", "2.41"),
+            v("L2 Hit Rate", "Memory Workload Analysis", "%", "65.12"),
             v("gpu__time_duration.sum", "Command line profiler metrics", "msecond", "1.25"),
         ];
         let mut l = Launch::default();
@@ -202,6 +210,10 @@ mod tests {
         let (rate, unit) = get("Memory Throughput (Memory Workload Analysis)").unwrap();
         assert!((rate - 1.5e9).abs() < 1e-3 && unit == "byte/second");
         assert_eq!(get("Elapsed Cycles"), Some((56_344_784.0, "cycle".into())));
+        // The sections' names for counters of nvprof metrics take nvprof's names.
+        assert_eq!(get("ipc"), Some((2.41, "ratio".into())));
+        assert_eq!(get("l2_tex_hit_rate"), Some((65.12, "%".into())));
+        assert!(get("Executed Ipc Active").is_none());
         assert!(get("Duration").is_none());
     }
 }
