@@ -92,6 +92,9 @@ const SECTION_NAMES: &[(&str, &str, &str, i32, &str)] = &[
     ("Achieved Occupancy", "%", metrics::ACHIEVED_OCCUPANCY, -2, metrics::RATIO),
     ("Theoretical Occupancy", "%", metrics::THEORETICAL_OCCUPANCY, -2, metrics::RATIO),
     ("Registers Per Thread", "register/thread", REGISTERS, 0, "register/thread"),
+    // Launch Statistics' shared memory, per block: the names nvprof's GPU trace gives the same sizes.
+    ("Dynamic Shared Memory Per Block", "byte/block", DYNAMIC_SMEM, 0, "byte"),
+    ("Static Shared Memory Per Block", "byte/block", STATIC_SMEM, 0, "byte"),
     ("Block Size", "", BLOCK_SIZE, 0, "thread"),
     ("Grid Size", "", GRID_SIZE, 0, "block"),
     // Compute Workload Analysis and Memory Workload Analysis (ncu's full set): the same counters as
@@ -108,6 +111,8 @@ const COUNTER_NAMES: &[(&str, &str, i32, &str)] = &[
     ("launch__block_size", BLOCK_SIZE, 0, "thread"),
     ("launch__grid_size", GRID_SIZE, 0, "block"),
     ("launch__registers_per_thread", REGISTERS, 0, "register/thread"),
+    ("launch__shared_mem_per_block_dynamic", DYNAMIC_SMEM, 0, "byte"),
+    ("launch__shared_mem_per_block_static", STATIC_SMEM, 0, "byte"),
     ("sm__maximum_warps_per_active_cycle_pct", metrics::THEORETICAL_OCCUPANCY, -2, metrics::RATIO),
 ];
 
@@ -117,6 +122,10 @@ pub const BLOCK_SIZE: &str = "block_size";
 pub const GRID_SIZE: &str = "grid_size";
 /// Registers per thread.
 pub const REGISTERS: &str = "registers_per_thread";
+/// Dynamic shared memory of a launch, bytes per block (nvprof's trace: `DSMem`).
+pub const DYNAMIC_SMEM: &str = "dynamic_shared_memory";
+/// Static shared memory of a launch, bytes per block (nvprof's trace: `SSMem`).
+pub const STATIC_SMEM: &str = "static_shared_memory";
 
 /// The SM count Launch Statistics states (`# SMs`), a fact about the device.
 pub fn sms(values: &[Value]) -> Option<u32> {
@@ -196,6 +205,7 @@ mod tests {
             v("Elapsed Cycles", "GPU Speed Of Light Throughput", "cycle", "56,344,784"),
             v("Executed Ipc Active", "Compute Workload Analysis", "inst/cycle", "2.41"),
             v("L2 Hit Rate", "Memory Workload Analysis", "%", "65.12"),
+            v("Dynamic Shared Memory Per Block", "Launch Statistics", "Kbyte/block", "4.10"),
             v("gpu__time_duration.sum", "Command line profiler metrics", "msecond", "1.25"),
         ];
         let mut l = Launch::default();
@@ -214,6 +224,7 @@ mod tests {
         assert_eq!(get("ipc"), Some((2.41, "ratio".into())));
         assert_eq!(get("l2_tex_hit_rate"), Some((65.12, "%".into())));
         assert!(get("Executed Ipc Active").is_none());
+        assert_eq!(get("dynamic_shared_memory"), Some((4100.0, "byte".into())));
         assert!(get("Duration").is_none());
     }
 }

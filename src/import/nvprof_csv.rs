@@ -142,7 +142,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                 if let Some((regs, _)) = super::units::number(at("Registers Per Thread")) {
                     l.add(super::ncu_map::REGISTERS, regs, "register/thread");
                 }
-                for (col, name) in [("Static SMem", "static_shared_memory"), ("Dynamic SMem", "dynamic_shared_memory")]
+                for (col, name) in
+                    [("Static SMem", super::ncu_map::STATIC_SMEM), ("Dynamic SMem", super::ncu_map::DYNAMIC_SMEM)]
                 {
                     if let Some(v) = nv::bytes(at(col), unit(col)) {
                         l.add(name, v, "byte");

@@ -245,7 +245,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                 if let Some((regs, _)) = super::units::number(get("Regs*")).or(super::units::number(get("Regs"))) {
                     l.add(super::ncu_map::REGISTERS, regs, "register/thread");
                 }
-                for (col, name) in [("SSMem*", "static_shared_memory"), ("DSMem*", "dynamic_shared_memory")] {
+                for (col, name) in [("SSMem*", super::ncu_map::STATIC_SMEM), ("DSMem*", super::ncu_map::DYNAMIC_SMEM)] {
                     if let Some(v) = nv::bytes(get(col), "").or(nv::bytes(get(col.trim_end_matches('*')), "")) {
                         l.add(name, v, "byte");
                     }
