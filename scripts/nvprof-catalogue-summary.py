@@ -78,7 +78,7 @@ HAND = {
     },
 }
 
-for prog in ["sumMatrix", "metricmix"]:
+for prog in ["sumMatrix", "metricmix", "libs"]:
     ws = load(f"cat-{prog}-ws.json")
     cmp = load(f"cat-{prog}-cmp.json")
     if ws is None:

@@ -25,8 +25,9 @@
 #             loads straight to shared memory (cp.async/LDGSTS, tests/programs/asynccopy.cu, sm_80 and
 #             newer): every kernel's achieved_occupancy, gld_throughput, gld_efficiency against ncu
 #             (libs-summary.txt)
-#   catalogue `--metrics all` (every nvprof metric warpscope measures) on sumMatrix 32 16 and on
-#             tests/programs/metricmix.cu (FMA chains, atomics, bank conflicts, local memory, MUFU), against
+#   catalogue `--metrics all` (every nvprof metric warpscope measures) on sumMatrix 32 16, on
+#             tests/programs/metricmix.cu (FMA chains, atomics, bank conflicts, local memory, MUFU) and on
+#             libs.cu (cuBLAS, cuFFT, Thrust: kernels warpscope did not compile), against
 #             ncu collecting every counter of the catalogue on the same program (mapped to nvprof's names
 #             by `warpscope import`), plus counts worked out by hand (catalogue-summary.txt)
 #   overhead  plain runs against `warpscope nvprof --metrics` under every profiling variant (and ncu on
@@ -220,7 +221,7 @@ for e in json.load(sys.stdin):
         if c not in seen:
             seen.append(c)
 print(",".join(seen))')
-  for run in "sumMatrix ./sumMatrix 32 16" "metricmix ./metricmix"; do
+  for run in "sumMatrix ./sumMatrix 32 16" "metricmix ./metricmix" "libs ./libs"; do
     read -r p cmd <<<"$run"
     [ -x "$bin/$p" ] || { echo "catalogue: $p not built" | tee -a "$out/steps.txt"; continue; }
     step "cat-$p-ws"  "$W" nvprof -f -o "$out/cat-$p-ws.json" --metrics all $cmd
