@@ -100,7 +100,7 @@ pub struct MetricDef {
 }
 
 impl MetricDef {
-    /// The ncu metric shown in the catalogue (the first counter, or a formula of two).
+    /// The ncu metric shown in the catalogue: the counter, or the formula of several.
     pub fn ncu(&self) -> String {
         let sum = |cs: &[&str], ws: &[f64]| {
             let terms: Vec<String> = cs

@@ -423,7 +423,7 @@ mod tests {
         assert_eq!(metric(159_920_000_000.0, metrics::COUNT), "1.5992e+11");
         assert_eq!(metric(17_182_000_000.0, metrics::COUNT), "1.7182e+10");
         assert_eq!(metric(4.0, metrics::RATIO), "4.000000");
-        // Utilization levels as a GTX 1080's and a K20c's nvprof printed them.
+        // Utilization levels with nvprof's word for each (a V100's `Idle (0)`, `Low (3)`, `Mid (6)`, `High (7)`).
         assert_eq!(metric(0.2, metrics::LEVEL), "Idle (0)");
         assert_eq!(metric(1.6, metrics::LEVEL), "Low (2)");
         assert_eq!(metric(5.0, metrics::LEVEL), "Mid (5)");
