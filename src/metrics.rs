@@ -5,7 +5,7 @@
 use crate::error::{Error, Input, Result};
 
 mod catalogue;
-pub use catalogue::{CATALOGUE, UNAVAILABLE};
+pub use catalogue::{ALIASES, CATALOGUE, UNAVAILABLE};
 
 /// Ratio 0-1 (nvprof's unit for occupancy; tables show it as %).
 pub const RATIO: &str = "ratio";
@@ -127,6 +127,11 @@ pub fn lookup(name: &str) -> Option<&'static MetricDef> {
     CATALOGUE.iter().find(|m| m.name == name)
 }
 
+/// The catalogue entry of `name`, or of the metric an older GPU's nvprof name ([`ALIASES`]) stands for.
+pub fn resolve(name: &str) -> Option<&'static MetricDef> {
+    lookup(name).or_else(|| ALIASES.iter().find(|(old, _)| *old == name).and_then(|(_, new)| lookup(new)))
+}
+
 /// Effective bandwidth, GB/s: `bytes` (the minimum a kernel must read and write) over `ms`.
 pub fn eff_bandwidth_gbs(bytes: u64, ms: f64) -> f64 {
     bytes as f64 / (ms * 1e-3) / 1e9
@@ -229,9 +234,10 @@ pub fn parse_requested(spec: &str) -> Result<Vec<Requested>> {
             for d in CATALOGUE.iter().filter(|d| !d.counters.is_empty()) {
                 push(from_def(d));
             }
-        } else if let Some(d) = lookup(item) {
+        } else if let Some(d) = resolve(item) {
+            // An older name keeps the name it was asked by.
             if !d.counters.is_empty() {
-                push(from_def(d));
+                push(Requested { name: item.into(), ..from_def(d) });
             }
         } else if let Some((_, why)) = UNAVAILABLE.iter().find(|(n, _)| *n == item) {
             return Err(Error::usage(format!("metric '{item}' is unavailable: {why}")));
@@ -248,7 +254,7 @@ pub fn parse_requested(spec: &str) -> Result<Vec<Requested>> {
             )));
         }
     }
-    if out.is_empty() && !spec.split(',').any(|s| lookup(s.trim()).is_some()) {
+    if out.is_empty() && !spec.split(',').any(|s| resolve(s.trim()).is_some()) {
         return Err(Error::input(Input::Metrics, Some(format!("'{spec}'")), "names no metric"));
     }
     Ok(out)
@@ -423,6 +429,22 @@ mod tests {
                 .ncu()
                 .starts_with("(l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum + ")
         );
+    }
+
+    #[test]
+    fn older_names_measure_the_metric_they_became() {
+        // A Kepler script's names (a GT 650M's and a K40c's nvprof printed these).
+        let r = parse_requested("l1_cache_global_hit_rate,stall_data_request,global_hit_rate").unwrap();
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0].name, "l1_cache_global_hit_rate");
+        assert_eq!((r[0].counters.clone(), r[0].formula), (r[2].counters.clone(), r[2].formula));
+        assert_eq!(r[1].counters, vec!["smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct".to_string()]);
+        for (old, new) in ALIASES {
+            assert!(lookup(new).is_some_and(|d| !d.counters.is_empty()), "{old} -> {new}");
+            assert!(lookup(old).is_none() && !UNAVAILABLE.iter().any(|(n, _)| n == old), "{old}");
+        }
+        let err = parse_requested("nc_gld_efficiency").unwrap_err().to_string();
+        assert!(err.contains("gld_efficiency includes it"), "{err}");
     }
 
     #[test]

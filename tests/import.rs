@@ -1058,3 +1058,51 @@ fn byte_order_marks_and_utf16_files_read_as_their_text() {
         }
     }
 }
+
+/// The metric names of every real nvprof file here — Kepler's (K20c, K40c), Maxwell's (GTX 980),
+/// Pascal's (GTX 1070, a GTX 1080's `--metrics all` trace with 162 of them as columns), Volta's (V100):
+/// each is measured, an older name of a measured one, or refused with a reason, so a script written for
+/// any of those cards runs or says why not. (The trace's other column is an event.)
+#[test]
+fn every_metric_name_of_real_nvprof_files_is_measured_renamed_or_refused() {
+    use warpscope::metrics::{self, UNAVAILABLE};
+    let known = |n: &str| {
+        metrics::resolve(n).is_some()
+            || UNAVAILABLE.iter().any(|(u, _)| *u == n)
+            || warpscope::nvprof::events::lookup(n).is_some()
+    };
+    let csv_row = regex::Regex::new(r#"^"[^"]*","[^"]*",\d+,"([a-z][a-z0-9_]+)","[^"]*[A-Za-z]"#).unwrap();
+    let text_row =
+        regex::Regex::new(r"^\s+\d+\s+([a-z][a-z0-9_]+)(?: \(\d+ instances\))?\s{2,}.*?[A-Za-z].*?\s{2,}\S").unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    for f in [
+        "nvprof-csv-events-metrics-k40c-cheby.csv",
+        "nvprof-csv-metrics-k20c-gaussian.txt",
+        "nvprof-events-metrics-gtx980-maxdnn.txt",
+        "nvprof-metrics-gtx1070-levels.txt",
+        "nvprof-metrics-gtx1070-throughput.txt",
+        "nvprof-metrics-all-v100-darknet.txt",
+        "nvprof-csv-metrics-trace-gtx1080-vectoradd.txt",
+    ] {
+        let text = std::fs::read_to_string(fixture(&format!("profilers/{f}"))).unwrap();
+        let mut in_metrics = false;
+        for line in text.lines() {
+            if line.contains("Metric result:") {
+                in_metrics = true;
+            } else if line.contains("Event result:") {
+                in_metrics = false;
+            }
+            if let Some(c) = csv_row.captures(line) {
+                names.insert(c[1].to_string());
+            } else if let Some(c) = text_row.captures(line).filter(|_| in_metrics) {
+                names.insert(c[1].to_string());
+            } else if line.starts_with("\"Device\",\"Context\"") {
+                // A metrics trace: the columns after the launch's own are metric names.
+                names.extend(line.split(',').skip(5).map(|c| c.trim_matches('"').to_string()));
+            }
+        }
+    }
+    assert!(names.len() > 170, "{}", names.len());
+    let unknown: Vec<_> = names.iter().filter(|n| !known(n)).collect();
+    assert!(unknown.is_empty(), "neither measured, renamed nor refused: {unknown:?}");
+}

@@ -89,7 +89,7 @@ pub fn add(launch: &mut Launch, name: &str, text: &str, unit: &str, event: bool)
     } else if let Some(b) = units::nvprof_bytes(v, unit) {
         launch.add(name, b, "byte");
     } else if unit.is_empty() {
-        launch.add(name, v, metrics::lookup(name).map_or("", |d| d.unit));
+        launch.add(name, v, metrics::resolve(name).map_or("", |d| d.unit));
     } else {
         launch.add(name, v, unit);
     }

@@ -1,7 +1,8 @@
 //! The catalogue's entries: warpscope's own metrics, then every nvprof metric of compute capability
 //! 7.x that a Nsight Compute counter measures, with the counters, the formula, the unit and nvprof's
 //! own words. Adding a metric is adding an entry here; nvprof metrics no counter measures are in
-//! [`UNAVAILABLE`], with the reason.
+//! [`UNAVAILABLE`], with the reason; the older GPUs' names of metrics that Volta's nvprof renamed are in
+//! [`ALIASES`].
 
 use super::Formula::{None as Derived, Ratio, Scale, Sum, SumRatio};
 use super::*;
@@ -1305,4 +1306,57 @@ pub static UNAVAILABLE: &[(&str, &str)] = &[
     ("nvlink_transmit_throughput", "NVLink traffic is a device-wide counter, not a kernel's"),
     ("nvlink_receive_throughput", "NVLink traffic is a device-wide counter, not a kernel's"),
     ("tensor_int_fu_utilization", "integer tensor instructions have no utilization counter of their own"),
+    // Names of Kepler and Maxwell (compute capability 3.x-5.x) that Volta's nvprof no longer had.
+    ("global_replay_overhead", "instructions are not replayed on compute capability 7.0 and newer"),
+    ("local_replay_overhead", "instructions are not replayed on compute capability 7.0 and newer"),
+    ("atomic_replay_overhead", "instructions are not replayed on compute capability 7.0 and newer"),
+    ("atomic_throughput", "no counter of atomic throughput at L1; l2_atomic_throughput is L2's"),
+    (
+        "alu_fu_utilization",
+        "the arithmetic unit is several pipes since compute capability 7.0: single_precision_fu_utilization, double_precision_fu_utilization, special_fu_utilization",
+    ),
+    (
+        "nc_gld_requested_throughput",
+        "the read-only (non-coherent) path is part of the unified L1 since compute capability 5.0: gld_requested_throughput includes it",
+    ),
+    (
+        "nc_gld_throughput",
+        "the read-only (non-coherent) path is part of the unified L1 since compute capability 5.0: gld_throughput includes it",
+    ),
+    (
+        "nc_gld_efficiency",
+        "the read-only (non-coherent) path is part of the unified L1 since compute capability 5.0: gld_efficiency includes it",
+    ),
+    (
+        "nc_l2_read_throughput",
+        "the read-only (non-coherent) path is part of the unified L1 since compute capability 5.0: l2_tex_read_throughput includes it",
+    ),
+    (
+        "nc_l2_read_transactions",
+        "the read-only (non-coherent) path is part of the unified L1 since compute capability 5.0: l2_tex_read_transactions includes it",
+    ),
+    (
+        "nc_cache_global_hit_rate",
+        "the read-only (non-coherent) path is part of the unified L1 since compute capability 5.0: global_hit_rate includes it",
+    ),
+];
+
+/// Older GPUs' nvprof names (Kepler's, compute capability 3.x, and Maxwell's) for what a metric of the
+/// catalogue measures, with the catalogue's name: a script written for a Kepler card asks for
+/// `l1_cache_global_hit_rate` and gets `global_hit_rate`'s value under the name it asked for. The
+/// `_instance` metrics gave one value per SM; here the kernel's.
+pub static ALIASES: &[(&str, &str)] = &[
+    ("l1_cache_global_hit_rate", "global_hit_rate"),
+    ("l1_cache_local_hit_rate", "local_hit_rate"),
+    ("l1_shared_utilization", "shared_utilization"),
+    ("l2_l1_read_hit_rate", "l2_tex_read_hit_rate"),
+    ("l2_texture_read_hit_rate", "l2_tex_read_hit_rate"),
+    ("l2_l1_read_throughput", "l2_tex_read_throughput"),
+    ("l2_texture_read_throughput", "l2_tex_read_throughput"),
+    ("l2_l1_read_transactions", "l2_tex_read_transactions"),
+    ("l2_l1_write_throughput", "l2_tex_write_throughput"),
+    ("l2_l1_write_transactions", "l2_tex_write_transactions"),
+    ("stall_data_request", "stall_memory_dependency"),
+    ("sm_efficiency_instance", "sm_efficiency"),
+    ("ipc_instance", "ipc"),
 ];

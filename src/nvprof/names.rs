@@ -8,7 +8,7 @@ use crate::metrics::{self, CATALOGUE, MetricDef, Requested};
 /// The "Metric Description" column of a metric: nvprof's words, else the catalogue's first clause,
 /// else (a raw Nsight Compute metric) its name.
 pub fn short(name: &str) -> String {
-    match metrics::lookup(name) {
+    match metrics::resolve(name) {
         Some(MetricDef { nvprof: Some((short, _)), .. }) => short.to_string(),
         Some(d) => d.description.split(':').next().unwrap_or(d.description).to_string(),
         None => name.to_string(),
@@ -17,7 +17,7 @@ pub fn short(name: &str) -> String {
 
 /// The `--query-metrics` description of a metric.
 pub fn long(name: &str) -> String {
-    match metrics::lookup(name) {
+    match metrics::resolve(name) {
         Some(MetricDef { nvprof: Some((_, long)), .. }) => long.to_string(),
         Some(d) => d.description.to_string(),
         None => name.to_string(),
@@ -31,7 +31,7 @@ pub fn queryable() -> Vec<&'static str> {
 
 /// Whether a requested metric is one of nvprof's (else a raw Nsight Compute metric).
 pub fn is_nvprof(r: &Requested) -> bool {
-    metrics::lookup(&r.name).is_some()
+    metrics::resolve(&r.name).is_some()
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ impl Listing for Catalogue {
         vec![
             Part::Table(t),
             Part::Line(
-                "--metrics takes these names, raw Nsight Compute metric names, or all; occupancy is a ratio 0-1 in JSON/CSV, % in tables"
+                "--metrics takes these names, Kepler's and Maxwell's older names of them (l1_cache_global_hit_rate for global_hit_rate, ...), raw Nsight Compute metric names, or all; occupancy is a ratio 0-1 in JSON/CSV, % in tables"
                     .into(),
             ),
         ]
