@@ -1105,4 +1105,23 @@ fn every_metric_name_of_real_nvprof_files_is_measured_renamed_or_refused() {
     assert!(names.len() > 170, "{}", names.len());
     let unknown: Vec<_> = names.iter().filter(|n| !known(n)).collect();
     assert!(unknown.is_empty(), "neither measured, renamed nor refused: {unknown:?}");
+    // The K40c's events (per-subpartition and per-texture-unit counts among them) and the GTX 980's:
+    // each counted, or refused as unavailable with the reason, none unknown.
+    let event_row = regex::Regex::new(r#"^"[^"]*","[^"]*",\d+,"([a-z][a-z0-9_]+)",[\d.]+,"#).unwrap();
+    let text_event_row = regex::Regex::new(r"^\s+\d+\s+([a-z][a-z0-9_]+)\s+\d").unwrap();
+    let mut events = std::collections::BTreeSet::new();
+    for f in ["nvprof-csv-events-metrics-k40c-cheby.csv", "nvprof-events-metrics-gtx980-maxdnn.txt"] {
+        let text = std::fs::read_to_string(fixture(&format!("profilers/{f}"))).unwrap();
+        events.extend(text.lines().filter_map(|l| event_row.captures(l)).map(|c| c[1].to_string()));
+        if let Some((_, after)) = text.split_once("Event result:") {
+            let rows = after.split("Metric result:").next().unwrap_or("");
+            events.extend(rows.lines().filter_map(|l| text_event_row.captures(l)).map(|c| c[1].to_string()));
+        }
+    }
+    assert!(events.len() >= 25, "{events:?}");
+    for e in &events {
+        if let Err(err) = warpscope::nvprof::events::parse(e) {
+            assert!(err.to_string().contains("unavailable"), "{e}: {err}");
+        }
+    }
 }

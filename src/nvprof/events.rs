@@ -164,9 +164,93 @@ pub static EVENTS: &[EventDef] = &[
     na("prof_trigger_07", "unavailable: profiler triggers have no Nsight Compute counter"),
 ];
 
-/// The event of that name.
+/// Kepler's and Maxwell's events (compute capability 3.x-5.x) that Volta's nvprof no longer listed:
+/// the counter that counts the same where one does, else why none does. Not listed by
+/// `--query-events` nor taken by `all`; accepted by name, so a script written for those cards runs.
+pub static OLDER: &[EventDef] = &[
+    ev(
+        "gld_request",
+        "smsp__inst_executed_op_global_ld.sum",
+        "Kepler's name of global_load: executed global load instructions, per warp",
+    ),
+    ev(
+        "gst_request",
+        "smsp__inst_executed_op_global_st.sum",
+        "Kepler's name of global_store: executed global store instructions, per warp",
+    ),
+    ev(
+        "l1_shared_bank_conflict",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+        "Kepler's count of shared-memory bank conflicts, loads and stores (Maxwell on: shared_ld_bank_conflict + shared_st_bank_conflict)",
+    ),
+    ev(
+        "shared_load_replay",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "Kepler's replays of shared loads for bank conflicts: the extra passes, Maxwell's shared_ld_bank_conflict",
+    ),
+    ev(
+        "shared_store_replay",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "Kepler's replays of shared stores for bank conflicts: the extra passes, Maxwell's shared_st_bank_conflict",
+    ),
+    na(
+        "l1_global_load_hit",
+        "unavailable: Kepler counted L1 hits in 128-byte lines; the unified L1 counts 32-byte sectors (the global_hit_rate metric)",
+    ),
+    na(
+        "l1_global_load_miss",
+        "unavailable: Kepler counted L1 misses in 128-byte lines; the unified L1 counts 32-byte sectors (the global_hit_rate metric)",
+    ),
+    na(
+        "l1_local_load_hit",
+        "unavailable: Kepler counted L1 hits in 128-byte lines; the unified L1 counts 32-byte sectors (the local_hit_rate metric)",
+    ),
+    na(
+        "l1_local_load_miss",
+        "unavailable: Kepler counted L1 misses in 128-byte lines; the unified L1 counts 32-byte sectors (the local_hit_rate metric)",
+    ),
+    na(
+        "l1_local_store_hit",
+        "unavailable: Kepler counted L1 hits in 128-byte lines; the unified L1 counts 32-byte sectors (the local_hit_rate metric)",
+    ),
+    na(
+        "l1_local_store_miss",
+        "unavailable: Kepler counted L1 misses in 128-byte lines; the unified L1 counts 32-byte sectors (the local_hit_rate metric)",
+    ),
+    na(
+        "uncached_global_load_transaction",
+        "unavailable: Kepler's loads around L1; every global load goes through the unified L1 since Maxwell (the gld_transactions metric)",
+    ),
+    na(
+        "global_store_transaction",
+        "unavailable: Kepler's stores of 32 to 128 bytes; the gst_transactions metric counts 32-byte sectors",
+    ),
+    na(
+        "global_ld_mem_divergence_replays",
+        "unavailable: instructions are not replayed on compute capability 7.0 and newer",
+    ),
+    na(
+        "global_st_mem_divergence_replays",
+        "unavailable: instructions are not replayed on compute capability 7.0 and newer",
+    ),
+];
+
+/// The event of that name: Volta's, or an older card's.
 pub fn lookup(name: &str) -> Option<&'static EventDef> {
-    EVENTS.iter().find(|e| e.name == name)
+    EVENTS.iter().chain(OLDER).find(|e| e.name == name)
+}
+
+/// Why an older card's count per subpartition or texture unit (`l2_subp3_read_sector_misses`,
+/// `tex2_cache_sector_queries`, Kepler's four of each) is not available: the counters count all units
+/// together.
+fn per_unit(name: &str) -> Option<String> {
+    let unit = ["l2_subp", "fb_subp", "tex"].into_iter().find(|p| {
+        name.strip_prefix(p)
+            .and_then(|rest| rest.split_once('_'))
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    })?;
+    let what = if unit == "tex" { "texture unit" } else { "subpartition" };
+    Some(format!("unavailable per {what}: Nsight Compute's counters count all of them together"))
 }
 
 /// An event to collect: nvprof's name and the counter behind it.
@@ -199,6 +283,8 @@ pub fn parse(spec: &str) -> Result<Vec<RequestedEvent>> {
                 Some(c) => push(RequestedEvent { name: e.name.into(), counter: c.into() }),
                 None => return Err(Error::usage(format!("event '{item}' is {}", e.description))),
             }
+        } else if let Some(why) = per_unit(item) {
+            return Err(Error::usage(format!("event '{item}' is {why}")));
         } else if item.contains("__")
             && item.contains('.')
             && item.chars().all(|c| c.is_ascii_alphanumeric() || "_.".contains(c))
@@ -226,11 +312,35 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), EVENTS.len(), "duplicate event names");
-        for e in EVENTS {
+        for e in EVENTS.iter().chain(OLDER) {
             match e.counter {
                 Some(c) => assert!(c.contains("__") && c.ends_with(".sum"), "{}: {c}", e.name),
                 None => assert!(e.description.starts_with("unavailable"), "{}", e.name),
             }
+        }
+    }
+
+    #[test]
+    fn older_cards_events_are_counted_or_refused_with_the_reason() {
+        // A K40c's `--events` (nvprof-csv-events-metrics-k40c-cheby.csv) and the course book's.
+        let e = parse("gld_request,l1_shared_bank_conflict,branch,divergent_branch").unwrap();
+        assert_eq!(e[0].counter, "smsp__inst_executed_op_global_ld.sum");
+        assert_eq!(e[1].counter, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
+        for (name, why) in [
+            ("l2_subp3_read_sector_misses", "per subpartition"),
+            ("l2_subp2_write_l1_sector_queries", "per subpartition"),
+            ("tex0_cache_sector_queries", "per texture unit"),
+            ("l1_global_load_hit", "128-byte lines"),
+            ("global_ld_mem_divergence_replays", "not replayed"),
+        ] {
+            let err = parse(name).unwrap_err().to_string();
+            assert!(err.contains(why), "{name}: {err}");
+        }
+        assert!(parse("texture_cache_x").unwrap_err().to_string().contains("unknown event"));
+        // `all` is Volta's list only.
+        assert!(parse("all").unwrap().iter().all(|r| !OLDER.iter().any(|o| o.name == r.name)));
+        for e in OLDER {
+            assert!(!EVENTS.iter().any(|v| v.name == e.name), "{} is in both lists", e.name);
         }
     }
 
