@@ -215,6 +215,17 @@ fn levels_bytes_and_stall_reasons_read_like_nvprofs() {
     ] {
         assert!(collapsed.iter().any(|l| l == nvprof), "no line {nvprof:?} in\n{err}");
     }
+    // In CSV a level is quoted, as a GTX 1080 Ti's nvprof wrote it (`"Low (1)"`), and reads back.
+    let (_, _, csv) =
+        replay(&["--csv", "--metrics", "dram_utilization,sysmem_write_bytes"], "v100-values-metrics.jsonl", &[]);
+    assert!(
+        csv.contains(r#""dram_utilization","Device Memory Utilization","High (8)","High (8)","High (8)""#),
+        "{csv}"
+    );
+    assert!(csv.contains(r#""sysmem_write_bytes","System Memory Write Bytes",160,160,160"#), "{csv}");
+    let (_, back) = warpscope::import::parse(&csv).unwrap();
+    let level = back.records[0].metrics.iter().find(|m| m.name == "dram_utilization").unwrap();
+    assert_eq!((level.value, level.unit.as_str()), (8.0, "level"));
 }
 
 #[test]

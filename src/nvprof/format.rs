@@ -430,6 +430,7 @@ mod tests {
         assert_eq!(metric(7.04, metrics::LEVEL), "High (7)");
         assert_eq!(metric(9.96, metrics::LEVEL), "Max (10)");
         assert_eq!(csv_metric(3.4, metrics::LEVEL), "Low (3)");
+        assert_eq!(csv_column_value(0.0, metrics::LEVEL, 1.0), "Idle (0)");
         assert_eq!(metric(134_217_728.0, metrics::BYTES), "134217728");
         assert_eq!(csv_metric(93.715659, metrics::PCT), "93.715659%");
         assert_eq!(csv_metric(0.917697, metrics::RATIO), "0.917697");

@@ -102,6 +102,14 @@ enum Cell {
     Empty,
 }
 
+impl Cell {
+    /// A metric's value in a CSV cell: bare, but a utilization level quoted, as nvprof wrote it (a
+    /// GTX 1080 Ti's `"Low (1)"`).
+    fn value(text: String, unit: &str) -> Cell {
+        if unit == crate::metrics::LEVEL { Cell::Text(text) } else { Cell::Num(text) }
+    }
+}
+
 fn csv_line(cells: &[Cell]) -> String {
     let mut s = cells
         .iter()

@@ -114,9 +114,9 @@ fn metrics(p: &Process, v: View, groups: &[KernelLaunches]) -> String {
                 Cell::Num(s.n.to_string()),
                 Cell::Text(m.name.clone()),
                 Cell::Text(names::short(&m.name)),
-                Cell::Num(format::csv_metric(s.min, &m.unit)),
-                Cell::Num(format::csv_metric(s.max, &m.unit)),
-                Cell::Num(format::csv_metric(s.avg, &m.unit)),
+                Cell::value(format::csv_metric(s.min, &m.unit), &m.unit),
+                Cell::value(format::csv_metric(s.max, &m.unit), &m.unit),
+                Cell::value(format::csv_metric(s.avg, &m.unit), &m.unit),
             ]));
         }
         return out;

@@ -237,7 +237,7 @@ fn metric_trace(p: &Process, v: View) -> String {
                 Cell::Num(t.correlation.to_string()),
             ];
             for ((name, unit), (_, div)) in cols.iter().zip(&units) {
-                let cell = metric_of(r, name).map(|m| Cell::Num(format::csv_column_value(m.value, unit, *div)));
+                let cell = metric_of(r, name).map(|m| Cell::value(format::csv_column_value(m.value, unit, *div), unit));
                 cells.push(cell.unwrap_or(Cell::Empty));
             }
             out.push_str(&csv_line(&cells));
