@@ -98,6 +98,14 @@ fn bad_options_are_one_line_errors_before_anything_runs() {
         (vec!["--log-file", "same.txt", "-o", "same.txt", "echo"], "error: --export-profile same.txt is the same file"),
         (vec!["--log-file", "/", "echo"], "error: /: is a folder"),
         (vec!["--profile-from-start", "maybe", "echo"], "error: invalid value 'maybe' for '--profile-from-start"),
+        // nvprof's options warpscope does not take, and any other option, before the program.
+        (
+            vec!["--print-api-trace", "echo"],
+            "error: nvprof option --print-api-trace is not supported by warpscope nvprof: warpscope records each API function's calls in total",
+        ),
+        (vec!["--system-profiling", "on", "echo"], "error: nvprof option --system-profiling is not supported"),
+        (vec!["--aggregate-mode=off", "echo"], "error: nvprof option --aggregate-mode is not supported"),
+        (vec!["--bogus", "echo"], "error: unknown option --bogus: `warpscope nvprof --help` lists"),
     ] {
         let out = nvprof(&args).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();

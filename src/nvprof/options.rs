@@ -120,6 +120,9 @@ impl Options {
         if self.program.is_empty() {
             return Err(Error::usage("no program given: warpscope nvprof [options] PROGRAM [ARGS...]"));
         }
+        if self.program.starts_with('-') {
+            return Err(Error::usage(unknown_option(&self.program)));
+        }
         let c = counters(self.metric_spec.as_deref(), self.event_spec.as_deref())?;
         if !c.any() && (self.filter != FilterSpec::default()) {
             return Err(Error::usage(
@@ -134,6 +137,35 @@ impl Options {
             expand(t, 1, "host")?;
         }
         Ok(c)
+    }
+}
+
+/// nvprof options warpscope does not take, with what to use instead.
+const NOT_TAKEN: &[(&str, &str)] = &[
+    ("--print-api-trace", "warpscope records each API function's calls in total (--print-api-summary), not each call"),
+    ("--print-summary-per-gpu", "the summary's rows name their device; --devices chooses the devices that get metrics"),
+    ("--analysis-metrics", "there is no Visual Profiler import: use --metrics all, with -o for a report file"),
+    ("--source-level-analysis", "no source-level analysis: use Nsight Compute's source page"),
+    ("--cpu-profiling", "no CPU sampling"),
+    ("--openacc-profiling", "no OpenACC records"),
+    ("--system-profiling", "no power, clock or thermal samples: `warpscope devices` shows the clocks"),
+    ("--track-memory-allocations", "no allocation records"),
+    ("--aggregate-mode", "metrics are the kernel's, aggregated over its SMs"),
+    ("--event-collection-mode", "events are collected per kernel launch"),
+    ("--dependency-analysis", "no dependency analysis"),
+    ("--print-dependency-analysis-trace", "no dependency analysis"),
+    ("--print-nvlink-topology", "no NVLink topology: nvidia-smi topo -m"),
+    ("--print-pci-topology", "no PCI topology: nvidia-smi topo -m"),
+    ("--import-profile", "`warpscope import` reads nvprof's text and CSV outputs, not its .nvvp files"),
+];
+
+/// The error for a program name that is an option warpscope does not take: nvprof's options put
+/// before the program are parsed, so the first unknown one ends up where the program should be.
+fn unknown_option(opt: &str) -> String {
+    let name = opt.split('=').next().unwrap_or(opt);
+    match NOT_TAKEN.iter().find(|(o, _)| *o == name) {
+        Some((_, why)) => format!("nvprof option {name} is not supported by warpscope nvprof: {why}"),
+        None => format!("unknown option {name}: `warpscope nvprof --help` lists the options it takes"),
     }
 }
 
