@@ -100,8 +100,8 @@ fn bad_options_are_one_line_errors_before_anything_runs() {
         (vec!["--profile-from-start", "maybe", "echo"], "error: invalid value 'maybe' for '--profile-from-start"),
         // nvprof's options warpscope does not take, and any other option, before the program.
         (
-            vec!["--print-api-trace", "echo"],
-            "error: nvprof option --print-api-trace is not supported by warpscope nvprof: warpscope records each API function's calls in total",
+            vec!["--print-summary-per-gpu", "echo"],
+            "error: nvprof option --print-summary-per-gpu is not supported by warpscope nvprof: the summary's rows name their device",
         ),
         (vec!["--system-profiling", "on", "echo"], "error: nvprof option --system-profiling is not supported"),
         (vec!["--aggregate-mode=off", "echo"], "error: nvprof option --aggregate-mode is not supported"),
@@ -234,6 +234,39 @@ fn levels_bytes_and_stall_reasons_read_like_nvprofs() {
     let (_, back) = warpscope::import::parse(&csv).unwrap();
     let level = back.records[0].metrics.iter().find(|m| m.name == "dram_utilization").unwrap();
     assert_eq!((level.value, level.unit.as_str()), (8.0, "level"));
+}
+
+/// `--print-api-trace` given the calls of a real V100's API trace (v100-values-api-trace.jsonl, written
+/// by hand from tests/fixtures/profilers/nvprof-api-trace-v100-vectoradd.txt): the same lines, a launch
+/// naming its kernel and correlation id; with `--csv`, what `warpscope import` knows as an API trace.
+#[test]
+fn the_api_trace_reads_like_nvprofs() {
+    let (code, _, err) = replay(&["--print-api-trace"], "v100-values-api-trace.jsonl", &[]);
+    assert_eq!(code, 0, "{err}");
+    let real = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/profilers/nvprof-api-trace-v100-vectoradd.txt"),
+    )
+    .unwrap();
+    for line in [
+        "   Start  Duration  Name",
+        "     0ns  4.1870us  cuDeviceGetPCIBusId",
+        "211.02ms     465ns  cuDeviceGetCount",
+        "1.51458s  6.4730ms  cudaMallocAsync",
+        "1.52110s  29.396us  cudaLaunchKernel (vector_add_kernel(float const *, float const *, float*, int) [129])",
+    ] {
+        assert!(real.lines().any(|l| l == line), "not nvprof's: {line}");
+        assert!(err.lines().any(|l| l == line), "no line {line:?} in\n{err}");
+    }
+    assert!(!err.contains("GPU activities"), "a trace alone: no summary\n{err}");
+    let (_, _, csv) = replay(&["--csv", "--print-api-trace"], "v100-values-api-trace.jsonl", &[]);
+    assert!(
+        csv.contains(
+            "\"Start\",\"Duration\",\"Name\",\"Correlation_ID\"\ns,ms,,\n0.000000,0.004187,\"cuDeviceGetPCIBusId\",1\n"
+        ),
+        "{csv}"
+    );
+    let err = warpscope::import::parse(&csv).unwrap_err().to_string();
+    assert!(err.contains("API trace"), "{err}");
 }
 
 #[test]

@@ -48,6 +48,9 @@ pub struct NvprofArgs {
     /// One line per kernel, copy and set, in time order.
     #[arg(long)]
     print_gpu_trace: bool,
+    /// One line per runtime and driver API call, in time order (a launch's line names its kernel).
+    #[arg(long)]
+    print_api_trace: bool,
     /// The summary's GPU activities.
     #[arg(long)]
     print_gpu_summary: bool,
@@ -137,7 +140,7 @@ impl NvprofArgs {
                 self.print_summary,
                 self.print_gpu_summary,
                 self.print_api_summary,
-                self.print_gpu_trace,
+                (self.print_gpu_trace, self.print_api_trace),
                 counters,
             ),
             metric_spec,

@@ -19,18 +19,28 @@ pub struct Show {
     pub api_summary: bool,
     /// One line per GPU activity (`--print-gpu-trace`).
     pub gpu_trace: bool,
+    /// One line per API call (`--print-api-trace`).
+    pub api_trace: bool,
 }
 
 impl Show {
     /// nvprof's rules: the summary (both halves) unless a trace or metrics/events were asked for; the
     /// `--print-*-summary` flags print their half whatever else is asked.
-    pub fn from_flags(summary: bool, gpu_summary: bool, api_summary: bool, gpu_trace: bool, counters: bool) -> Self {
+    pub fn from_flags(
+        summary: bool,
+        gpu_summary: bool,
+        api_summary: bool,
+        traces: (bool, bool),
+        counters: bool,
+    ) -> Self {
+        let (gpu_trace, api_trace) = traces;
         let explicit = summary || gpu_summary || api_summary;
-        let default = !explicit && !gpu_trace && !counters;
+        let default = !explicit && !gpu_trace && !api_trace && !counters;
         Show {
             gpu_summary: summary || gpu_summary || default,
             api_summary: summary || api_summary || default,
             gpu_trace,
+            api_trace,
         }
     }
 }
@@ -142,7 +152,6 @@ impl Options {
 
 /// nvprof options warpscope does not take, with what to use instead.
 const NOT_TAKEN: &[(&str, &str)] = &[
-    ("--print-api-trace", "warpscope records each API function's calls in total (--print-api-summary), not each call"),
     ("--print-summary-per-gpu", "the summary's rows name their device; --devices chooses the devices that get metrics"),
     ("--analysis-metrics", "there is no Visual Profiler import: use --metrics all, with -o for a report file"),
     ("--source-level-analysis", "no source-level analysis: use Nsight Compute's source page"),
@@ -251,18 +260,15 @@ mod tests {
 
     #[test]
     fn what_is_shown_follows_nvprof() {
-        let s = |a, b, c, d, e| Show::from_flags(a, b, c, d, e);
-        assert_eq!(
-            s(false, false, false, false, false),
-            Show { gpu_summary: true, api_summary: true, gpu_trace: false }
-        );
-        assert_eq!(
-            s(false, false, false, true, false),
-            Show { gpu_summary: false, api_summary: false, gpu_trace: true }
-        );
-        assert_eq!(s(false, false, false, false, true), Show::default());
-        assert_eq!(s(false, true, false, false, true), Show { gpu_summary: true, ..Show::default() });
-        assert_eq!(s(true, false, false, true, false), Show { gpu_summary: true, api_summary: true, gpu_trace: true });
+        let s = |a, b, c, gpu, api, e| Show::from_flags(a, b, c, (gpu, api), e);
+        let show =
+            |gpu_summary, api_summary, gpu_trace, api_trace| Show { gpu_summary, api_summary, gpu_trace, api_trace };
+        assert_eq!(s(false, false, false, false, false, false), show(true, true, false, false));
+        assert_eq!(s(false, false, false, true, false, false), show(false, false, true, false));
+        assert_eq!(s(false, false, false, false, true, false), show(false, false, false, true));
+        assert_eq!(s(false, false, false, false, false, true), Show::default());
+        assert_eq!(s(false, true, false, false, false, true), Show { gpu_summary: true, ..Show::default() });
+        assert_eq!(s(true, false, false, true, true, false), show(true, true, true, true));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::protocol::{ApiCall, Message};
+use super::protocol::{ApiCall, ApiEvent, Message};
 use crate::gpu::DeviceInfo;
 use crate::record::{ActivityKind, Record};
 
@@ -23,6 +23,8 @@ pub struct Process {
     pub records: Vec<Record>,
     /// Runtime and driver API calls, by function.
     pub api: Vec<ApiCall>,
+    /// Each API call (`--print-api-trace`), by start time.
+    pub api_calls: Vec<ApiEvent>,
     /// nvprof-style warnings.
     pub notices: Vec<String>,
     /// What could not be profiled, and why.
@@ -55,6 +57,7 @@ impl Process {
                 }
                 Message::Record(r) => p.records.push(*r),
                 Message::Api(a) => merge_api(&mut p.api, a),
+                Message::ApiCall(a) => p.api_calls.push(a),
                 Message::Groups(n) => p.groups = p.groups.max(n),
                 Message::Notice(n) => p.notices.push(n),
                 Message::Error(e) => {
@@ -71,6 +74,7 @@ impl Process {
         if !started {
             return None;
         }
+        p.api_calls.sort_by_key(|a| (a.start_ns, a.correlation));
         p.join();
         Some(p)
     }

@@ -38,6 +38,9 @@ pub struct Config {
     pub gpu: bool,
     /// Record runtime and driver API calls (the summary's "API calls").
     pub api: bool,
+    /// Also write each API call (`--print-api-trace`), not only each function's totals.
+    #[serde(default)]
+    pub api_trace: bool,
     /// `--metrics` as given (nvprof names, raw Nsight Compute metrics, `all`).
     #[serde(default)]
     pub metrics: Option<String>,
@@ -90,6 +93,19 @@ pub struct ApiCall {
     pub max_ns: u64,
 }
 
+/// One runtime or driver API call (`--print-api-trace`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ApiEvent {
+    /// The function, as nvprof named it.
+    pub name: String,
+    /// When it was called, ns since the program was launched (the GPU trace's clock).
+    pub start_ns: u64,
+    /// How long it took, ns.
+    pub duration_ns: u64,
+    /// Correlation id: a launch's kernel record has the same.
+    pub correlation: u32,
+}
+
 /// One line of a process's file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -109,6 +125,8 @@ pub enum Message {
     Record(Box<Record>),
     /// One API function's calls (written at exit).
     Api(ApiCall),
+    /// One API call (`--print-api-trace`), as it ended.
+    ApiCall(ApiEvent),
     /// Application replay: the program must run this many times for all metrics.
     Groups(usize),
     /// A notice nvprof printed as `==PID== Warning: ...`.

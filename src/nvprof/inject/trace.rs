@@ -1,12 +1,12 @@
 //! CUPTI's activity records inside the profiled program, as warpscope records: kernels, copies and sets
 //! timed on the GPU and placed on the application's clock, and the runtime and driver API calls summed
-//! per function for nvprof's "API calls".
+//! per function for nvprof's "API calls" (and, for `--print-api-trace`, each call on the same clock).
 
 use std::collections::HashMap;
 
 use super::{STATE, State, lock};
 use crate::nvprof::demangle::{KernelName, kernel_name};
-use crate::nvprof::protocol::{ApiCall, Message};
+use crate::nvprof::protocol::{ApiCall, ApiEvent, Message};
 use crate::profile::cupti::{activity, callback};
 use crate::record::{ActivityKind, Record, Status, TimeStats, Trace};
 use crate::spec::Dim3;
@@ -104,6 +104,14 @@ pub(super) fn on_activity(records: Vec<activity::Record>, dropped: usize) {
                     .or_insert_with(|| api_name(&callback::api_name(lib, a.driver, a.cbid)))
                     .clone();
                 let d = a.end.saturating_sub(a.start);
+                if st.cfg.api_trace {
+                    msgs.push(Message::ApiCall(ApiEvent {
+                        name: name.clone(),
+                        start_ns: st.since_launch(a.start),
+                        duration_ns: d,
+                        correlation: a.correlation,
+                    }));
+                }
                 let e = act.api.entry((a.driver, a.cbid)).or_insert_with(|| ApiCall {
                     name,
                     min_ns: u64::MAX,

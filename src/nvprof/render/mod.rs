@@ -82,6 +82,9 @@ pub fn process(p: &Process, v: View, live: bool) -> String {
     if show.gpu_trace {
         out.push_str(&trace::trace(p, v));
     }
+    if show.api_trace {
+        out.push_str(&trace::api_trace(p, v.opts.times, v.opts.csv));
+    }
     if show.gpu_summary || show.api_summary {
         out.push_str(&summary::summary(p, v));
     }

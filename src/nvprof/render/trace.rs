@@ -272,3 +272,53 @@ fn metric_trace(p: &Process, v: View) -> String {
     }
     out
 }
+
+/// `--print-api-trace`: one row per runtime and driver API call in time order, on the GPU trace's
+/// clock. Text from a V100's (tests/fixtures/profilers/nvprof-api-trace-v100-vectoradd.txt): `Start` 8,
+/// `Duration` 10, two spaces, the function; a launch names its kernel and the launch's correlation id,
+/// `cudaLaunchKernel (vector_add_kernel(float const *, ...) [129])`. CSV (no real one found): the GPU
+/// trace's conventions, `Start`, `Duration`, `Name`, `Correlation_ID` under a units row.
+pub(super) fn api_trace(p: &Process, times: Times, csv: bool) -> String {
+    if p.api_calls.is_empty() {
+        return "No API calls were profiled.\n".into();
+    }
+    let kernels: std::collections::HashMap<u32, &Record> = p
+        .records
+        .iter()
+        .filter_map(|r| r.trace.as_ref().filter(|t| is_kernel(t)).map(|t| (t.correlation, r)))
+        .collect();
+    let name = |a: &crate::nvprof::protocol::ApiEvent| match kernels.get(&a.correlation) {
+        Some(k) => format!("{} ({} [{}])", a.name, k.full_name(), a.correlation),
+        None => a.name.clone(),
+    };
+    if csv {
+        let csv_times = if times == Times::Auto { Times::Column } else { times };
+        let start_unit = format::column_unit(p.api_calls.iter().map(|a| a.start_ns as f64), csv_times);
+        let dur_unit = format::column_unit(p.api_calls.iter().map(|a| a.duration_ns as f64), csv_times);
+        let mut out = header(&["Start", "Duration", "Name", "Correlation_ID"]);
+        let _ = writeln!(out, "{},{},,", start_unit.suffix(), dur_unit.suffix());
+        for a in &p.api_calls {
+            out.push_str(&csv_line(&[
+                Cell::Num(format::csv_time(a.start_ns as f64, start_unit)),
+                Cell::Num(format::csv_time(a.duration_ns as f64, dur_unit)),
+                Cell::Text(name(a)),
+                Cell::Num(a.correlation.to_string()),
+            ]));
+        }
+        return out;
+    }
+    let mut out = format!("{:>8}{:>10}  Name\n", "Start", "Duration");
+    if let Times::Fixed(u) = times {
+        out.push_str(&units_row(u, &[(8, true), (10, true)]));
+    }
+    for a in &p.api_calls {
+        let _ = writeln!(
+            out,
+            "{:>8}{:>10}  {}",
+            time_cell(a.start_ns as f64, times),
+            time_cell(a.duration_ns as f64, times),
+            name(a)
+        );
+    }
+    out
+}

@@ -121,6 +121,8 @@ pub struct ApiRecord {
     pub end: u64,
     /// Calling thread.
     pub thread: u32,
+    /// Correlation id: the GPU activity a launch or copy call started has the same.
+    pub correlation: u32,
 }
 
 /// One decoded activity record.
@@ -311,6 +313,7 @@ unsafe fn decode(rec: *const c::CUpti_Activity) -> Option<Record> {
                     start: addr_of!((*a).start).read_unaligned(),
                     end: addr_of!((*a).end).read_unaligned(),
                     thread: addr_of!((*a).threadId).read_unaligned(),
+                    correlation: addr_of!((*a).correlationId).read_unaligned(),
                 })
             }
             _ => return None,
