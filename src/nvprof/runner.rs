@@ -135,7 +135,8 @@ pub fn run(
             dir: dir.clone(),
             parent: std::process::id(),
             children: opts.children,
-            gpu: first && (opts.show.gpu_summary || opts.show.gpu_trace),
+            // The API trace names each launch's kernel: from the kernel's activity record.
+            gpu: first && (opts.show.gpu_summary || opts.show.gpu_trace || opts.show.api_trace),
             api: first && (opts.show.api_summary || opts.show.api_trace),
             api_trace: first && opts.show.api_trace,
             metrics: opts.metric_spec.clone(),
