@@ -4,8 +4,9 @@
 # STEPS (default: all of them): build options seed multi graph threads region twogpu libs catalogue overhead
 #   build     nvcc -O3 the test programs (tests/programs/*.cu; NVIDIA's matrixMul and transpose samples
 #             from $CUDA_SAMPLES, a checkout of github.com/NVIDIA/cuda-samples, when set)
-#   options   every nvprof option on sumMatrix 32 16: summary, trace, metrics, events, CSV, filters,
-#             application replay, log files, export, an invalid launch (256 8)
+#   options   every nvprof option on sumMatrix 32 16: summary, GPU and API traces, metrics, events (and
+#             Kepler's names of some), CSV, filters, application replay, log files, export, an invalid
+#             launch (256 8)
 #   seed      the course's 15 shapes: `warpscope nvprof --metrics achieved_occupancy,gld_throughput,
 #             gld_efficiency ./sumMatrix X Y` against `ncu --clock-control none` with the same metrics,
 #             compared by `warpscope compare` (kernel, grid, block) into seed-summary.txt
@@ -99,6 +100,9 @@ if has options; then
   step metrics-trace-32x16    "$W" nvprof --print-gpu-trace --metrics "$metrics" ./sumMatrix 32 16
   step metrics-all-32x16      "$W" nvprof --metrics all ./sumMatrix 32 16
   step events-all-32x16       "$W" nvprof --events all ./sumMatrix 32 16
+  step api-trace-32x16        "$W" nvprof --print-api-trace ./sumMatrix 32 16
+  step api-gpu-trace-csv-32x16 "$W" nvprof --print-gpu-trace --print-api-trace --csv ./sumMatrix 32 16
+  step kepler-names-32x16     "$W" nvprof --events gld_request,gst_request --metrics l1_cache_global_hit_rate,stall_data_request ./sumMatrix 32 16
   step events-32x16           "$W" nvprof --events warps_launched,active_cycles,global_load --metrics achieved_occupancy ./sumMatrix 32 16
   step appreplay-32x16        "$W" nvprof --replay-mode application --metrics "$metrics" ./sumMatrix 32 16
   step logfile-32x16          "$W" nvprof --csv --metrics all --log-file "$out/logfile.%p.csv" ./sumMatrix 32 16
