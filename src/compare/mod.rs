@@ -107,9 +107,15 @@ fn display(name: &str, unit: &str, v: f64) -> f64 {
     if unit == metrics::RATIO && name.ends_with("occupancy") { 100.0 * v } else { v }
 }
 
+/// The name a metric is compared under: an older GPU's nvprof name (`l1_cache_global_hit_rate`, a
+/// Kepler file's) is the metric it became (`global_hit_rate`), so files of the two generations pair.
+fn canonical(name: &str) -> &str {
+    metrics::ALIASES.iter().find(|(old, _)| *old == name).map_or(name, |(_, new)| new)
+}
+
 /// The value of `name` in `r` as `pick` asks, with its unit and source.
 fn value_of<'a>(r: &'a Record, name: &str, pick: Pick) -> Option<(f64, &'a str, &'static str)> {
-    let find = |s: Source| r.metrics.iter().find(|m| m.name == name && m.source == s);
+    let find = |s: Source| r.metrics.iter().find(|m| canonical(&m.name) == name && m.source == s);
     let m = match pick {
         Pick::Measured => find(Source::Measured)
             .or_else(|| find(Source::Mock))
@@ -196,8 +202,9 @@ impl Group<'_> {
                 out.push(metrics::DURATION);
             }
             for m in &r.metrics {
-                if !out.contains(&m.name.as_str()) {
-                    out.push(&m.name);
+                let name = canonical(&m.name);
+                if !out.contains(&name) {
+                    out.push(name);
                 }
             }
         }
@@ -437,6 +444,27 @@ mod tests {
             rep.records.push(r);
         }
         rep
+    }
+
+    #[test]
+    fn an_older_cards_name_pairs_with_the_metric_it_became() {
+        // A K40c's nvprof file says l1_cache_global_hit_rate; warpscope nvprof on a new card, asked for
+        // global_hit_rate, says that: one row, under the current name.
+        let file = |name: &str, value: f64| {
+            let mut rep = report(Origin::Ncu, &[(256, 1.0)], true);
+            rep.records[0].metrics.push(Metric {
+                name: name.into(),
+                value,
+                unit: "%".into(),
+                source: Source::Imported,
+            });
+            rep
+        };
+        let (old, new) = (file("l1_cache_global_hit_rate", 12.5), file("global_hit_rate", 40.0));
+        let rows = compare(&new, &old, Pick::Measured).rows;
+        let hit: Vec<_> = rows.iter().filter(|r| r.metric.contains("hit_rate")).collect();
+        assert_eq!(hit.len(), 1, "{rows:?}");
+        assert_eq!((hit[0].metric.as_str(), hit[0].ours, hit[0].theirs), ("global_hit_rate", 40.0, 12.5));
     }
 
     #[test]
