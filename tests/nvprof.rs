@@ -101,7 +101,7 @@ fn bad_options_are_one_line_errors_before_anything_runs() {
         // nvprof's options warpscope does not take, and any other option, before the program.
         (
             vec!["--print-summary-per-gpu", "echo"],
-            "error: nvprof option --print-summary-per-gpu is not supported by warpscope nvprof: the summary's rows name their device",
+            "error: nvprof option --print-summary-per-gpu is not supported by warpscope nvprof: the summary adds up every device's activities",
         ),
         (vec!["--system-profiling", "on", "echo"], "error: nvprof option --system-profiling is not supported"),
         (vec!["--aggregate-mode=off", "echo"], "error: nvprof option --aggregate-mode is not supported"),

@@ -152,7 +152,10 @@ impl Options {
 
 /// nvprof options warpscope does not take, with what to use instead.
 const NOT_TAKEN: &[(&str, &str)] = &[
-    ("--print-summary-per-gpu", "the summary's rows name their device; --devices chooses the devices that get metrics"),
+    (
+        "--print-summary-per-gpu",
+        "the summary adds up every device's activities; --print-gpu-trace names each one's device",
+    ),
     ("--analysis-metrics", "there is no Visual Profiler import: use --metrics all, with -o for a report file"),
     ("--source-level-analysis", "no source-level analysis: use Nsight Compute's source page"),
     ("--cpu-profiling", "no CPU sampling"),
