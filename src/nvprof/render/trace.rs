@@ -282,14 +282,17 @@ pub(super) fn api_trace(p: &Process, times: Times, csv: bool) -> String {
     if p.api_calls.is_empty() {
         return "No API calls were profiled.\n".into();
     }
-    let kernels: std::collections::HashMap<u32, &Record> = p
-        .records
-        .iter()
-        .filter_map(|r| r.trace.as_ref().filter(|t| is_kernel(t)).map(|t| (t.correlation, r)))
-        .collect();
+    // The kernel a call launched: the one kernel of its correlation id (a graph's launch starts several
+    // and names none).
+    let mut kernels: std::collections::HashMap<u32, Option<&Record>> = std::collections::HashMap::new();
+    for r in &p.records {
+        if let Some(t) = r.trace.as_ref().filter(|t| is_kernel(t)) {
+            kernels.entry(t.correlation).and_modify(|k| *k = None).or_insert(Some(r));
+        }
+    }
     let name = |a: &crate::nvprof::protocol::ApiEvent| match kernels.get(&a.correlation) {
-        Some(k) => format!("{} ({} [{}])", a.name, k.full_name(), a.correlation),
-        None => a.name.clone(),
+        Some(Some(k)) => format!("{} ({} [{}])", a.name, k.full_name(), a.correlation),
+        _ => a.name.clone(),
     };
     if csv {
         let csv_times = if times == Times::Auto { Times::Column } else { times };
