@@ -447,6 +447,33 @@ mod tests {
         assert!(err.contains("gld_efficiency includes it"), "{err}");
     }
 
+    /// The metric lists of nvprof command lines in public repositories' scripts and notes (a course's
+    /// Slurm jobs, benchmark drivers, code comments; 2013-2021), every name accepted.
+    #[test]
+    fn metric_lists_of_real_nvprof_scripts_parse() {
+        for list in [
+            "achieved_occupancy",
+            "gld_efficiency,shared_efficiency",
+            "dram_read_transactions,dram_write_transactions",
+            "gld_throughput",
+            "branch_efficiency",
+            "achieved_occupancy,inst_executed,inst_fp_32,inst_fp_64,inst_integer",
+            "flops_sp,gld_throughput,gst_throughput,sm_efficiency,achieved_occupancy",
+            "shared_load_transactions_per_request",
+            "l2_tex_read_throughput,l2_tex_write_throughput,l2_read_throughput,l2_write_throughput,l2_read_transactions",
+            "dram_read_bytes,dram_write_bytes",
+            "achieved_occupancy,ipc,sm_efficiency,dram_read_throughput,stall_memory_dependency,flop_count_sp",
+            "gld_transactions,gst_transactions",
+            "flops_sp,flops_dp",
+            "flops_sp_fma",
+            "all",
+        ] {
+            let r = parse_requested(list).unwrap_or_else(|e| panic!("{list}: {e}"));
+            assert!(!r.is_empty(), "{list}");
+        }
+        assert_eq!(parse_requested("flops_dp").unwrap()[0].counters.len(), 3);
+    }
+
     #[test]
     fn unavailable_metrics_say_why() {
         let err = parse_requested("achieved_occupancy,inst_replay_overhead").unwrap_err().to_string();

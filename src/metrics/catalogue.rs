@@ -1311,6 +1311,7 @@ pub static UNAVAILABLE: &[(&str, &str)] = &[
     ("local_replay_overhead", "instructions are not replayed on compute capability 7.0 and newer"),
     ("atomic_replay_overhead", "instructions are not replayed on compute capability 7.0 and newer"),
     ("atomic_throughput", "no counter of atomic throughput at L1; l2_atomic_throughput is L2's"),
+    ("flops_sp_special", "special-function operations are not counted by operation"),
     (
         "alu_fu_utilization",
         "the arithmetic unit is several pipes since compute capability 7.0: single_precision_fu_utilization, double_precision_fu_utilization, special_fu_utilization",
@@ -1357,6 +1358,15 @@ pub static ALIASES: &[(&str, &str)] = &[
     ("l2_l1_write_throughput", "l2_tex_write_throughput"),
     ("l2_l1_write_transactions", "l2_tex_write_transactions"),
     ("stall_data_request", "stall_memory_dependency"),
+    // CUDA 5.0's names of the flop counts (still in scripts: `nvprof --metrics flops_sp,flops_dp`).
+    ("flops_sp", "flop_count_sp"),
+    ("flops_sp_add", "flop_count_sp_add"),
+    ("flops_sp_mul", "flop_count_sp_mul"),
+    ("flops_sp_fma", "flop_count_sp_fma"),
+    ("flops_dp", "flop_count_dp"),
+    ("flops_dp_add", "flop_count_dp_add"),
+    ("flops_dp_mul", "flop_count_dp_mul"),
+    ("flops_dp_fma", "flop_count_dp_fma"),
     ("sm_efficiency_instance", "sm_efficiency"),
     ("ipc_instance", "ipc"),
 ];
