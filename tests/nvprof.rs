@@ -100,8 +100,8 @@ fn bad_options_are_one_line_errors_before_anything_runs() {
         (vec!["--profile-from-start", "maybe", "echo"], "error: invalid value 'maybe' for '--profile-from-start"),
         // nvprof's options warpscope does not take, and any other option, before the program.
         (
-            vec!["--print-summary-per-gpu", "echo"],
-            "error: nvprof option --print-summary-per-gpu is not supported by warpscope nvprof: the summary adds up every device's activities",
+            vec!["--analysis-metrics", "echo"],
+            "error: nvprof option --analysis-metrics is not supported by warpscope nvprof: there is no Visual Profiler import",
         ),
         (vec!["--system-profiling", "on", "echo"], "error: nvprof option --system-profiling is not supported"),
         (vec!["--aggregate-mode=off", "echo"], "error: nvprof option --aggregate-mode is not supported"),
@@ -267,6 +267,35 @@ fn the_api_trace_reads_like_nvprofs() {
     );
     let err = warpscope::import::parse(&csv).unwrap_err().to_string();
     assert!(err.contains("API trace"), "{err}");
+}
+
+/// `--print-summary-per-gpu` (HPC job scripts pass it even with one GPU): one table of GPU activities
+/// per device, each after its `Device "NAME (N)"` line, the API calls on their own; `import` reads each
+/// device's rows as that device's, in text and CSV (two-devices-summary.jsonl: the summary run with its
+/// kernel also on a device 1, written by hand).
+#[test]
+fn the_summary_per_gpu_has_a_table_per_device() {
+    let (code, _, err) = replay(&["--print-summary-per-gpu"], "two-devices-summary.jsonl", &[]);
+    assert_eq!(code, 0, "{err}");
+    let d0 = err.find("Device \"NVIDIA H100 80GB HBM3 (0)\"\n").expect("device 0's line");
+    let d1 = err.find("Device \"NVIDIA H100 80GB HBM3 (1)\"\n").expect("device 1's line");
+    let api = err.find("API calls:").expect("the API calls");
+    assert!(d0 < d1 && d1 < api, "{err}");
+    assert!(err[d1..api].contains(" GPU activities:  100.00%  2.6317ms"), "{err}");
+    assert!(!err[d0..d1].contains("2.6317ms"), "{err}");
+    for csv in [false, true] {
+        let args: &[&str] = if csv { &["--csv", "--print-summary-per-gpu"] } else { &["--print-summary-per-gpu"] };
+        let (_, _, out) = replay(args, "two-devices-summary.jsonl", &[]);
+        let (_, rep) = warpscope::import::parse(&out).unwrap();
+        let kernels: Vec<(Option<u32>, f64)> = rep
+            .records
+            .iter()
+            .map(|r| (r.device, r.metrics.iter().find(|m| m.name == "duration").unwrap().value))
+            .collect();
+        assert_eq!(kernels.len(), 2, "csv {csv}: {kernels:?}");
+        assert_eq!((kernels[0].0, kernels[1].0), (Some(0), Some(1)), "csv {csv}");
+        assert!((kernels[1].1 - 2.6317).abs() < 1e-3, "csv {csv}: {kernels:?}");
+    }
 }
 
 #[test]

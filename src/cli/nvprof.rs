@@ -54,6 +54,9 @@ pub struct NvprofArgs {
     /// The summary's GPU activities.
     #[arg(long)]
     print_gpu_summary: bool,
+    /// The summary's GPU activities one device at a time (each after its `Device "NAME (N)"` line).
+    #[arg(long)]
+    print_summary_per_gpu: bool,
     /// The summary's API calls.
     #[arg(long)]
     print_api_summary: bool,
@@ -136,13 +139,16 @@ impl NvprofArgs {
         Ok(Options {
             program: self.command.first().cloned().unwrap_or_default(),
             args: self.command.iter().skip(1).cloned().collect(),
-            show: Show::from_flags(
-                self.print_summary,
-                self.print_gpu_summary,
-                self.print_api_summary,
-                (self.print_gpu_trace, self.print_api_trace),
-                counters,
-            ),
+            show: Show {
+                per_gpu: self.print_summary_per_gpu,
+                ..Show::from_flags(
+                    self.print_summary,
+                    self.print_gpu_summary,
+                    self.print_api_summary,
+                    (self.print_gpu_trace, self.print_api_trace),
+                    counters,
+                )
+            },
             metric_spec,
             event_spec,
             filter: FilterSpec {

@@ -59,14 +59,24 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut sums = nv::Summaries::default();
     // Whether a trace without a grid column (the API trace) was read.
     let mut api_trace = false;
+    // The device a per-GPU summary's next table is of (`--print-summary-per-gpu`).
+    let mut summary_device: Option<u32> = None;
     for line in lines {
         let line = line?;
         if let Some(rest) = line.trim().strip_prefix("==")
-            && let Some((id, _)) = rest.split_once("==")
+            && let Some((id, msg)) = rest.split_once("==")
         {
             if !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()) {
                 pid = id.to_string();
             }
+            if msg.contains("Profiling result") {
+                summary_device = None;
+            }
+            continue;
+        }
+        if let Some((name, ord)) = nv::device_line(line.trim()) {
+            b.device(ord, &name, None);
+            summary_device = Some(ord);
             continue;
         }
         if !line.contains(',') {
@@ -111,7 +121,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                     continue;
                 };
                 let pct = super::units::number(at("Time(%)")).map(|(p, _)| p);
-                nv::add_times(sums.get(&pid, at("Name"), None, calls), total, avg, min, max, pct);
+                nv::add_times(sums.get(&pid, at("Name"), summary_device, calls), total, avg, min, max, pct);
             }
             Kind::Metrics | Kind::Events => {
                 let (name, ord) = nv::device(at("Device"));

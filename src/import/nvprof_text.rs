@@ -110,6 +110,8 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut api_heading = false;
     // Whether a trace without a grid column (the API trace) was read.
     let mut api_trace = false;
+    // The device a per-GPU summary's next table is of (`--print-summary-per-gpu`).
+    let mut summary_device: Option<u32> = None;
     for line in lines {
         let line = line?;
         let t = line.trim();
@@ -123,6 +125,9 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
             if !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()) {
                 pid = id.to_string();
             }
+            if msg.contains("Profiling result") {
+                summary_device = None;
+            }
             // Old nvprof heads its API table with a line of its own, before its header or in place of it.
             api_heading = msg.contains("API calls");
             table = match table {
@@ -135,6 +140,14 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         }
         if let Some(typed) = summary_header(&line) {
             table = Table::Summary { typed, api: std::mem::take(&mut api_heading), unit: None, rows: 0 };
+            continue;
+        }
+        if !matches!(table, Table::Results { .. })
+            && let Some((name, ord)) = nv::device_line(t)
+        {
+            b.device(ord, &name, None);
+            summary_device = Some(ord);
+            table = Table::None;
             continue;
         }
         if let Some((events, total)) = results_header(&line) {
@@ -183,7 +196,7 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
                     continue; // [CUDA memcpy HtoD], [CUDA memset]: not kernels
                 }
                 let pct = super::units::number(tok[0]).map(|(p, _)| p);
-                nv::add_times(sums.get(&pid, name, None, calls), total, avg, min, max, pct);
+                nv::add_times(sums.get(&pid, name, summary_device, calls), total, avg, min, max, pct);
             }
             Table::Results { events, total } => {
                 let mut rest = t;

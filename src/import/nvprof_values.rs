@@ -62,6 +62,14 @@ pub fn device(s: &str) -> (String, Option<u32>) {
     (s.to_string(), None)
 }
 
+/// A `Device "NAME (N)"` line (metric tables, `--print-summary-per-gpu`): the device's name and
+/// ordinal.
+pub fn device_line(t: &str) -> Option<(String, u32)> {
+    let inner = t.strip_prefix("Device \"")?.strip_suffix('"')?;
+    let (name, ord) = device(inner);
+    Some((name, ord.unwrap_or(0)))
+}
+
 /// nvprof's utilization levels: `Idle (0)` .. `Max (10)`.
 fn level(s: &str) -> Option<f64> {
     let (word, n) = s.trim().split_once(" (")?;

@@ -21,6 +21,8 @@ pub struct Show {
     pub gpu_trace: bool,
     /// One line per API call (`--print-api-trace`).
     pub api_trace: bool,
+    /// The summary's GPU activities per device (`--print-summary-per-gpu`).
+    pub per_gpu: bool,
 }
 
 impl Show {
@@ -41,6 +43,7 @@ impl Show {
             api_summary: summary || api_summary || default,
             gpu_trace,
             api_trace,
+            per_gpu: false,
         }
     }
 }
@@ -152,10 +155,6 @@ impl Options {
 
 /// nvprof options warpscope does not take, with what to use instead.
 const NOT_TAKEN: &[(&str, &str)] = &[
-    (
-        "--print-summary-per-gpu",
-        "the summary adds up every device's activities; --print-gpu-trace names each one's device",
-    ),
     ("--analysis-metrics", "there is no Visual Profiler import: use --metrics all, with -o for a report file"),
     ("--source-level-analysis", "no source-level analysis: use Nsight Compute's source page"),
     ("--cpu-profiling", "no CPU sampling"),
@@ -264,8 +263,13 @@ mod tests {
     #[test]
     fn what_is_shown_follows_nvprof() {
         let s = |a, b, c, gpu, api, e| Show::from_flags(a, b, c, (gpu, api), e);
-        let show =
-            |gpu_summary, api_summary, gpu_trace, api_trace| Show { gpu_summary, api_summary, gpu_trace, api_trace };
+        let show = |gpu_summary, api_summary, gpu_trace, api_trace| Show {
+            gpu_summary,
+            api_summary,
+            gpu_trace,
+            api_trace,
+            per_gpu: false,
+        };
         assert_eq!(s(false, false, false, false, false, false), show(true, true, false, false));
         assert_eq!(s(false, false, false, true, false, false), show(false, false, true, false));
         assert_eq!(s(false, false, false, false, true, false), show(false, false, false, true));

@@ -29,11 +29,13 @@ struct SummaryRow {
 const GPU: &str = "GPU activities";
 const API: &str = "API calls";
 
-fn rows(p: &Process, v: View) -> Vec<SummaryRow> {
+/// The summary's rows: the GPU activities of `device` (`None`: every device) when `gpu`, and the API
+/// calls when `api`, each as far as they were asked for.
+fn rows(p: &Process, v: View, device: Option<Option<u32>>, (gpu, api): (bool, bool)) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
-    if v.opts.show.gpu_summary {
+    if gpu && v.opts.show.gpu_summary {
         let mut by: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        for r in p.timed() {
+        for r in p.timed().filter(|r| device.is_none_or(|d| r.device == d)) {
             if let Some(d) = duration_ns(r) {
                 by.entry(r.full_name()).or_default().push(d);
             }
@@ -47,7 +49,7 @@ fn rows(p: &Process, v: View) -> Vec<SummaryRow> {
             }),
         ));
     }
-    if v.opts.show.api_summary {
+    if api && v.opts.show.api_summary {
         rows.extend(group(
             API,
             p.api.iter().map(|a| (a.name.clone(), a.calls, a.total_ns as f64, a.min_ns as f64, a.max_ns as f64)),
@@ -79,12 +81,40 @@ fn group(kind: &'static str, items: impl Iterator<Item = (String, u64, f64, f64,
     rows
 }
 
-/// The summary of `p`, or nvprof's line for an empty one.
+/// The summary of `p`, or nvprof's line for an empty one; with `--print-summary-per-gpu`, one
+/// summary of GPU activities per device (each after a `Device "NAME (N)"` line, as nvprof's metric
+/// tables name theirs; no real per-GPU summary was found to copy), then the API calls on their own.
 pub(super) fn summary(p: &Process, v: View) -> String {
-    let rows = rows(p, v);
+    if !v.opts.show.per_gpu || !v.opts.show.gpu_summary {
+        return table(v, rows(p, v, None, (true, true)), true);
+    }
+    let mut devices: Vec<Option<u32>> = Vec::new();
+    for r in p.timed() {
+        if !devices.contains(&r.device) {
+            devices.push(r.device);
+        }
+    }
+    if devices.is_empty() {
+        return table(v, rows(p, v, None, (true, true)), true);
+    }
+    let mut out = String::new();
+    for d in &devices {
+        let _ = writeln!(out, "Device \"{}\"", p.device_name(*d));
+        out.push_str(&table(v, rows(p, v, Some(*d), (true, false)), true));
+    }
+    // The host's API calls belong to no device: their own table after the devices'.
+    let api = rows(p, v, None, (false, true));
+    if !api.is_empty() {
+        out.push_str(&table(v, api, false));
+    }
+    out
+}
+
+/// One summary table of `rows`, or nvprof's line for an empty one.
+fn table(v: View, rows: Vec<SummaryRow>, gpu: bool) -> String {
     let mut out = String::new();
     let has_gpu = rows.iter().any(|r| r.kind == GPU);
-    if v.opts.show.gpu_summary && !has_gpu {
+    if gpu && v.opts.show.gpu_summary && !has_gpu {
         out.push_str("No kernels were profiled.\n");
     } else if !v.opts.show.gpu_summary && rows.is_empty() {
         out.push_str("No API activities were profiled.\n");
