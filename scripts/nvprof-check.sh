@@ -261,6 +261,7 @@ if has twogpu; then
     echo "twogpu: skipped, one GPU" | tee "$out/twogpu-summary.txt"
   else
     step twogpu-summary       "$W" nvprof --csv ./twogpu
+    step twogpu-per-gpu       "$W" nvprof --print-summary-per-gpu ./twogpu
     step twogpu-metrics       "$W" nvprof --csv --metrics achieved_occupancy,gld_efficiency ./twogpu
     step twogpu-devices1      "$W" nvprof --csv --devices 1 --metrics achieved_occupancy ./twogpu
     python3 "$here/nvprof-programs-summary.py" "$out" twogpu >"$out/twogpu-summary.txt" 2>&1
