@@ -27,7 +27,7 @@ const fn nv(
     short: &'static str,
     long: &'static str,
 ) -> MetricDef {
-    MetricDef { name, counters, formula, unit, description: long, collected: None, nvprof: Some((short, long)) }
+    nv_noted(def(name, counters, formula, unit, long), short, long)
 }
 
 /// An nvprof metric whose catalogue description says more than nvprof's words.
