@@ -675,16 +675,32 @@ fn timed_metrics(
         metric(m::EFF_BANDWIDTH, eff, GBPS, measured),
         metric(m::PCT_OF_MEMCPY, 100.0 * eff / memcpy.value, PCT, measured),
     ];
-    if with_model {
+    out.extend(model_metrics(&ev, median_ms, requested, estimated, with_model));
+    (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
+}
+
+/// The model's metrics of a configuration measured at `median_ms`: with `with_time`, its predicted time
+/// and error; and its estimate of the sweep's default metrics (the model gives no eff_bandwidth or
+/// pct_of_memcpy: those are measured) and of every metric `requested` of the counters, so that the two
+/// stand side by side.
+pub fn model_metrics(
+    ev: &model::Evaluation,
+    median_ms: f64,
+    requested: &[Requested],
+    estimated: Source,
+    with_time: bool,
+) -> Vec<Metric> {
+    let metric =
+        |name: &str, value: f64, unit: &str| Metric { name: name.into(), value, unit: unit.into(), source: estimated };
+    let mut out = Vec::new();
+    if with_time {
         let predicted = ev.prediction.time_ms;
-        out.push(metric(m::PREDICTED_TIME, predicted, MS, estimated));
-        out.push(metric(m::MODEL_ERROR, 100.0 * (predicted - median_ms) / median_ms, PCT, estimated));
+        out.push(metric(m::PREDICTED_TIME, predicted, MS));
+        out.push(metric(m::MODEL_ERROR, 100.0 * (predicted - median_ms) / median_ms, PCT));
     }
-    // The sweep's default metrics (the model gives no eff_bandwidth or pct_of_memcpy: those are above),
-    // plus the model's value of every metric measured by counters, so the two stand side by side.
     let wanted = |n: &str| m::DEFAULT_SWEEP.contains(&n) || requested.iter().any(|r| r.name == n);
     out.extend(ev.metrics(median_ms, estimated).into_iter().filter(|x| wanted(&x.name) && x.name != m::PREDICTED_TIME));
-    (out, with_model.then(|| ev.prediction.bound.as_str().to_string()))
+    out
 }
 
 /// The device-to-device copy bandwidth, the yardstick records are compared with (`pct_of_memcpy`).

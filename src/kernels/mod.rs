@@ -9,6 +9,7 @@ mod peak;
 mod registry;
 mod sum_matrix;
 mod sum_matrix_mix;
+mod traced;
 mod transpose;
 
 pub use blur::{Blur, Gaussian, STAGES as BLUR_STAGES, Stage as BlurStage, error as blur_error, gaussian_f64};
@@ -18,6 +19,7 @@ pub use peak::{Copy, CopyKind, MAD_COUNTS, Mad};
 pub use registry::{Entry, Param, Problem, Sizes, all, find, from_record, lookup, names};
 pub use sum_matrix::SumMatrix;
 pub use sum_matrix_mix::SumMatrixMix;
+pub use traced::{Launchable, Traced};
 pub use transpose::{Transpose, VARIANTS as TRANSPOSES, Variant as TransposeVariant};
 
 use rayon::prelude::*;

@@ -7,8 +7,9 @@
 
 use std::collections::HashMap;
 
+use super::mem::{self, Space};
 use super::{Mix, Pipe};
-use crate::kernels::Arg;
+use crate::kernels::{Access, Arg};
 use crate::spec::Dim3;
 
 /// Steps one sampled thread may take before the run gives up (the model then falls back to the
@@ -65,6 +66,8 @@ struct Insn {
     target: Option<usize>,
     /// What one execution costs: its pipe and SASS instructions (`None`: folds into another).
     cost: Option<(Pipe, f64)>,
+    /// Where it loads or stores, for a load or store the memory model counts.
+    mem: Option<mem::Mem>,
 }
 
 /// An entry ready to run: its instructions, with registers, parameters and branch targets resolved.
@@ -78,6 +81,10 @@ pub struct Program {
     /// Whether each instruction opens a basic block as the compiled code schedules it: a branch's
     /// target, or the first instruction after a barrier.
     opens: Vec<bool>,
+    /// Each load or store's number among them (in program order), for the ids of its accesses.
+    mem_ordinal: Vec<u32>,
+    /// Loads and stores in the program.
+    mems: u32,
 }
 
 /// What a block's warps execute, per warp, and the part of it that is the block's set-up.
@@ -114,8 +121,9 @@ impl Program {
             }
         }
         let mut names = HashMap::new();
+        let shared = mem::shared_layout(text, &lines);
         let mut insns: Vec<Insn> =
-            text_of.iter().map(|l| parse_insn(l, &params, &labels, &mut names)).collect::<Option<_>>()?;
+            text_of.iter().map(|l| parse_insn(l, &params, &labels, &shared, &mut names)).collect::<Option<_>>()?;
         // Costs as the static count gives them (which reads the labels too).
         let costs = super::costs(&with_labels);
         let priced = with_labels.iter().zip(costs).filter(|(l, _)| !l.ends_with(':')).map(|(_, c)| c);
@@ -128,7 +136,18 @@ impl Program {
             opens[i] = true;
         }
         opens.truncate(insns.len());
-        Some(Program { insns, registers: names.len(), barriers, opens })
+        let mut next = 0;
+        let mem_ordinal = insns
+            .iter()
+            .map(|i| match i.mem {
+                Some(_) => {
+                    next += 1;
+                    next - 1
+                }
+                None => u32::MAX,
+            })
+            .collect();
+        Some(Program { insns, registers: names.len(), barriers, opens, mem_ordinal, mems: next })
     }
 
     /// Runs sample threads (lanes 0, 1 and 31 of up to 8 warps, evenly spaced) of one block
@@ -211,7 +230,7 @@ impl Program {
                 (t / b.x as u64 % b.y as u64) as u32,
                 (t / (b.x as u64 * b.y as u64)) as u32,
             );
-            let run = self.thread(c, tid, (t % 32) as u32, (t / 32) as u32)?;
+            let run = self.thread(c, tid, (t % 32) as u32, (t / 32) as u32, None)?;
             for (a, b) in all.counts.iter_mut().zip(run.counts) {
                 *a = (*a).max(b);
             }
@@ -219,6 +238,33 @@ impl Program {
             all.chain = all.chain.max(run.chain);
         }
         Some(all)
+    }
+
+    /// Barrier instructions in the code (each counted once, in a loop or not).
+    pub fn barrier_count(&self) -> u32 {
+        self.barriers.len() as u32
+    }
+
+    /// Appends the global and shared loads and stores of thread `tid` of block `at` to `out`, in
+    /// program order, each n-th execution of one instruction with its own id; returns how many it could
+    /// not place (an address loaded from memory, a float, or outside every buffer), `None` when the
+    /// thread runs past its step limit. A branch on a value the run does not know is not taken.
+    #[allow(clippy::too_many_arguments)]
+    pub fn accesses(
+        &self,
+        args: &[Arg],
+        grid: Dim3,
+        block: Dim3,
+        at: Dim3,
+        tid: Dim3,
+        out: &mut Vec<Access>,
+    ) -> Option<u32> {
+        let lat = Latencies { pipe: 0.0, global: 0.0, shared: 0.0 };
+        let linear = tid.x as u64 + block.x as u64 * (tid.y as u64 + block.y as u64 * tid.z as u64);
+        let mut rec = Recorder { out, unplaced: 0 };
+        let c = Context { args, grid, block, at, lat: &lat };
+        self.thread(&c, tid, (linear % 32) as u32, (linear / 32) as u32, Some(&mut rec))?;
+        Some(rec.unplaced)
     }
 
     /// The mix of `counts` over instructions `range`.
@@ -241,7 +287,7 @@ impl Program {
     /// block's last instruction, issues after all the others, and the next block starts after it. A
     /// result is ready its latency after its issue. A branch on a value the run does not know (one
     /// loaded from memory, a float) is taken as not taken.
-    fn thread(&self, c: &Context, tid: Dim3, lane: u32, warp: u32) -> Option<Run> {
+    fn thread(&self, c: &Context, tid: Dim3, lane: u32, warp: u32, mut rec: Option<&mut Recorder>) -> Option<Run> {
         let mut regs: Vec<Option<u64>> = vec![None; self.registers];
         let mut ready = vec![0.0f64; self.registers];
         let mut counts = vec![0u32; self.insns.len()];
@@ -312,6 +358,13 @@ impl Program {
                 pc += 1;
                 continue;
             }
+            if let (Some(m), Some(r)) = (insn.mem, rec.as_deref_mut())
+                && guard != Some(Some(false))
+            {
+                // The n-th execution of one load or store by each lane of a warp is one request.
+                let id = (counts[pc] - 1).wrapping_mul(self.mems).wrapping_add(self.mem_ordinal[pc]);
+                r.record(m, m.base.map_or(Some(0), |b| regs[b]), id);
+            }
             let value = match guard {
                 Some(Some(false)) => {
                     pc += 1;
@@ -349,6 +402,42 @@ struct Context<'a> {
     block: Dim3,
     at: Dim3,
     lat: &'a Latencies,
+}
+
+/// A thread's accesses as its run records them, and how many it could not place.
+struct Recorder<'r> {
+    out: &'r mut Vec<Access>,
+    unplaced: u32,
+}
+
+impl Recorder<'_> {
+    /// Records access `m` with base address `base` (a buffer's argument is `(index + 1) << 40`, a shared
+    /// array its offset in the block's shared memory) as the access numbered `id`.
+    fn record(&mut self, m: mem::Mem, base: Option<u64>, id: u32) {
+        let Some(addr) = base.map(|b| b.wrapping_add(m.offset as u64)) else {
+            self.unplaced += 1;
+            return;
+        };
+        let id = id as usize;
+        match m.space {
+            Space::Shared => self.out.push(if m.store {
+                Access::shared_store(id, addr / 4, m.bytes)
+            } else {
+                Access::shared_load(id, addr / 4, m.bytes)
+            }),
+            Space::Global | Space::Generic => match u8::try_from((addr >> 40).wrapping_sub(1)) {
+                Ok(b) if b < u8::MAX => {
+                    let word = (addr & ((1 << 40) - 1)) / 4;
+                    self.out.push(if m.store {
+                        Access::store(id, b, word, m.bytes)
+                    } else {
+                        Access::load(id, b, word, m.bytes)
+                    });
+                }
+                _ => self.unplaced += 1,
+            },
+        }
+    }
 }
 
 /// One thread's or warp's run: executions per instruction, steps, the chain's cycles.
@@ -587,6 +676,7 @@ fn parse_insn<'a>(
     line: &'a str,
     params: &[&str],
     labels: &HashMap<&str, usize>,
+    shared: &HashMap<String, u64>,
     names: &mut HashMap<&'a str, usize>,
 ) -> Option<Insn> {
     let line = line.trim_end_matches(';').trim();
@@ -633,6 +723,7 @@ fn parse_insn<'a>(
             wait: Wait::Free,
             target,
             cost: None,
+            mem: None,
         });
     }
     let writes = !matches!(head, "st" | "bar" | "barrier" | "red" | "prefetch" | "membar" | "fence" | "call");
@@ -674,9 +765,14 @@ fn parse_insn<'a>(
                     _ => Operand::Reg(reg(t)),
                 };
             }
-            immediate(t).map_or(Operand::Other, Operand::Imm)
+            // A shared array's name (`mov.u32 %r, tile`) is its offset in the block's shared memory.
+            match shared.get(*t) {
+                Some(&at) => Operand::Imm(at),
+                None => immediate(t).map_or(Operand::Other, Operand::Imm),
+            }
         })
         .collect();
+    let mem = mem::parse(op, &texts, shared, &mut reg);
     let ends = matches!(head, "ret" | "exit" | "trap");
     // Registers read: the guard, every operand after the destination (all of a store's), and those
     // inside addresses and vectors.
@@ -695,7 +791,7 @@ fn parse_insn<'a>(
         _ if writes => Wait::Pipe,
         _ => Wait::Free,
     };
-    Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None })
+    Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None, mem })
 }
 
 /// A special register (`%tid.x`, `%laneid`, ...), which no instruction waits for.

@@ -23,6 +23,7 @@ pub mod describe;
 mod expand;
 pub mod expr;
 mod file;
+mod model;
 pub mod prepro;
 mod raw;
 pub mod source;

@@ -95,6 +95,12 @@ struct State {
     copy_gbs: Option<f64>,
     /// The last configuration's steps.
     steps: Steps,
+    /// The entry loaded now, as its module spells it (a C++ kernel's mangled name).
+    entry: String,
+    /// The model's figures for this device (its calibration), with `--model`.
+    figures: Option<crate::model::time::Figures>,
+    /// Why the model could not evaluate a configuration, the first time it could not.
+    unmodelled: Option<String>,
 }
 
 impl UserSweep<'_> {
@@ -134,6 +140,15 @@ impl UserSweep<'_> {
         // The configuration whose outputs are the expected ones (same-as-first), once one has run.
         let mut first_ok: Option<usize> = None;
         state.copy_gbs = report.baselines.memcpy_dtod_gbs.as_ref().map(|m| m.value);
+        // The model's figures for this device, as a built-in sweep with --model measures them.
+        if self.options.model && backend.user().is_some() {
+            match crate::gpu::calibrate::calibration(backend.as_mut(), false) {
+                Ok(c) => state.figures = Some(c.figures),
+                Err(e) => {
+                    note(&format!("calibration failed ({e}): the model uses the database's figures for this arch"))
+                }
+            }
+        }
         for (at, &index) in order.iter().enumerate() {
             let c = &self.ex.configs[index];
             if crate::signals::stop_requested() {
@@ -185,6 +200,9 @@ impl UserSweep<'_> {
             r.device = (r.status != Status::Invalid).then_some(ordinal);
             on_record(&r);
             report.records.push(r);
+        }
+        if let Some(why) = state.unmodelled.take() {
+            note(&format!("model: {why}, so its times and memory metrics are not modelled"));
         }
         Ok(report)
     }
@@ -343,6 +361,7 @@ impl UserSweep<'_> {
         };
         let attrs = gpu.user_load(&format!("user:{}", c.module), &built.code, &entry, c.dynamic_smem)?;
         state.loaded = Some((c.module, c.entry.clone()));
+        state.entry = entry;
         for b in &c.constants {
             gpu.user_constant(&b.name, &self.input(b, inputs)?.bytes)?;
         }
@@ -591,10 +610,12 @@ impl UserSweep<'_> {
             r.metrics.push(metric(m::PCT_OF_MEMCPY, 100.0 * eff / copy, m::PCT));
         }
         let threads = launch.block.volume() as u32;
+        let mut active = None;
         if let Some(l) = info.limits.as_ref().filter(|l| l.max_threads_per_sm > 0) {
             let blocks = gpu.user_occupancy(threads, c.dynamic_smem)?;
             let warps = f64::from(blocks) * f64::from(threads.div_ceil(32));
             r.metrics.push(metric(m::THEORETICAL_OCCUPANCY, warps / f64::from(l.max_threads_per_sm / 32), RATIO));
+            active = Some(blocks);
         }
         if let Some(Ok(_)) = state.counters {
             match gpu.user_counters(&launch, &args) {
@@ -618,6 +639,10 @@ impl UserSweep<'_> {
             }
         }
         steps.mark("occupancy and counters");
+        if let (true, Some(blocks)) = (self.options.model, active) {
+            self.model(&info, c, &launch, blocks, t.median, state, r);
+            steps.mark("model");
+        }
         state.steps = steps;
         r.time_ms = Some(t);
         r.conditions = backend.last_conditions();
@@ -659,6 +684,46 @@ impl UserSweep<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl UserSweep<'_> {
+    /// The model's estimates of configuration `c` (measured at `median_ms`, `blocks` resident per SM),
+    /// from its PTX traced for addresses; where it cannot be traced (a cubin, addresses loaded from
+    /// memory), the reason is kept for the end of the sweep.
+    #[allow(clippy::too_many_arguments)]
+    fn model(
+        &self,
+        info: &crate::gpu::DeviceInfo,
+        c: &Config,
+        launch: &Launch,
+        blocks: u32,
+        median_ms: f64,
+        state: &mut State,
+        r: &mut Record,
+    ) {
+        let traced = match self.built.get(c.module) {
+            Some(Ok(Built { code: super::compile::Code::Ptx(ptx), .. })) => {
+                super::model::traced(&self.file.entry, ptx, &state.entry, c)
+            }
+            _ => Err("its module is a cubin or fatbinary, whose code the model does not read".into()),
+        };
+        match traced {
+            Ok(k) => {
+                let copy = state.copy_gbs.or(info.peak_bandwidth_gbs).unwrap_or(0.0);
+                let target = crate::sweep::device_target(info, copy, state.figures.as_ref());
+                let ev = crate::model::evaluate(&target, &k, launch, blocks, Some(median_ms));
+                let estimated = crate::record::Source::Estimated;
+                let mut metrics = crate::sweep::model_metrics(&ev, median_ms, &self.options.metrics, estimated, true);
+                // The measured theoretical occupancy (the driver's) stands; the estimate would repeat it.
+                metrics.retain(|e| !r.metrics.iter().any(|x| x.name == e.name && e.name == m::THEORETICAL_OCCUPANCY));
+                r.metrics.extend(metrics);
+                r.bound = Some(ev.prediction.bound.as_str().to_string());
+            }
+            Err(why) => {
+                state.unmodelled.get_or_insert_with(|| format!("{} ({}): {why}", self.file.entry, c.block));
+            }
+        }
     }
 }
 
@@ -856,11 +921,6 @@ impl FileSession<'_> {
         )?;
         streamed?;
         bar.finish_and_clear();
-        if self.options.model && !self.to.quiet {
-            say(
-                "model: a kernel file's memory accesses are not described, so its times and memory metrics are not modelled",
-            );
-        }
         if stream.is_none() {
             self.to.emit(&report)?;
         }

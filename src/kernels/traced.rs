@@ -1,0 +1,231 @@
+//! A kernel known only by its PTX and its arguments: where each thread loads and stores comes from
+//! running the code (`ptx::run`), so that the models serve kernels nobody described by hand (a kernel
+//! file's), with no access pattern invented.
+
+use super::{Access, Arg, Buffer, Kernel, Module, Role, Thread, Work};
+use crate::ptx::run::Program;
+use crate::spec::Dim3;
+
+/// One launch of a kernel given as PTX: its buffers and arguments, grid and shared memory.
+pub struct Traced {
+    name: String,
+    entry: String,
+    /// The module's name, for caches and messages.
+    module: String,
+    ptx: String,
+    program: Program,
+    problem: String,
+    buffers: Vec<Buffer>,
+    /// Bytes each launch must read and write: each input (and in/out buffer) read once, each output
+    /// (and in/out buffer) written once.
+    work: Work,
+    args: Vec<Arg>,
+    grid: Dim3,
+    dynamic_smem: u32,
+}
+
+/// What a traced kernel is given.
+pub struct Launchable {
+    /// Name in reports.
+    pub name: String,
+    /// The PTX entry (a C++ kernel's mangled name).
+    pub entry: String,
+    /// The module's name.
+    pub module: String,
+    /// The module's PTX.
+    pub ptx: String,
+    /// The problem as reports show it.
+    pub problem: String,
+    /// Each buffer's name, bytes and role, in [`Arg::Buf`] order, and whether an output is read too
+    /// (an in/out buffer).
+    pub buffers: Vec<(String, u64, Role, bool)>,
+    /// The arguments, in parameter order.
+    pub args: Vec<Arg>,
+    /// The grid.
+    pub grid: Dim3,
+    /// Dynamic shared memory per block, bytes.
+    pub dynamic_smem: u32,
+}
+
+impl Traced {
+    /// The kernel of `l` for blocks of `block`, after running a few of its threads (the first of the
+    /// first block, the last of the last one): `Err` with the reason the model cannot follow it (its PTX
+    /// does not run, a thread runs too long, or some of its loads and stores take addresses the run does
+    /// not know: loaded from memory or computed in floating point).
+    pub fn new(l: Launchable, block: Dim3) -> Result<Traced, String> {
+        let program = Program::parse(&l.ptx, &l.entry)
+            .ok_or_else(|| format!("its PTX entry {} has instructions the model's run does not read", l.entry))?;
+        let buffers: Vec<Buffer> = l
+            .buffers
+            .iter()
+            .map(|(name, b, role, _)| Buffer { name: name.clone().into(), len: b.div_ceil(4) as usize, role: *role })
+            .collect();
+        let sum =
+            |f: &dyn Fn(Role, bool) -> bool| -> u64 { l.buffers.iter().filter(|b| f(b.2, b.3)).map(|b| b.1).sum() };
+        let work = Work {
+            bytes_read: sum(&|role, read| role == Role::Input || read),
+            bytes_written: sum(&|role, _| role == Role::Output),
+            flops: 0,
+        };
+        let k = Traced {
+            name: l.name,
+            entry: l.entry,
+            module: l.module,
+            ptx: l.ptx,
+            program,
+            problem: l.problem,
+            buffers,
+            work,
+            args: l.args,
+            grid: l.grid,
+            dynamic_smem: l.dynamic_smem,
+        };
+        let last = |d: Dim3| Dim3::new(d.x.saturating_sub(1), d.y.saturating_sub(1), d.z.saturating_sub(1));
+        let mut out = Vec::new();
+        for (at, tid) in [(Dim3::new(0, 0, 0), Dim3::new(0, 0, 0)), (last(k.grid), last(block))] {
+            out.clear();
+            match k.program.accesses(&k.args, k.grid, block, at, tid, &mut out) {
+                None => return Err("a thread runs past the model's 4 M steps".into()),
+                Some(0) => {}
+                Some(n) => {
+                    return Err(format!(
+                        "{n} of a thread's loads and stores take addresses the model cannot follow (loaded from memory, or computed in floating point)"
+                    ));
+                }
+            }
+        }
+        Ok(k)
+    }
+}
+
+impl Kernel for Traced {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn entry(&self) -> &str {
+        &self.entry
+    }
+    fn module(&self) -> Module<'_> {
+        Module::Ptx { name: &self.module, text: &self.ptx }
+    }
+    fn problem(&self) -> String {
+        self.problem.clone()
+    }
+    fn buffers(&self) -> Vec<Buffer> {
+        self.buffers.clone()
+    }
+    fn args(&self) -> Vec<Arg> {
+        self.args.clone()
+    }
+    fn grid(&self, _block: Dim3) -> Dim3 {
+        self.grid
+    }
+    fn dynamic_smem(&self, _block: Dim3) -> u32 {
+        self.dynamic_smem
+    }
+    fn work(&self) -> Work {
+        self.work
+    }
+    fn reference(&self, _inputs: &[Vec<f32>]) -> Vec<Vec<f32>> {
+        Vec::new()
+    }
+    fn barriers(&self) -> u32 {
+        self.program.barrier_count()
+    }
+    fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
+        // A thread whose run fails lists what it reached: the constructor checked that such threads
+        // are placed.
+        let _ = self.program.accesses(&self.args, self.grid, t.dim, t.block, t.thread, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::memory::{MemStats, analyze};
+
+    /// A built-in kernel as a traced one: the same PTX, buffers and arguments, its accesses from the run.
+    fn traced(k: &dyn Kernel, block: Dim3) -> Result<Traced, String> {
+        let Module::Embedded(m) = k.module() else { unreachable!("built-in kernels are embedded") };
+        let l = Launchable {
+            name: k.name().into(),
+            entry: k.entry().into(),
+            module: m.into(),
+            ptx: crate::ptx::module(m).unwrap().into(),
+            problem: k.problem(),
+            buffers: k.buffers().iter().map(|b| (b.name.to_string(), 4 * b.len as u64, b.role, false)).collect(),
+            args: k.args(),
+            grid: k.grid(block),
+            dynamic_smem: k.dynamic_smem(block),
+        };
+        Traced::new(l, block)
+    }
+
+    fn counts(s: &MemStats) -> Vec<(&'static str, f64)> {
+        vec![
+            ("load requests", s.loads.requests),
+            ("load sectors", s.loads.transactions),
+            ("load bytes", s.loads.requested_bytes),
+            ("load passes", s.loads.wavefronts),
+            ("load lines", s.loads.lines),
+            ("load sectors at L2", s.loads.l2_transactions),
+            ("store requests", s.stores.requests),
+            ("store sectors", s.stores.transactions),
+            ("store bytes", s.stores.requested_bytes),
+            ("store partial sectors", s.stores.partial_sectors),
+            ("shared load requests", s.shared_loads.requests),
+            ("shared load wavefronts", s.shared_loads.wavefronts),
+            ("shared store requests", s.shared_stores.requests),
+            ("shared store wavefronts", s.shared_stores.wavefronts),
+        ]
+    }
+
+    /// Where a built-in kernel's description and its PTX's run may differ, and by how much at most
+    /// (relative): matmul's description lists its loop's first iterations (`load_repeat`), so a block's
+    /// reuse in L1 across the rest is not seen; blurDirect's PTX reads fewer tap weights from shared
+    /// memory than the description lists (every weight per tap); rgVSeg's segments at the frame's
+    /// edges (warm-up clamped) differ by a few loads. Everything else is equal.
+    const DIFFER: &[(&str, &str, f64)] = &[
+        ("matmul-coalesced", "load sectors at L2", 2.0),
+        ("matmul-strided", "load sectors at L2", 2.0),
+        ("blur-direct", "shared load", 0.2),
+        ("blur-rgv-seg", "", 0.15),
+    ];
+
+    #[test]
+    fn every_built_in_kernels_accesses_from_its_ptx_are_its_description() {
+        let mut compared = 0;
+        for e in crate::kernels::all() {
+            let k = e.selftest_kernel().unwrap();
+            for block in [Dim3::new(32, 8, 1), Dim3::new(16, 16, 1), Dim3::new(128, 1, 1)] {
+                if k.check_block(block).is_some() {
+                    continue;
+                }
+                let grid = k.grid(block);
+                let t = match traced(k.as_ref(), block) {
+                    Ok(t) => t,
+                    // resizeBilinear computes its source pixels in floating point.
+                    Err(why) if e.name == "resize" => {
+                        assert!(why.contains("cannot follow"), "{why}");
+                        continue;
+                    }
+                    Err(why) => panic!("{} {block}: {why}", e.name),
+                };
+                let (a, b) = (analyze(k.as_ref(), grid, block, 32), analyze(&t, grid, block, 32));
+                for ((name, x), (_, y)) in counts(&a).into_iter().zip(counts(&b)) {
+                    let allowed = DIFFER
+                        .iter()
+                        .find(|(k, field, _)| *k == e.name && name.starts_with(field))
+                        .map_or(1e-9, |d| d.2);
+                    assert!(
+                        (x - y).abs() <= allowed * x.abs().max(1.0),
+                        "{} {block}: {name}: described {x}, from the PTX {y}",
+                        e.name
+                    );
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared >= 50, "{compared} configurations compared");
+    }
+}

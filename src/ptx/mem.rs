@@ -1,0 +1,204 @@
+//! Where a PTX instruction loads or stores — its state space, width and address expression — and the
+//! block's shared-memory layout, so that a run of the code lists each thread's accesses for the memory
+//! model (a kernel nobody described by hand: a user's kernel file).
+
+use std::collections::HashMap;
+
+/// The state space an access names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// `.global` (or a generic address that the run finds inside a global buffer).
+    Global,
+    /// `.shared` (`.shared::cta`): a byte offset in the block's shared memory.
+    Shared,
+    /// No space named: a generic address.
+    Generic,
+}
+
+/// A load or store's address and width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mem {
+    /// A store (`st`), else a load (`ld`, `ldu`).
+    pub store: bool,
+    /// The space it names.
+    pub space: Space,
+    /// The register holding the base address, or `None` for a symbol's or an absolute address.
+    pub base: Option<usize>,
+    /// Bytes added to the base (a symbol's offset included).
+    pub offset: i64,
+    /// Bytes one thread moves (vector width x element size).
+    pub bytes: u8,
+}
+
+/// Byte offsets of the shared-memory symbols `body` (an entry's lines) uses, laid out as ptxas lays a
+/// block's shared memory out: the entry's own arrays in order, then the module's static ones it uses,
+/// each at its alignment; every `extern` (dynamic) array starts where the static ones end (at 16 bytes).
+pub fn shared_layout(text: &str, body: &[&str]) -> HashMap<String, u64> {
+    let decls = |lines: &mut dyn Iterator<Item = &str>| -> Vec<(String, u64, u64, bool)> {
+        lines.filter_map(shared_decl).collect()
+    };
+    let own = decls(&mut body.iter().copied());
+    // Module-level declarations: lines outside every entry's braces.
+    let mut depth = 0i32;
+    let mut module = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if depth == 0 {
+            module.push(line);
+        }
+        depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+    }
+    let used = |name: &str| body.iter().any(|l| !l.starts_with('.') && mentions(l, name));
+    let global: Vec<_> = decls(&mut module.into_iter()).into_iter().filter(|d| used(&d.0)).collect();
+    let mut at = 0u64;
+    let mut out = HashMap::new();
+    let (dynamic, fixed): (Vec<_>, Vec<_>) = own.into_iter().chain(global).partition(|d| d.3);
+    for (name, size, align, _) in fixed {
+        at = at.next_multiple_of(align.max(1));
+        out.insert(name, at);
+        at += size;
+    }
+    let start = at.next_multiple_of(16);
+    for (name, _, _, _) in dynamic {
+        out.insert(name, start);
+    }
+    out
+}
+
+/// Whether `line` names the symbol `name` (not as part of a longer identifier).
+fn mentions(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(i, _)| {
+        let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+        let before = line[..i].chars().next_back().is_none_or(|c| !ident(c) && c != '%');
+        let after = line[i + name.len()..].chars().next().is_none_or(|c| !ident(c));
+        before && after
+    })
+}
+
+/// A `.shared` declaration: (name, bytes, alignment, dynamic).
+fn shared_decl(line: &str) -> Option<(String, u64, u64, bool)> {
+    let line = line.trim().trim_end_matches(';');
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == ".shared" || w.starts_with(".shared::"))?;
+    let dynamic = words[..at].contains(&".extern");
+    if words[..at].iter().any(|w| !matches!(*w, ".extern" | ".visible" | ".weak")) {
+        return None;
+    }
+    let mut align = 1;
+    let mut elem = 1;
+    let mut rest = words[at + 1..].iter();
+    let mut decl = None;
+    while let Some(w) = rest.next() {
+        if *w == ".align" {
+            align = rest.next()?.parse().ok()?;
+        } else if let Some(ty) = w.strip_prefix('.') {
+            elem = type_bytes(ty).unwrap_or(1);
+        } else {
+            decl = Some(*w);
+            break;
+        }
+    }
+    let decl = decl?;
+    let (name, dims) = decl.split_once('[').unwrap_or((decl, ""));
+    let mut size = elem;
+    for d in dims.split('[').map(|d| d.trim_end_matches(']')) {
+        if !d.is_empty() {
+            size *= d.parse::<u64>().ok()?;
+        }
+    }
+    Some((name.to_string(), size, align.max(elem), dynamic))
+}
+
+/// Bytes of a PTX scalar type (`f32`, `b64`, `u8`, `b128`, ...).
+fn type_bytes(ty: &str) -> Option<u64> {
+    let bits: u64 = ty.get(1..)?.parse().ok()?;
+    matches!(&ty[..1], "b" | "u" | "s" | "f").then_some(bits / 8)
+}
+
+/// The access of an `ld`/`ldu`/`st` with opcode `op` and operand texts `texts`; `None` for other
+/// instructions and for the spaces the memory model does not count (local, constant, parameters).
+/// `shared` gives the shared symbols' offsets; `reg` numbers a register.
+pub fn parse<'t>(
+    op: &str,
+    texts: &[&'t str],
+    shared: &HashMap<String, u64>,
+    mut reg: impl FnMut(&'t str) -> usize,
+) -> Option<Mem> {
+    let mut parts = op.split('.');
+    let head = parts.next()?;
+    let store = match head {
+        "ld" | "ldu" => false,
+        "st" => true,
+        _ => return None,
+    };
+    let (mut space, mut vector, mut elem) = (Space::Generic, 1u64, None);
+    for p in parts {
+        match p {
+            "global" => space = Space::Global,
+            "shared" | "shared::cta" => space = Space::Shared,
+            "local" | "const" | "param" | "shared::cluster" => return None,
+            "v2" => vector = 2,
+            "v4" => vector = 4,
+            "v8" => vector = 8,
+            _ => elem = type_bytes(p).or(elem),
+        }
+    }
+    let bytes = u8::try_from(vector * elem?).ok()?;
+    let address = texts.get(usize::from(!store))?.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let (base_text, offset) = split_offset(address)?;
+    let (base, offset) = if base_text.starts_with('%') {
+        (Some(reg(base_text)), offset)
+    } else if let Some(&at) = shared.get(base_text) {
+        (None, offset + at as i64)
+    } else if base_text.is_empty() {
+        (None, offset)
+    } else {
+        // A global variable or anything else the run cannot place.
+        return None;
+    };
+    Some(Mem { store, space, base, offset, bytes })
+}
+
+/// `%rd4+8` -> ("%rd4", 8); `%rd4+-8` -> ("%rd4", -8); `sym` -> ("sym", 0); `16` -> ("", 16).
+fn split_offset(address: &str) -> Option<(&str, i64)> {
+    match address.find('+') {
+        Some(i) => Some((address[..i].trim(), address[i + 1..].trim().parse().ok()?)),
+        None if address.chars().next().is_some_and(|c| c.is_ascii_digit()) => Some(("", address.parse().ok()?)),
+        None => Some((address, 0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_arrays_are_laid_out_static_first_then_the_dynamic_one() {
+        let text = ".shared .align 16 .b8 gtile[64];\n.visible .entry k(\n)\n{\n\
+                    .shared .align 4 .b8 _ZZ1kE1w[1020];\n.extern .shared .align 16 .b8 tile[];\n\
+                    mov.u32 %r1, tile;\nmov.u32 %r2, _ZZ1kE1w;\nmov.u32 %r3, gtile;\n}\n";
+        let body: Vec<&str> = text.lines().skip(2).map(str::trim).collect();
+        let l = shared_layout(text, &body);
+        assert_eq!(l["_ZZ1kE1w"], 0);
+        assert_eq!(l["gtile"], 1024, "the module's array after the entry's, at its 16-byte alignment");
+        assert_eq!(l["tile"], 1088, "the dynamic array after every static one");
+    }
+
+    #[test]
+    fn loads_and_stores_name_their_space_width_and_address() {
+        let shared: HashMap<String, u64> = [("tile".to_string(), 256)].into();
+        let mut names: HashMap<&str, usize> = HashMap::new();
+        let mut reg = |r: &'static str| {
+            let n = names.len();
+            *names.entry(r).or_insert(n)
+        };
+        let m = parse("ld.global.nc.v4.f32", &["{%f1, %f2, %f3, %f4}", "[%rd4+-16]"], &shared, &mut reg).unwrap();
+        assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (false, Space::Global, Some(0), -16, 16));
+        let m = parse("st.shared.f32", &["[tile+8]", "%f1"], &shared, &mut reg).unwrap();
+        assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (true, Space::Shared, None, 264, 4));
+        let m = parse("ld.u8", &["%rs1", "[%rd2]"], &shared, &mut reg).unwrap();
+        assert_eq!((m.space, m.bytes), (Space::Generic, 1));
+        assert!(parse("ld.param.u64", &["%rd1", "[k_param_0]"], &shared, &mut reg).is_none());
+        assert!(parse("ld.local.f32", &["%f1", "[%rd9]"], &shared, &mut reg).is_none());
+        assert!(parse("add.s32", &["%r1", "%r2", "%r3"], &shared, &mut reg).is_none());
+    }
+}
