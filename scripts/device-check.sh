@@ -59,20 +59,23 @@ done
 # blocks (times should agree), oob.toml's out-of-bounds bug as failed rows naming compute-sanitizer
 # (exit 1, not a crash), a kernel that faults on some parameter values (the rest go on in a new process),
 # and the same sweep twice from the cache (the second start should be under 0.5 s).
-step kfs-vector_add "$bin" sweep --kernel-file "$here/../examples/kernels/vector_add.toml" --format json -o "$out/kfs-vector_add.json"
-step kfs-scale      "$bin" sweep --kernel-file "$here/../examples/kernels/scale.toml" --format json -o "$out/kfs-scale.json"
-step kfs-template   "$bin" sweep --kernel-file "$here/../examples/kernels/template_scale.toml" --format json -o "$out/kfs-template.json"
-step kfs-constant   "$bin" sweep --kernel-file "$here/../examples/kernels/poly_constant.toml" --format json -o "$out/kfs-constant.json"
-step kfs-sums       "$bin" sweep --kernel-file "$here/../examples/kernels/partial_sums.toml" --format json -o "$out/kfs-sums.json"
-step kfs-vector     "$bin" sweep --kernel-file "$here/../examples/kernels/saxpy4.toml" --format json -o "$out/kfs-vector.json"
-step kfs-headers    "$bin" sweep --kernel-file "$here/../examples/kernels/cg_block_sum.toml" --format json -o "$out/kfs-headers.json"
-step kfs-conv2d     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfs-conv2d.json"
-step kfs-matmul     "$bin" sweep --kernel-file "$here/../examples/kernels/matmul.toml" --metrics achieved_occupancy,gld_throughput,gld_efficiency --format json -o "$out/kfs-matmul.json"
+step kfs-vector_add "$bin" sweep --kernel-file "$here/../examples/kernels/vector_add.toml" --model --format json -o "$out/kfs-vector_add.json"
+step kfs-scale      "$bin" sweep --kernel-file "$here/../examples/kernels/scale.toml" --model --format json -o "$out/kfs-scale.json"
+step kfs-template   "$bin" sweep --kernel-file "$here/../examples/kernels/template_scale.toml" --model --format json -o "$out/kfs-template.json"
+step kfs-constant   "$bin" sweep --kernel-file "$here/../examples/kernels/poly_constant.toml" --model --format json -o "$out/kfs-constant.json"
+step kfs-sums       "$bin" sweep --kernel-file "$here/../examples/kernels/partial_sums.toml" --model --format json -o "$out/kfs-sums.json"
+step kfs-vector     "$bin" sweep --kernel-file "$here/../examples/kernels/saxpy4.toml" --model --format json -o "$out/kfs-vector.json"
+step kfs-headers    "$bin" sweep --kernel-file "$here/../examples/kernels/cg_block_sum.toml" --model --format json -o "$out/kfs-headers.json"
+step kfs-conv2d     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --model --format json -o "$out/kfs-conv2d.json"
+step kfs-matmul     "$bin" sweep --kernel-file "$here/../examples/kernels/matmul.toml" --metrics achieved_occupancy,gld_throughput,gld_efficiency --model --format json -o "$out/kfs-matmul.json"
 step kfs-matmul-run "$bin" run --kernel-file "$here/../examples/kernels/matmul.toml" --block 16x16 --define TILE=16
 kblocks=32x32,32x16,16x32,16x16,32x8,64x2,128x1,256x1
-step kfs-sum_matrix "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix.toml" --block "$kblocks" --seed 7 --format json -o "$out/kfs-sum_matrix.json"
-step kfs-builtin    "$bin" sweep sum-matrix --block "$kblocks" --seed 7 --format json -o "$out/kfs-builtin.json"
-step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --metrics gld_throughput --format json -o "$out/kfs-ptx.json"
+step kfs-sum_matrix "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix.toml" --block "$kblocks" --seed 7 --model --format json -o "$out/kfs-sum_matrix.json"
+step kfs-builtin    "$bin" sweep sum-matrix --block "$kblocks" --seed 7 --model --format json -o "$out/kfs-builtin.json"
+step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --metrics gld_throughput --model --format json -o "$out/kfs-ptx.json"
+# The model on kernel files (traced from their PTX) against their measured times, per kernel; the
+# kernel file's sumMatrix and the built-in one must get the same predictions.
+step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,ptx,sum_matrix,builtin}.json
 step kfs-oob        "$bin" sweep --kernel-file "$here/../examples/kernels/oob.toml" --format json -o "$out/kfs-oob.json"
 # Every element type compared on the GPU against a reference kernel: BREAK = 1 puts one wrong element in
 # each of the twelve outputs (exit 1), which every type's comparison must find (summary: "kfs-types").
@@ -278,8 +281,12 @@ a, b = load("kfs-sum_matrix"), load("kfs-builtin")
 if a and b:
     ratios = [x["time_ms"]["median"] / y["time_ms"]["median"] for x, y in zip(a["records"], b["records"]) if x.get("time_ms") and y.get("time_ms")]
     print(f"sum_matrix.toml against built-in sum-matrix: {len(ratios)} blocks, time ratio {min(ratios):.3f}-{max(ratios):.3f}" if ratios else "sum_matrix: no times")
+    pred = lambda r: [m["value"] for m in r["metrics"] if m["name"] == "predicted_time"]
+    same = [pred(x) == pred(y) and pred(x) != [] for x, y in zip(a["records"], b["records"])]
+    print(f"sum_matrix.toml against built-in sum-matrix: predicted times identical in {sum(same)} of {len(same)} blocks")
 PY
 for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 'built for.*after start' "$out/$n.log")" "$(cat "$out/$n.wall")"; done
+[ -f "$out/kfs-model-check.log" ] && grep -E "kernels meet" "$out/kfs-model-check.log" && grep -h "^model: " "$out"/kfs-*.log
 [ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
 [ -f "$out/cupti-cache.log" ] && grep '^cupti-cache ' "$out/cupti-cache.log"
 [ -f "$out/model-check/model-check.txt" ] && tail -n 1 "$out/model-check/model-check.txt"

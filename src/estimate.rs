@@ -47,7 +47,7 @@ impl Request<'_> {
         self.visuals.check()?;
         let Some(kernel) = self.kernel else {
             return Err(Error::usage(format!(
-                "estimate models the built-in kernels only (their access patterns are written into warpscope), not {}: `warpscope kernels {} FILE` checks a kernel file and lists its configurations without a GPU, `warpscope sweep {} FILE` measures it on one",
+                "estimate takes the built-in kernels only, not {}: a kernel file's registers per thread, which its occupancy needs, come from the driver; `warpscope sweep {} FILE --model` estimates each configuration from its PTX beside its measurement, and `warpscope kernels {} FILE` checks the file without a GPU",
                 name(Input::KernelFile),
                 name(Input::KernelFile),
                 name(Input::KernelFile)

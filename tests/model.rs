@@ -82,6 +82,18 @@ fn model_check_refuses_what_it_cannot_judge() {
         .stderr(predicate::str::contains("no configuration with both a measured time and a predicted_time"));
     // ... but can be predicted again.
     mock(&["model-check", file.to_str().unwrap(), "--repredict"]).assert().success();
+    // Beside a sweep that has predictions, it is passed over with a note (a kernel the model could not
+    // follow does not stop the others' check).
+    let modelled = dir.path().join("modelled.json");
+    let mut args = vec!["sweep", "sum-matrix", "--block", "32x8,16x16", "--model"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(&["--format", "json", "-o", modelled.to_str().unwrap(), "-q"]);
+    mock(&args).assert().success();
+    mock(&["model-check", modelled.to_str().unwrap(), file.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sumMatrixOnGPU2D"))
+        .stderr(predicate::str::contains("plain.json: passed over: no configuration with both"));
     mock(&["model-check", "/nonexistent/x.json"]).assert().code(2);
     mock(&["model-check", file.to_str().unwrap(), "--gpu", "Voodoo 2"])
         .assert()

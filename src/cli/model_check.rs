@@ -61,21 +61,28 @@ pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     let mut fits: Vec<KernelFit> = Vec::new();
+    // A file without a prediction (a kernel the model could not follow) is passed over with a note when
+    // other files have some; alone, or when none has any, it is the error.
+    let mut empty = Vec::new();
     for path in &a.files {
         let report = report::read(path)?;
         let predicted = check::predictions(&report, &how)?;
         let found = check::fits(&report.records, &predicted);
         if found.is_empty() {
-            let why = match how {
-                Predictor::Stored => {
-                    "no configuration with both a measured time and a predicted_time (run the sweep \
-                                      with --model, or use --repredict or --gpu)"
-                }
-                _ => "no measured configuration",
-            };
-            return Err(usage(format!("{}: {why}", path.display())));
+            empty.push(path);
         }
         fits.extend(found);
+    }
+    let why = match how {
+        Predictor::Stored => {
+            "no configuration with both a measured time and a predicted_time (run the sweep with --model, or use \
+             --repredict or --gpu)"
+        }
+        _ => "no measured configuration",
+    };
+    match empty.first() {
+        Some(path) if fits.is_empty() => return Err(usage(format!("{}: {why}", path.display()))),
+        _ => empty.iter().for_each(|p| crate::output::note(&format!("{}: passed over: {why}", p.display()))),
     }
     let fits = ModelFits(fits);
     print_listing(&fits, a.format)?;
