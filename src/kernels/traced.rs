@@ -2,12 +2,30 @@
 //! running the code (`ptx::run`), so that the models serve kernels nobody described by hand (a kernel
 //! file's), with no access pattern invented.
 
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
 use super::{Access, Arg, Buffer, Kernel, Module, Role, Thread, Work};
 use crate::ptx::run::Program;
 use crate::spec::Dim3;
 
+/// Numbers the traced kernels, so that a warp's cached accesses are never another kernel's.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// A warp's lanes' accesses, run together: (kernel id, block, warp) and each lane's list.
+type Warp = (u64, (u32, u32, u32), u64, Vec<Vec<Access>>);
+
+thread_local! {
+    /// The last warp run on this thread (the memory model asks for a warp's lanes in turn).
+    static LAST_WARP: RefCell<Option<Warp>> = const { RefCell::new(None) };
+}
+
 /// One launch of a kernel given as PTX: its buffers and arguments, grid and shared memory.
 pub struct Traced {
+    /// Its number among traced kernels (keys the warp cache).
+    id: u64,
     name: String,
     entry: String,
     /// The module's name, for caches and messages.
@@ -68,6 +86,7 @@ impl Traced {
             flops: 0,
         };
         let k = Traced {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: l.name,
             entry: l.entry,
             module: l.module,
@@ -133,9 +152,35 @@ impl Kernel for Traced {
         self.program.barrier_count()
     }
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
-        // A thread whose run fails lists what it reached: the constructor checked that such threads
-        // are placed.
-        let _ = self.program.accesses(&self.args, self.grid, t.dim, t.block, t.thread, out);
+        // The models walk a warp's lanes one after another, and each lane's run is the whole thread: the
+        // warp's 32 are run at once, in parallel, on the first lane's call, and kept for the others.
+        let d = t.dim;
+        let linear = t.thread.x as u64 + d.x as u64 * (t.thread.y as u64 + d.y as u64 * t.thread.z as u64);
+        let (warp, lane) = (linear / 32, (linear % 32) as usize);
+        let key = (self.id, (t.block.x, t.block.y, t.block.z), warp);
+        let hit = LAST_WARP.with(|w| match &*w.borrow() {
+            Some((id, b, wp, lanes)) if (*id, *b, *wp) == key => {
+                out.extend_from_slice(&lanes[lane]);
+                true
+            }
+            _ => false,
+        });
+        if hit {
+            return;
+        }
+        let lanes: Vec<Vec<Access>> = (warp * 32..(warp * 32 + 32).min(d.volume()))
+            .into_par_iter()
+            .map(|i| {
+                let tid = crate::model::memory::thread_of(i, d);
+                let mut acc = Vec::new();
+                // A thread whose run fails lists what it reached: the constructor checked that such
+                // threads are placed.
+                let _ = self.program.accesses(&self.args, self.grid, d, t.block, tid, &mut acc);
+                acc
+            })
+            .collect();
+        out.extend_from_slice(&lanes[lane]);
+        LAST_WARP.with(|w| *w.borrow_mut() = Some((key.0, key.1, key.2, lanes)));
     }
 }
 
