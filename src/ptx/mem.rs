@@ -114,10 +114,43 @@ fn type_bytes(ty: &str) -> Option<u64> {
     matches!(&ty[..1], "b" | "u" | "s" | "f").then_some(bits / 8)
 }
 
-/// The access of an `ld`/`ldu`/`st` with opcode `op` and operand texts `texts`; `None` for other
-/// instructions and for the spaces the memory model does not count (local, constant, parameters).
-/// `shared` gives the shared symbols' offsets; `reg` numbers a register.
+/// The accesses of an instruction with opcode `op` and operand texts `texts`: an `ld`/`ldu`/`st` (none
+/// for the spaces the memory model does not count: local, constant, parameters), or a `cp.async`'s
+/// global load and shared store (sm_80's copy straight to shared memory, SASS LDGSTS); none for other
+/// instructions. `shared` gives the shared symbols' offsets; `reg` numbers a register.
 pub fn parse<'t>(
+    op: &str,
+    texts: &[&'t str],
+    shared: &HashMap<String, u64>,
+    mut reg: impl FnMut(&'t str) -> usize,
+) -> Vec<Mem> {
+    if let Some(rest) = op.strip_prefix("cp.async.")
+        && (rest.starts_with("ca.") || rest.starts_with("cg."))
+    {
+        // cp.async.ca.shared.global [dst], [src], cp-size: the bytes each thread copies.
+        let bytes = texts.get(2).and_then(|t| t.parse::<u8>().ok());
+        let (Some(bytes), Some(dst), Some(src)) = (bytes, texts.first(), texts.get(1)) else { return Vec::new() };
+        let load = address(src, shared, &mut reg).map(|(base, offset)| Mem {
+            store: false,
+            space: Space::Global,
+            base,
+            offset,
+            bytes,
+        });
+        let store = address(dst, shared, &mut reg).map(|(base, offset)| Mem {
+            store: true,
+            space: Space::Shared,
+            base,
+            offset,
+            bytes,
+        });
+        return load.into_iter().chain(store).collect();
+    }
+    single(op, texts, shared, reg).into_iter().collect()
+}
+
+/// An `ld`/`ldu`/`st`'s access.
+fn single<'t>(
     op: &str,
     texts: &[&'t str],
     shared: &HashMap<String, u64>,
@@ -143,19 +176,28 @@ pub fn parse<'t>(
         }
     }
     let bytes = u8::try_from(vector * elem?).ok()?;
-    let address = texts.get(usize::from(!store))?.strip_prefix('[')?.strip_suffix(']')?.trim();
-    let (base_text, offset) = split_offset(address)?;
-    let (base, offset) = if base_text.starts_with('%') {
-        (Some(reg(base_text)), offset)
-    } else if let Some(&at) = shared.get(base_text) {
-        (None, offset + at as i64)
-    } else if base_text.is_empty() {
-        (None, offset)
-    } else {
-        // A global variable or anything else the run cannot place.
-        return None;
-    };
+    let (base, offset) = address(texts.get(usize::from(!store))?, shared, &mut reg)?;
     Some(Mem { store, space, base, offset, bytes })
+}
+
+/// An address operand `[...]`: its base register (`None`: a shared symbol's or an absolute address)
+/// and the bytes added to it; `None` for a global variable or anything else the run cannot place.
+fn address<'t>(
+    text: &'t str,
+    shared: &HashMap<String, u64>,
+    reg: &mut impl FnMut(&'t str) -> usize,
+) -> Option<(Option<usize>, i64)> {
+    let address = text.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let (base_text, offset) = split_offset(address)?;
+    if base_text.starts_with('%') {
+        Some((Some(reg(base_text)), offset))
+    } else if let Some(&at) = shared.get(base_text) {
+        Some((None, offset + at as i64))
+    } else if base_text.is_empty() {
+        Some((None, offset))
+    } else {
+        None
+    }
 }
 
 /// `%rd4+8` -> ("%rd4", 8); `%rd4+-8` -> ("%rd4", -8); `sym` -> ("sym", 0); `16` -> ("", 16).
@@ -191,14 +233,24 @@ mod tests {
             let n = names.len();
             *names.entry(r).or_insert(n)
         };
-        let m = parse("ld.global.nc.v4.f32", &["{%f1, %f2, %f3, %f4}", "[%rd4+-16]"], &shared, &mut reg).unwrap();
+        let one = |v: Vec<Mem>| {
+            assert_eq!(v.len(), 1);
+            v[0]
+        };
+        let m = one(parse("ld.global.nc.v4.f32", &["{%f1, %f2, %f3, %f4}", "[%rd4+-16]"], &shared, &mut reg));
         assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (false, Space::Global, Some(0), -16, 16));
-        let m = parse("st.shared.f32", &["[tile+8]", "%f1"], &shared, &mut reg).unwrap();
+        let m = one(parse("st.shared.f32", &["[tile+8]", "%f1"], &shared, &mut reg));
         assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (true, Space::Shared, None, 264, 4));
-        let m = parse("ld.u8", &["%rs1", "[%rd2]"], &shared, &mut reg).unwrap();
+        let m = one(parse("ld.u8", &["%rs1", "[%rd2]"], &shared, &mut reg));
         assert_eq!((m.space, m.bytes), (Space::Generic, 1));
-        assert!(parse("ld.param.u64", &["%rd1", "[k_param_0]"], &shared, &mut reg).is_none());
-        assert!(parse("ld.local.f32", &["%f1", "[%rd9]"], &shared, &mut reg).is_none());
-        assert!(parse("add.s32", &["%r1", "%r2", "%r3"], &shared, &mut reg).is_none());
+        // A copy straight to shared memory: a global load and a shared store of its size.
+        let c = parse("cp.async.cg.shared.global", &["[%r7]", "[%rd3+16]", "16"], &shared, &mut reg);
+        assert_eq!(c.len(), 2);
+        assert_eq!((c[0].store, c[0].space, c[0].offset, c[0].bytes), (false, Space::Global, 16, 16));
+        assert_eq!((c[1].store, c[1].space, c[1].offset, c[1].bytes), (true, Space::Shared, 0, 16));
+        assert!(parse("cp.async.commit_group", &[], &shared, &mut reg).is_empty());
+        assert!(parse("ld.param.u64", &["%rd1", "[k_param_0]"], &shared, &mut reg).is_empty());
+        assert!(parse("ld.local.f32", &["%f1", "[%rd9]"], &shared, &mut reg).is_empty());
+        assert!(parse("add.s32", &["%r1", "%r2", "%r3"], &shared, &mut reg).is_empty());
     }
 }

@@ -66,8 +66,8 @@ struct Insn {
     target: Option<usize>,
     /// What one execution costs: its pipe and SASS instructions (`None`: folds into another).
     cost: Option<(Pipe, f64)>,
-    /// Where it loads or stores, for a load or store the memory model counts.
-    mem: Option<mem::Mem>,
+    /// Where it loads or stores, for a load or store the memory model counts (a `cp.async`: both).
+    mem: Vec<mem::Mem>,
 }
 
 /// An entry ready to run: its instructions, with registers, parameters and branch targets resolved.
@@ -139,12 +139,13 @@ impl Program {
         let mut next = 0;
         let mem_ordinal = insns
             .iter()
-            .map(|i| match i.mem {
-                Some(_) => {
+            .map(|i| {
+                if i.mem.is_empty() {
+                    u32::MAX
+                } else {
                     next += 1;
                     next - 1
                 }
-                None => u32::MAX,
             })
             .collect();
         Some(Program { insns, registers: names.len(), barriers, opens, mem_ordinal, mems: next })
@@ -358,12 +359,14 @@ impl Program {
                 pc += 1;
                 continue;
             }
-            if let (Some(m), Some(r)) = (insn.mem, rec.as_deref_mut())
+            if let Some(r) = rec.as_deref_mut()
                 && guard != Some(Some(false))
             {
                 // The n-th execution of one load or store by each lane of a warp is one request.
                 let id = (counts[pc] - 1).wrapping_mul(self.mems).wrapping_add(self.mem_ordinal[pc]);
-                r.record(m, m.base.map_or(Some(0), |b| regs[b]), id);
+                for m in &insn.mem {
+                    r.record(*m, m.base.map_or(Some(0), |b| regs[b]), id);
+                }
             }
             let value = match guard {
                 Some(Some(false)) => {
@@ -419,13 +422,16 @@ impl Recorder<'_> {
             return;
         };
         let id = id as usize;
+        // A generic address below every buffer's came from a shared array's offset (`cvta.shared`):
+        // the run gives nothing else such an address.
+        let shared = m.space == Space::Shared || (m.space == Space::Generic && addr < 1 << 32);
         match m.space {
-            Space::Shared => self.out.push(if m.store {
+            _ if shared => self.out.push(if m.store {
                 Access::shared_store(id, addr / 4, m.bytes)
             } else {
                 Access::shared_load(id, addr / 4, m.bytes)
             }),
-            Space::Global | Space::Generic => match u8::try_from((addr >> 40).wrapping_sub(1)) {
+            _ => match u8::try_from((addr >> 40).wrapping_sub(1)) {
                 Ok(b) if b < u8::MAX => {
                     let word = (addr & ((1 << 40) - 1)) / 4;
                     self.out.push(if m.store {
@@ -723,7 +729,7 @@ fn parse_insn<'a>(
             wait: Wait::Free,
             target,
             cost: None,
-            mem: None,
+            mem: Vec::new(),
         });
     }
     let writes = !matches!(head, "st" | "bar" | "barrier" | "red" | "prefetch" | "membar" | "fence" | "call");
@@ -1003,5 +1009,35 @@ $L_end:
         // Floating point is not tracked.
         assert_eq!(decode("add.f32"), None);
         assert_eq!(decode("cvt.rn.f32.s32"), None);
+    }
+
+    #[test]
+    fn a_run_lists_copies_to_shared_memory_and_generic_shared_stores() {
+        let ptx = ".visible .entry k(\n.param .u64 k_param_0\n)\n{\n.reg .b32 %r<5>;\n.reg .b64 %rd<7>;\n\
+                   .shared .align 16 .b8 tile[512];\n\
+                   ld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+                   mul.wide.u32 %rd3, %r1, 16;\nadd.s64 %rd4, %rd2, %rd3;\nmov.u32 %r2, tile;\n\
+                   shl.b32 %r3, %r1, 4;\nadd.s32 %r4, %r2, %r3;\n\
+                   cp.async.cg.shared.global [%r4], [%rd4], 16;\ncp.async.commit_group;\n\
+                   mov.u64 %rd5, tile;\ncvta.shared.u64 %rd6, %rd5;\nst.u32 [%rd6+4], %r1;\nret;\n}\n";
+        let p = Program::parse(ptx, "k").unwrap();
+        let mut out = Vec::new();
+        let one = Dim3::new(1, 1, 1);
+        let unplaced =
+            p.accesses(&[Arg::Buf(0)], one, Dim3::new(32, 1, 1), Dim3::new(0, 0, 0), Dim3::new(5, 0, 0), &mut out);
+        assert_eq!(unplaced, Some(0));
+        let seen: Vec<(crate::kernels::AccessKind, u8, u64, u8)> =
+            out.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect();
+        assert_eq!(
+            seen,
+            [
+                (crate::kernels::AccessKind::Load, 0, 20, 16), // buffer 0, byte 80: word 20
+                (crate::kernels::AccessKind::SharedStore, 0, 20, 16), // tile + 80
+                (crate::kernels::AccessKind::SharedStore, 0, 1, 4), // the generic address of tile + 4
+            ]
+        );
+        // The copy's load and store are one request each (one instruction), the store another.
+        assert_eq!(out[0].insn, out[1].insn);
+        assert_ne!(out[1].insn, out[2].insn);
     }
 }
