@@ -67,7 +67,8 @@ pub struct Launchable {
 
 impl Traced {
     /// The kernel of `l` for blocks of `block`, after running a few of its threads (the first of the
-    /// first block, the last of the last one): `Err` with the reason the model cannot follow it (its PTX
+    /// first block and of a middle one, the last of the last one): `Err` with the reason the model cannot
+    /// follow it (its PTX
     /// does not run, a thread runs too long, or some of its loads and stores take addresses the run does
     /// not know: loaded from memory or computed in floating point).
     pub fn new(l: Launchable, block: Dim3) -> Result<Traced, String> {
@@ -101,7 +102,9 @@ impl Traced {
         };
         let last = |d: Dim3| Dim3::new(d.x.saturating_sub(1), d.y.saturating_sub(1), d.z.saturating_sub(1));
         let mut out = Vec::new();
-        for (at, tid) in [(Dim3::new(0, 0, 0), Dim3::new(0, 0, 0)), (last(k.grid), last(block))] {
+        let middle = Dim3::new(k.grid.x / 2, k.grid.y / 2, k.grid.z / 2);
+        let zero = Dim3::new(0, 0, 0);
+        for (at, tid) in [(zero, zero), (middle, zero), (last(k.grid), last(block))] {
             out.clear();
             match k.program.accesses(&k.args, k.grid, block, at, tid, &mut out) {
                 None => return Err("a thread runs past the model's 4 M steps".into()),
