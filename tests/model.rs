@@ -94,6 +94,13 @@ fn model_check_refuses_what_it_cannot_judge() {
         .success()
         .stdout(predicate::str::contains("sumMatrixOnGPU2D"))
         .stderr(predicate::str::contains("plain.json: passed over: no configuration with both"));
+    // A kernel that is not built in (a kernel file's) cannot be predicted again from its record.
+    let foreign = dir.path().join("foreign.json");
+    std::fs::write(&foreign, std::fs::read_to_string(&file).unwrap().replace("sumMatrixOnGPU2D", "myKernel")).unwrap();
+    mock(&["model-check", foreign.to_str().unwrap(), "--repredict"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("myKernel is not a built-in kernel"));
     mock(&["model-check", "/nonexistent/x.json"]).assert().code(2);
     mock(&["model-check", file.to_str().unwrap(), "--gpu", "Voodoo 2"])
         .assert()

@@ -208,7 +208,18 @@ pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super:
         };
         let key = (r.kernel.clone(), r.problem.clone());
         if !kernels.iter().any(|(k, _)| *k == key) {
-            kernels.push((key.clone(), crate::kernels::from_record(&r.kernel, &r.problem)?));
+            // A kernel file's records name its own kernel: only the predictions they carry judge them.
+            let kernel = crate::kernels::from_record(&r.kernel, &r.problem).map_err(|e| match e {
+                crate::Error::Usage(_) if crate::kernels::find(&r.kernel).is_err() && !r.kernel.starts_with("mad") => {
+                    crate::Error::usage(format!(
+                        "{} is not a built-in kernel, so the model cannot rebuild it from the record (a kernel file's \
+                         sweep with --model carries its own predictions: model-check without --repredict, --gpu or --terms)",
+                        r.kernel
+                    ))
+                }
+                e => e,
+            })?;
+            kernels.push((key.clone(), kernel));
         }
         let kernel = &kernels.iter().find(|(k, _)| *k == key).expect("inserted above").1;
         let (attrs, _) = crate::estimate::attrs(kernel.as_ref(), &target);
