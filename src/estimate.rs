@@ -37,6 +37,20 @@ pub struct Request<'a> {
     pub visuals: &'a Visuals,
     /// The front end's names of the inputs, for the messages that name them.
     pub names: Names,
+    /// A kernel file to estimate instead of a built-in kernel.
+    pub kernel_file: Option<FileRequest<'a>>,
+}
+
+/// A kernel file to estimate, with its `--size`, `--define` and `--registers` values as given.
+pub struct FileRequest<'a> {
+    /// The kernel file.
+    pub path: &'a std::path::Path,
+    /// `NAME=VALUE` sizes.
+    pub sizes: &'a [String],
+    /// `NAME=VALUES` compile-time parameter values.
+    pub defines: &'a [String],
+    /// Registers per thread (ptxas's figure), if given.
+    pub registers: Option<u32>,
 }
 
 impl Request<'_> {
@@ -46,12 +60,7 @@ impl Request<'_> {
         self.to.check()?;
         self.visuals.check()?;
         let Some(kernel) = self.kernel else {
-            return Err(Error::usage(format!(
-                "estimate takes the built-in kernels only, not {}: a kernel file's registers per thread, which its occupancy needs, come from the driver; `warpscope sweep {} FILE --model` estimates each configuration from its PTX beside its measurement, and `warpscope kernels {} FILE` checks the file without a GPU",
-                name(Input::KernelFile),
-                name(Input::KernelFile),
-                name(Input::KernelFile)
-            )));
+            return self.kernel_file();
         };
         let blocks = self.blocks.shapes()?;
         let kernel = crate::kernels::lookup(kernel, self.problem)?;
@@ -72,6 +81,29 @@ impl Request<'_> {
             ));
         }
         let report = in_steps(kernel.as_ref(), &blocks, &target, self.to.progress(blocks.len()));
+        self.to.emit(&report)?;
+        self.visuals.emit(&report)?;
+        Ok(Outcome::Ok)
+    }
+}
+
+impl Request<'_> {
+    /// `estimate --kernel-file`: the file's configurations from their PTX (docs/KERNEL-FILE.md).
+    fn kernel_file(&self) -> Result<Outcome> {
+        let name = self.names;
+        let Some(f) = &self.kernel_file else {
+            return Err(Error::usage(format!("name a built-in kernel or give {}", name(Input::KernelFile))));
+        };
+        let sizes = f.sizes.iter().map(|s| crate::userkernel::parse_size(s)).collect::<Result<Vec<_>>>()?;
+        let defines = f.defines.iter().map(|d| crate::userkernel::parse_define(d)).collect::<Result<Vec<_>>>()?;
+        let file = crate::userkernel::KernelFile::load(f.path, &sizes)?;
+        let target = target(self.gpu, self.arch, name)?;
+        let blocks = self.blocks.given()?;
+        let (report, line) =
+            crate::userkernel::estimate::estimate(&file, blocks.as_deref(), &defines, &target, f.registers, name)?;
+        if !self.to.quiet {
+            note(&line);
+        }
         self.to.emit(&report)?;
         self.visuals.emit(&report)?;
         Ok(Outcome::Ok)
@@ -202,7 +234,7 @@ pub fn occupancy_of(target: &Target, attrs: &KernelAttrs, launch: &crate::gpu::L
 }
 
 /// One configuration's record: invalid with its reason, or every metric the models give.
-fn estimate_one(kernel: &dyn Kernel, target: &Target, attrs: &KernelAttrs, p: &plan::Planned) -> Record {
+pub(crate) fn estimate_one(kernel: &dyn Kernel, target: &Target, attrs: &KernelAttrs, p: &plan::Planned) -> Record {
     let (grid, block) = (p.launch.grid, p.launch.block);
     let occ = occupancy_of(target, attrs, &p.launch);
     let invalid = p

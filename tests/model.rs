@@ -178,3 +178,41 @@ fn model_check_terms_name_the_bound_of_every_configuration() {
     assert!(table.contains("blurRows") && table.contains("the largest of dram"), "{table}");
     mock(&["model-check", "--terms", "--strict", file]).assert().code(2);
 }
+
+#[test]
+fn estimate_takes_a_kernel_file_from_its_ptx() {
+    // The embedded sumMatrix as a kernel file, with ptxas's registers for sm_90 (kernels-ptx/resources.json):
+    // the built-in kernel's estimates, every one.
+    let resources: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("kernels-ptx/resources.json").unwrap()).unwrap();
+    let regs = resources["sumMatrixOnGPU2D"]["sm_90"]["registers"].as_u64().unwrap().to_string();
+    let file = "examples/kernels/sum_matrix_ptx.toml";
+    let out = mock(&["estimate", "--kernel-file", file, "--gpu", "H200", "--registers", &regs, "--format", "json"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("from its PTX").and(predicate::str::contains("registers per thread (given)")));
+    let traced: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let out =
+        mock(&["estimate", "sum-matrix", "--gpu", "H200", "--block", "32x32,32x16,16x32,16x16", "--format", "json"])
+            .assert()
+            .success();
+    let built_in: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let (a, b) = (traced["records"].as_array().unwrap(), built_in["records"].as_array().unwrap());
+    assert_eq!(a.len(), 4);
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(x["block"], y["block"]);
+        assert_eq!(x["metrics"], y["metrics"], "{}", x["block"]);
+    }
+    // Without --registers the figure is assumed, and said so; with a built-in kernel it is refused.
+    mock(&["estimate", "--kernel-file", file, "--gpu", "H200", "--block", "32x8"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("32 registers per thread (assumed: give --registers"));
+    mock(&["estimate", "sum-matrix", "--gpu", "H200", "--registers", "20"]).assert().code(2);
+    // A .cu kernel file needs NVRTC to give its PTX: where there is none, that is the error.
+    mock(&["estimate", "--kernel-file", "examples/kernels/vector_add.toml", "--gpu", "H100"])
+        .env("WARPSCOPE_NVRTC", "/nonexistent/libnvrtc.so")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs NVRTC"));
+}

@@ -14,6 +14,10 @@ pub struct EstimateArgs {
     shapes: Shapes,
     #[command(flatten)]
     target: TargetArgs,
+    /// Registers per thread of a kernel file's entry (ptxas's figure: `nvcc --resource-usage`), which
+    /// its occupancy needs; 32 when not given (said so)
+    #[arg(long, value_name = "N", requires = "kernel_file", conflicts_with = "kernel", value_parser = clap::value_parser!(u32).range(1..=255))]
+    registers: Option<u32>,
     #[command(flatten)]
     fig: super::report::FigureArgs,
     #[command(flatten)]
@@ -42,6 +46,12 @@ pub fn run(a: &EstimateArgs) -> Result<Outcome> {
         to: &a.out.to(),
         visuals: &a.fig.visuals(),
         names: super::flag,
+        kernel_file: a.shapes.kernel_file().map(|(path, sizes, defines)| estimate::FileRequest {
+            path,
+            sizes,
+            defines,
+            registers: a.registers,
+        }),
     }
     .run()
 }

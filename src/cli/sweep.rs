@@ -67,6 +67,11 @@ impl Shapes {
         self.kernel.as_deref()
     }
 
+    /// The kernel file and its `--size` and `--define` values, when one is given.
+    pub fn kernel_file(&self) -> Option<(&std::path::Path, &[String], &[String])> {
+        self.kernel_file.as_deref().map(|p| (p, self.sizes.as_slice(), self.defines.as_slice()))
+    }
+
     /// The problem size of a built-in kernel, as given.
     pub fn problem(&self) -> Problem {
         Problem { nx: self.nx, ny: self.ny, frames: self.frames, n: self.n, sigma: self.sigma }

@@ -120,6 +120,13 @@ impl Traced {
     }
 }
 
+impl Traced {
+    /// Bytes of static shared memory a block of it holds (its PTX's arrays).
+    pub fn static_shared_bytes(&self) -> u64 {
+        self.program.static_shared_bytes()
+    }
+}
+
 impl Kernel for Traced {
     fn name(&self) -> &str {
         &self.name

@@ -33,7 +33,8 @@ pub struct Mem {
 /// Byte offsets of the shared-memory symbols `body` (an entry's lines) uses, laid out as ptxas lays a
 /// block's shared memory out: the entry's own arrays in order, then the module's static ones it uses,
 /// each at its alignment; every `extern` (dynamic) array starts where the static ones end (at 16 bytes).
-pub fn shared_layout(text: &str, body: &[&str]) -> HashMap<String, u64> {
+/// Also the static arrays' bytes (what ptxas reports as the entry's static shared memory).
+pub fn shared_layout(text: &str, body: &[&str]) -> (HashMap<String, u64>, u64) {
     let decls = |lines: &mut dyn Iterator<Item = &str>| -> Vec<(String, u64, u64, bool)> {
         lines.filter_map(shared_decl).collect()
     };
@@ -61,7 +62,7 @@ pub fn shared_layout(text: &str, body: &[&str]) -> HashMap<String, u64> {
     for (name, _, _, _) in dynamic {
         out.insert(name, start);
     }
-    out
+    (out, at)
 }
 
 /// Whether `line` names the symbol `name` (not as part of a longer identifier).
@@ -219,7 +220,8 @@ mod tests {
                     .shared .align 4 .b8 _ZZ1kE1w[1020];\n.extern .shared .align 16 .b8 tile[];\n\
                     mov.u32 %r1, tile;\nmov.u32 %r2, _ZZ1kE1w;\nmov.u32 %r3, gtile;\n}\n";
         let body: Vec<&str> = text.lines().skip(2).map(str::trim).collect();
-        let l = shared_layout(text, &body);
+        let (l, bytes) = shared_layout(text, &body);
+        assert_eq!(bytes, 1088);
         assert_eq!(l["_ZZ1kE1w"], 0);
         assert_eq!(l["gtile"], 1024, "the module's array after the entry's, at its 16-byte alignment");
         assert_eq!(l["tile"], 1088, "the dynamic array after every static one");

@@ -85,6 +85,8 @@ pub struct Program {
     mem_ordinal: Vec<u32>,
     /// Loads and stores in the program.
     mems: u32,
+    /// Bytes of the entry's static shared arrays.
+    static_shared: u64,
 }
 
 /// What a block's warps execute, per warp, and the part of it that is the block's set-up.
@@ -121,7 +123,7 @@ impl Program {
             }
         }
         let mut names = HashMap::new();
-        let shared = mem::shared_layout(text, &lines);
+        let (shared, static_shared) = mem::shared_layout(text, &lines);
         let mut insns: Vec<Insn> =
             text_of.iter().map(|l| parse_insn(l, &params, &labels, &shared, &mut names)).collect::<Option<_>>()?;
         // Costs as the static count gives them (which reads the labels too).
@@ -148,7 +150,7 @@ impl Program {
                 }
             })
             .collect();
-        Some(Program { insns, registers: names.len(), barriers, opens, mem_ordinal, mems: next })
+        Some(Program { insns, registers: names.len(), barriers, opens, mem_ordinal, mems: next, static_shared })
     }
 
     /// Runs sample threads (lanes 0, 1 and 31 of up to 8 warps, evenly spaced) of one block
@@ -239,6 +241,11 @@ impl Program {
             all.chain = all.chain.max(run.chain);
         }
         Some(all)
+    }
+
+    /// Bytes of the entry's static shared arrays, laid out as ptxas lays them.
+    pub fn static_shared_bytes(&self) -> u64 {
+        self.static_shared
     }
 
     /// Barrier instructions in the code (each counted once, in a loop or not).

@@ -20,6 +20,7 @@ pub mod check;
 pub mod compile;
 pub mod data;
 pub mod describe;
+pub mod estimate;
 mod expand;
 pub mod expr;
 mod file;

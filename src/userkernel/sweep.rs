@@ -266,17 +266,7 @@ impl UserSweep<'_> {
 
     /// A record of configuration `c` before it runs.
     fn record(&self, c: &Config, status: Status) -> Record {
-        let mut r = Record::new(&self.file.name, &self.file.problem_label(), c.grid, c.block, status);
-        let json = |v: &Value| match v {
-            Value::Int(i) => serde_json::Value::from(*i),
-            Value::Float(x) => serde_json::Value::from(*x),
-            Value::Bool(b) => serde_json::Value::from(*b),
-            Value::Str(s) => serde_json::Value::from(s.as_str()),
-        };
-        if !self.file.params.is_empty() {
-            r.params = Some(c.params.iter().map(|(k, v)| (k.clone(), json(v))).collect::<BTreeMap<_, _>>());
-        }
-        r
+        record_of(self.file, c, status)
     }
 
     /// Why `c` cannot run here, if it cannot: the expansion's reason, its module's compile error, or a
@@ -725,6 +715,21 @@ impl UserSweep<'_> {
             }
         }
     }
+}
+
+/// A record of configuration `c` of `file`, with its parameters, before it runs (or is estimated).
+pub fn record_of(file: &KernelFile, c: &Config, status: Status) -> Record {
+    let mut r = Record::new(&file.name, &file.problem_label(), c.grid, c.block, status);
+    let json = |v: &Value| match v {
+        Value::Int(i) => serde_json::Value::from(*i),
+        Value::Float(x) => serde_json::Value::from(*x),
+        Value::Bool(b) => serde_json::Value::from(*b),
+        Value::Str(s) => serde_json::Value::from(s.as_str()),
+    };
+    if !file.params.is_empty() {
+        r.params = Some(c.params.iter().map(|(k, v)| (k.clone(), json(v))).collect::<BTreeMap<_, _>>());
+    }
+    r
 }
 
 /// Whether expected outputs may be kept (and outputs compared) on the device: unless

@@ -1,0 +1,124 @@
+//! A kernel file estimated without a GPU (`estimate --kernel-file`): its modules built for the modelled
+//! arch (PTX as given, or NVRTC's where it is installed), each configuration traced from its PTX and
+//! evaluated as a built-in kernel is, with the registers per thread the user gives (ptxas's figure,
+//! which nothing here can compute) or, said so, 32.
+
+use rayon::prelude::*;
+
+use super::compile::{Built, Cache, Code, Compiler, Nvrtc};
+use super::expand::Config;
+use super::expr::Value;
+use super::file::KernelFile;
+use crate::error::{Error, Names, Result};
+use crate::gpu::{DeviceLimits, KernelAttrs, Launch};
+use crate::model::time::Target;
+use crate::plan::Planned;
+use crate::record::{Record, Report, Status};
+use crate::spec::Dim3;
+
+/// Registers per thread assumed where none are given.
+pub const ASSUMED_REGISTERS: u32 = 32;
+
+/// The estimates of `file` over `blocks` (or its own lists) and `defines` on `target`, and a line saying
+/// what was modelled and how.
+pub fn estimate(
+    file: &KernelFile,
+    blocks: Option<&[Dim3]>,
+    defines: &[(String, Vec<Value>)],
+    target: &Target,
+    registers: Option<u32>,
+    names: Names,
+) -> Result<(Report, String)> {
+    let ex = file.expand(blocks, defines, names)?;
+    if ex.configs.is_empty() {
+        return Err(Error::usage(format!(
+            "nothing to estimate: {} (the restrictions of {} remove every one)",
+            ex.summary(),
+            file.path.display()
+        )));
+    }
+    let nvrtc = Nvrtc::load();
+    let compiler = nvrtc.as_ref().ok().map(|n| n as &dyn Compiler);
+    let compile_for = super::compile::Target { cc: target.arch.cc, driver: "none".into() };
+    let built = super::compile::build(file, &ex.modules, &compile_for, compiler, &Cache::user());
+    super::describe::check_built(file, &ex, &built)?;
+    let limits = DeviceLimits::from_arch(target.arch);
+    let regs = registers.unwrap_or(ASSUMED_REGISTERS);
+    let mut report = Report::new(crate::estimate::device(target));
+    report.records = ex
+        .configs
+        .par_iter()
+        .enumerate()
+        .map(|(index, c)| {
+            let mut r = one(file, c, built.get(c.module), target, &limits, regs);
+            r.index = Some(index as u32);
+            r.sweep_size = Some(ex.configs.len() as u32);
+            r
+        })
+        .collect();
+    let how = match registers {
+        Some(n) => format!("{n} registers per thread (given)"),
+        None => format!("{ASSUMED_REGISTERS} registers per thread (assumed: give --registers, ptxas's figure)"),
+    };
+    let line = format!(
+        "{} {}: {}; modelled on {} ({}, {} SMs) from its PTX, {how}",
+        file.name,
+        file.problem_label(),
+        ex.summary(),
+        target.name,
+        target.arch.sm_name(),
+        target.sms
+    );
+    Ok((report, line))
+}
+
+/// One configuration: its row with the models' metrics, or with the reason it has none.
+fn one(
+    file: &KernelFile,
+    c: &Config,
+    built: Option<&std::result::Result<Built, super::compile::CompileError>>,
+    target: &Target,
+    limits: &DeviceLimits,
+    registers: u32,
+) -> Record {
+    let row = |reason: String| {
+        let mut r = super::sweep::record_of(file, c, Status::Invalid);
+        r.reason = Some(reason);
+        r
+    };
+    if let Some(why) = &c.invalid {
+        return row(why.clone());
+    }
+    let ptx = match built {
+        Some(Ok(Built { code: Code::Ptx(ptx), .. })) => ptx,
+        Some(Ok(_)) => {
+            return row("not modelled: its module is a cubin or fatbinary, whose code the model does not read".into());
+        }
+        Some(Err(e)) => return row(format!("compile failed: {}", e.summary)),
+        None => return row("compile failed: no module".into()),
+    };
+    let entries = super::source::ptx_entries(ptx);
+    let entry = match file.find_entry(&entries, &c.entry, file.entry_at) {
+        Ok(e) => e.name.clone(),
+        Err(e) => return row(format!("not modelled: {e}")),
+    };
+    let k = match super::model::traced(&file.entry, ptx, &entry, c) {
+        Ok(k) => k,
+        Err(why) => return row(format!("not modelled: {why}")),
+    };
+    let attrs = KernelAttrs {
+        registers,
+        static_smem: k.static_shared_bytes().min(u32::MAX as u64) as u32,
+        local_bytes: 0,
+        max_threads_per_block: target.arch.max_threads_per_block,
+    };
+    let launch = Launch { grid: c.grid, block: c.block, dynamic_smem: c.dynamic_smem };
+    let planned = Planned { invalid: crate::plan::validate(limits, &attrs, &launch).err(), launch };
+    let estimated = crate::estimate::estimate_one(&k, target, &attrs, &planned);
+    Record {
+        params: super::sweep::record_of(file, c, Status::Ok).params,
+        kernel: file.name.clone(),
+        problem: file.problem_label(),
+        ..estimated
+    }
+}
