@@ -14,9 +14,9 @@ pub struct EstimateArgs {
     shapes: Shapes,
     #[command(flatten)]
     target: TargetArgs,
-    /// Registers per thread of a kernel file's entry (ptxas's figure: `nvcc --resource-usage`), which
-    /// its occupancy needs; 32 when not given (said so)
-    #[arg(long, value_name = "N", requires = "kernel_file", conflicts_with = "kernel", value_parser = clap::value_parser!(u32).range(1..=255))]
+    #[arg(long, value_name = "N", requires = "kernel_file", conflicts_with = "kernel",
+        value_parser = super::ranges::REGS.parser(),
+        help = super::ranges::REGS.help("Registers per thread of a kernel file's entry (ptxas's figure: `nvcc --resource-usage`), which its occupancy needs; 32 when not given (said so)"))]
     registers: Option<u32>,
     #[command(flatten)]
     fig: super::report::FigureArgs,
