@@ -85,9 +85,7 @@ impl Request<'_> {
         self.visuals.emit(&report)?;
         Ok(Outcome::Ok)
     }
-}
 
-impl Request<'_> {
     /// `estimate --kernel-file`: the file's configurations from their PTX (docs/KERNEL-FILE.md).
     fn kernel_file(&self) -> Result<Outcome> {
         let name = self.names;
