@@ -76,6 +76,9 @@ step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_ma
 # The model on kernel files (traced from their PTX) against their measured times, per kernel; the
 # kernel file's sumMatrix and the built-in one must get the same predictions.
 step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,ptx,sum_matrix,builtin}.json
+# The same kernel files estimated offline from their PTX (NVRTC on this machine; registers given).
+step kfe-conv2d     "$bin" estimate --kernel-file "$here/../examples/kernels/conv2d.toml" --gpu H100 --registers 32 --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfe-conv2d.json"
+step kfe-ptx        "$bin" estimate --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --gpu H100 --registers 12 --format json -o "$out/kfe-ptx.json"
 step kfs-oob        "$bin" sweep --kernel-file "$here/../examples/kernels/oob.toml" --format json -o "$out/kfs-oob.json"
 # Every element type compared on the GPU against a reference kernel: BREAK = 1 puts one wrong element in
 # each of the twelve outputs (exit 1), which every type's comparison must find (summary: "kfs-types").
@@ -286,6 +289,7 @@ if a and b:
     print(f"sum_matrix.toml against built-in sum-matrix: predicted times identical in {sum(same)} of {len(same)} blocks")
 PY
 for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 'built for.*after start' "$out/$n.log")" "$(cat "$out/$n.wall")"; done
+for n in kfe-conv2d kfe-ptx; do [ -f "$out/$n.log" ] && printf '%s: %s (wall %ss)\n' "$n" "$(head -1 "$out/$n.log" | cut -c1-150)" "$(cat "$out/$n.wall")"; done
 [ -f "$out/kfs-model-check.log" ] && grep -E "kernels meet" "$out/kfs-model-check.log" && grep -h "^model: " "$out"/kfs-*.log
 [ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
 [ -f "$out/cupti-cache.log" ] && grep '^cupti-cache ' "$out/cupti-cache.log"
