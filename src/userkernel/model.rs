@@ -36,7 +36,8 @@ pub fn traced(name: &str, ptx: &str, entry: &str, c: &Config) -> Result<Traced, 
 }
 
 /// An argument as the PTX run holds it: integers in 32 bits (its integer registers are exact; a 64-bit
-/// value that does not fit is refused), floats as `f32` (the run does not compute with them).
+/// value that does not fit, or a negative one, is refused), floats as `f32` (the run does not compute
+/// with them).
 fn arg(a: &ArgValue) -> Result<Arg, String> {
     match a {
         ArgValue::Buffer(i) => Ok(Arg::Buf(*i)),
@@ -44,6 +45,10 @@ fn arg(a: &ArgValue) -> Result<Arg, String> {
             (true, Value::Float(f)) => Ok(Arg::F32(*f as f32)),
             (true, Value::Int(i)) => Ok(Arg::F32(*i as f32)),
             (false, Value::Int(i)) => match (*ty, i32::try_from(*i)) {
+                // The run widens a 32-bit argument with zeros: a negative 64-bit one would change.
+                (ElemType::I64 | ElemType::U64, Ok(v)) if v < 0 => Err(format!(
+                    "its 64-bit argument value {i} is negative, which the model's 32-bit integers do not carry"
+                )),
                 (_, Ok(v)) => Ok(Arg::I32(v)),
                 (ElemType::U32, Err(_)) if u32::try_from(*i).is_ok() => Ok(Arg::I32(*i as u32 as i32)),
                 _ => Err(format!("its argument value {i} does not fit the model's 32-bit integers")),
@@ -96,6 +101,10 @@ mod tests {
         assert!(arg(&big).unwrap_err().contains("32-bit"));
         let u = ArgValue::Scalar { ty: ElemType::U32, value: Value::Int(3_000_000_000), bytes: vec![0; 4] };
         assert_eq!(arg(&u).unwrap(), Arg::I32(3_000_000_000u32 as i32));
+        let neg = ArgValue::Scalar { ty: ElemType::I64, value: Value::Int(-4), bytes: vec![0; 8] };
+        assert!(arg(&neg).unwrap_err().contains("negative"));
+        let small = ArgValue::Scalar { ty: ElemType::I32, value: Value::Int(-4), bytes: vec![0; 4] };
+        assert_eq!(arg(&small).unwrap(), Arg::I32(-4));
         let f = ArgValue::Scalar { ty: ElemType::F64, value: Value::Float(0.5), bytes: vec![0; 8] };
         assert_eq!(arg(&f).unwrap(), Arg::F32(0.5));
     }
