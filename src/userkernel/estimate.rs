@@ -114,11 +114,12 @@ fn one(
     };
     let launch = Launch { grid: c.grid, block: c.block, dynamic_smem: c.dynamic_smem };
     let planned = Planned { invalid: crate::plan::validate(limits, &attrs, &launch).err(), launch };
-    let estimated = crate::estimate::estimate_one(&k, target, &attrs, &planned);
+    // The model's row, named as the sweep names the file's configurations (its name, problem, parameters).
+    let named = super::sweep::record_of(file, c, Status::Ok);
     Record {
-        params: super::sweep::record_of(file, c, Status::Ok).params,
-        kernel: file.name.clone(),
-        problem: file.problem_label(),
-        ..estimated
+        kernel: named.kernel,
+        problem: named.problem,
+        params: named.params,
+        ..crate::estimate::estimate_one(&k, target, &attrs, &planned)
     }
 }
