@@ -215,6 +215,11 @@ pub trait Kernel: Send + Sync {
     fn barriers(&self) -> u32 {
         0
     }
+    /// Its entry's parsed PTX, where the kernel holds one (a traced kernel), so that the model does not
+    /// parse [`Kernel::module`] again.
+    fn program(&self) -> Option<&crate::ptx::run::Program> {
+        None
+    }
     /// Appends the memory accesses of one thread, in program order: global loads and stores, and the
     /// shared-memory ones whose banks matter.
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>);

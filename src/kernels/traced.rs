@@ -161,6 +161,9 @@ impl Kernel for Traced {
     fn barriers(&self) -> u32 {
         self.program.barrier_count()
     }
+    fn program(&self) -> Option<&Program> {
+        Some(&self.program)
+    }
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
         // The models walk a warp's lanes one after another, and each lane's run is the whole thread: the
         // warp's 32 are run at once, in parallel, on the first lane's call, and kept for the others.
@@ -178,15 +181,27 @@ impl Kernel for Traced {
         if hit {
             return;
         }
-        let lanes: Vec<Vec<Access>> = (warp * 32..(warp * 32 + 32).min(d.volume()))
-            .into_par_iter()
-            .map(|i| {
-                let tid = crate::model::memory::thread_of(i, d);
-                let mut acc = Vec::new();
+        // The warp's threads in lockstep, in as many chunks as there are cores to share them (up to
+        // four), each chunk's threads one by one where they part ways at a branch.
+        let tids: Vec<Dim3> =
+            (warp * 32..(warp * 32 + 32).min(d.volume())).map(|i| crate::model::memory::thread_of(i, d)).collect();
+        let chunk = tids.len().div_ceil(rayon::current_num_threads().clamp(1, 4)).max(1);
+        let lanes: Vec<Vec<Access>> = tids
+            .par_chunks(chunk)
+            .flat_map_iter(|part| {
                 // A thread whose run fails lists what it reached: the constructor checked that such
                 // threads are placed.
-                let _ = self.program.accesses(&self.args, self.grid, d, t.block, tid, &mut acc);
-                acc
+                match self.program.lockstep_accesses(&self.args, self.grid, d, t.block, part) {
+                    Some(v) => v.into_iter().map(|(acc, _)| acc).collect::<Vec<_>>(),
+                    None => part
+                        .iter()
+                        .map(|&tid| {
+                            let mut acc = Vec::new();
+                            let _ = self.program.accesses(&self.args, self.grid, d, t.block, tid, &mut acc);
+                            acc
+                        })
+                        .collect(),
+                }
             })
             .collect();
         out.extend_from_slice(&lanes[lane]);
@@ -246,6 +261,45 @@ mod tests {
         ("blur-direct", "shared load", 0.2),
         ("blur-rgv-seg", "", 0.15),
     ];
+
+    /// A warp run in lockstep lists, thread by thread, what each thread's own run lists: warps whose
+    /// threads part ways at a branch and meet again (divergeOddEven's every warp, the blurs' clamped
+    /// taps, the last blocks' bounds checks) included.
+    #[test]
+    fn a_warp_in_lockstep_is_its_threads_run_one_by_one() {
+        let (mut together, mut apart) = (0, 0);
+        for e in crate::kernels::all() {
+            let k = e.selftest_kernel().unwrap();
+            for block in [Dim3::new(32, 8, 1), Dim3::new(16, 16, 1), Dim3::new(96, 1, 1)] {
+                if k.check_block(block).is_some() {
+                    continue;
+                }
+                let Ok(t) = traced(k.as_ref(), block) else { continue };
+                let grid = k.grid(block);
+                let last = Dim3::new(grid.x - 1, grid.y - 1, grid.z - 1);
+                let warps = block.volume().div_ceil(32);
+                for (at, w) in
+                    [(Dim3::new(0, 0, 0), 0), (Dim3::new(grid.x / 2, grid.y / 2, 0), warps - 1), (last, warps / 2)]
+                {
+                    let tids: Vec<Dim3> = (w * 32..(w * 32 + 32).min(block.volume()))
+                        .map(|i| crate::model::memory::thread_of(i, block))
+                        .collect();
+                    let Some(lock) = t.program.lockstep_accesses(&t.args, grid, block, at, &tids) else {
+                        apart += 1;
+                        continue;
+                    };
+                    for (tid, (acc, unplaced)) in tids.iter().zip(lock) {
+                        let mut one = Vec::new();
+                        let u = t.program.accesses(&t.args, grid, block, at, *tid, &mut one);
+                        assert_eq!(u, Some(unplaced), "{} {block} {at} {tid}", e.name);
+                        assert!(acc == one, "{} {block} block {at} thread {tid}: lists differ", e.name);
+                    }
+                    together += 1;
+                }
+            }
+        }
+        assert!(together >= 150 && apart == 0, "{together} warps in lockstep, {apart} past the step limit");
+    }
 
     #[test]
     fn every_built_in_kernels_accesses_from_its_ptx_are_its_description() {

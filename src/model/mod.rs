@@ -96,6 +96,9 @@ fn executed(
 ) -> Option<crate::ptx::run::Executed> {
     let args = kernel.args();
     let run = |p: &crate::ptx::run::Program| p.execute(&args, launch.grid, launch.block, kernel.setup_barriers(), lat);
+    if let Some(p) = kernel.program() {
+        return run(p);
+    }
     match kernel.module() {
         crate::kernels::Module::Embedded(m) => run(program(m, kernel.entry())?),
         crate::kernels::Module::Ptx { text, .. } => run(&crate::ptx::run::Program::parse(text, kernel.entry())?),

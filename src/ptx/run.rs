@@ -275,6 +275,200 @@ impl Program {
         Some(rec.unplaced)
     }
 
+    /// [`Program::accesses`] of up to 32 threads of one block at once, as a warp runs them: each
+    /// instruction is decoded once for every thread at it, so a long loop costs one pass rather than one
+    /// per thread. Where the threads part ways at a branch, the ones with the earliest instruction run
+    /// first and the others wait, so that they run together again where the paths meet (the end of an
+    /// `if`, a loop's exit); the threads share nothing, so the order changes no thread's list. Each
+    /// thread's list and unplaced count are exactly what `accesses` gives it; `None` past the step limit
+    /// (run the threads one by one to see which).
+    pub fn lockstep_accesses(
+        &self,
+        args: &[Arg],
+        grid: Dim3,
+        block: Dim3,
+        at: Dim3,
+        tids: &[Dim3],
+    ) -> Option<Vec<(Vec<Access>, u32)>> {
+        let n = tids.len();
+        if n == 0 || n > 32 {
+            return None;
+        }
+        let full: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        // Register r of lane l at r * n + l, with a bit per lane where its value is known.
+        let mut regs = vec![0u64; self.registers * n];
+        let mut known = vec![0u32; self.registers];
+        // Executions of each load or store by each lane, for its accesses' ids.
+        let mut executed = vec![0u32; self.mems as usize * n];
+        let mut out: Vec<(Vec<Access>, u32)> = (0..n).map(|_| (Vec::new(), 0)).collect();
+        let linear: Vec<u64> =
+            tids.iter().map(|t| t.x as u64 + block.x as u64 * (t.y as u64 + block.y as u64 * t.z as u64)).collect();
+        let axis = |d: Dim3, a: usize| [d.x, d.y, d.z][a] as u64;
+        let special = |r: Sreg, a: usize, l: usize| match r {
+            Sreg::Tid => axis(tids[l], a),
+            Sreg::Ntid => axis(block, a),
+            Sreg::Ctaid => axis(at, a),
+            Sreg::Nctaid => axis(grid, a),
+            Sreg::Lane => linear[l] % 32,
+            Sreg::Warp => linear[l] / 32,
+        };
+        let param = |i: usize| -> Option<u64> {
+            Some(match args.get(i)? {
+                Arg::Buf(b) => (*b as u64 + 1) << 40,
+                Arg::I32(v) => *v as u32 as u64,
+                Arg::F32(f) => f.to_bits() as u64,
+            })
+        };
+        let lanes = |m: u32| (0..n).filter(move |l| m >> l & 1 != 0);
+        // Each live lane's next instruction; while they agree (`together`), `pc` is theirs and `pcs` is
+        // not kept.
+        let (mut pcs, mut pc, mut together) = ([0usize; 32], 0usize, true);
+        let (mut steps, mut live) = (0u64, full);
+        loop {
+            let here = if together {
+                live
+            } else {
+                pc = lanes(live).map(|l| pcs[l]).min()?;
+                lanes(live).filter(|&l| pcs[l] == pc).fold(0, |m, l| m | 1 << l)
+            };
+            if pc >= self.insns.len() {
+                break;
+            }
+            steps += 1;
+            if steps > MAX_STEPS {
+                return None;
+            }
+            let insn = &self.insns[pc];
+            // Lanes here whose guard is known true, known false; the rest do not know it.
+            let (yes, no) = match insn.guard {
+                None => (here, 0),
+                Some((p, neg)) => {
+                    let set =
+                        lanes(here & known[p]).filter(|&l| (regs[p * n + l] != 0) != neg).fold(0u32, |m, l| m | 1 << l);
+                    (set, here & known[p] & !set)
+                }
+            };
+            // Where each lane here goes next: `jump` to the target, the others on.
+            let (jump, target) = match insn.target {
+                // A branch on what a lane does not know is not taken (as `thread` does).
+                Some(t) => (yes, t),
+                None if insn.ends => {
+                    live &= !yes;
+                    if live == 0 {
+                        break;
+                    }
+                    (0, 0)
+                }
+                None => {
+                    self.step_lanes(
+                        insn,
+                        pc,
+                        here,
+                        yes,
+                        no,
+                        n,
+                        &mut regs,
+                        &mut known,
+                        &mut executed,
+                        &mut out,
+                        &|o, l| match o {
+                            Operand::Special(r, a) => Some(special(*r, *a, l)),
+                            Operand::Param(i) => param(*i),
+                            _ => None,
+                        },
+                    );
+                    (0, 0)
+                }
+            };
+            let moved = here & live;
+            if together && (jump == 0 || jump == moved) && moved == live {
+                pc = if jump == 0 { pc + 1 } else { target };
+                continue;
+            }
+            if together {
+                for l in lanes(live) {
+                    pcs[l] = pc;
+                }
+            }
+            for l in lanes(moved) {
+                pcs[l] = if jump >> l & 1 != 0 { target } else { pc + 1 };
+            }
+            let first = lanes(live).next().map_or(0, |l| pcs[l]);
+            together = lanes(live).all(|l| pcs[l] == first);
+            pc = first;
+        }
+        Some(out)
+    }
+
+    /// One instruction that is not a branch or an exit, for the lanes `here` of a lockstep run (`yes`:
+    /// its guard known true, `no`: known false): their loads and stores recorded, their results written.
+    #[allow(clippy::too_many_arguments)]
+    fn step_lanes(
+        &self,
+        insn: &Insn,
+        pc: usize,
+        here: u32,
+        yes: u32,
+        no: u32,
+        n: usize,
+        regs: &mut [u64],
+        known: &mut [u32],
+        executed: &mut [u32],
+        out: &mut [(Vec<Access>, u32)],
+        other: &dyn Fn(&Operand, usize) -> Option<u64>,
+    ) {
+        let lanes = |m: u32| (0..n).filter(move |l| m >> l & 1 != 0);
+        if !insn.mem.is_empty() {
+            let ordinal = self.mem_ordinal[pc] as usize;
+            for l in lanes(here) {
+                let count = &mut executed[ordinal * n + l];
+                *count += 1;
+                if no >> l & 1 != 0 {
+                    continue;
+                }
+                // The n-th execution of one load or store by each lane of a warp is one request.
+                let id = (*count - 1).wrapping_mul(self.mems).wrapping_add(ordinal as u32);
+                let (acc, unplaced) = &mut out[l];
+                let mut rec = Recorder { out: acc, unplaced: 0 };
+                for m in &insn.mem {
+                    let base = match m.base {
+                        None => Some(0),
+                        Some(b) => (known[b] >> l & 1 != 0).then(|| regs[b * n + l]),
+                    };
+                    rec.record(*m, base, id);
+                }
+                *unplaced += rec.unplaced;
+            }
+        }
+        if insn.dests.is_empty() {
+            return;
+        }
+        // Lanes whose guard is unknown write an unknown value; those whose guard is false, nothing.
+        let (mut set, mut values) = (0u32, [0u64; 32]);
+        if let Some(op) = insn.op {
+            for l in lanes(yes) {
+                let get = |k: usize| -> Option<u64> {
+                    match insn.args.get(k)? {
+                        Operand::Reg(r) => (known[*r] >> l & 1 != 0).then(|| regs[*r * n + l]),
+                        Operand::Imm(v) => Some(*v),
+                        o => other(o, l),
+                    }
+                };
+                if let Some(v) = apply(op, get) {
+                    values[l] = v;
+                    set |= 1 << l;
+                }
+            }
+        }
+        let runs = here & !no;
+        for &d in &insn.dests {
+            for l in lanes(set) {
+                regs[d * n + l] = values[l];
+            }
+            known[d] = (known[d] & !runs) | set;
+        }
+    }
+
     /// The mix of `counts` over instructions `range`.
     fn mix(&self, counts: &[u32], range: std::ops::Range<usize>) -> Mix {
         let mut m = Mix::default();
@@ -391,7 +585,7 @@ impl Program {
                             Operand::Other => None,
                         }
                     };
-                    insn.op.and_then(|op| apply(op, &get))
+                    insn.op.and_then(|op| apply(op, get))
                 }
             };
             for &d in &insn.dests {
@@ -617,7 +811,7 @@ fn decode(op: &str) -> Option<Op> {
 }
 
 /// The value `op` writes, from its operands' values (`get(k)`: operand k), when they are known.
-fn apply(op: Op, get: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
+fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
     let Op { head, bits, signed } = op;
     let s = |v: u64| sign_extend(v, bits);
     let wrap = |v: u64| mask(v, bits);
@@ -1005,14 +1199,14 @@ $L_end:
         let get = |v: &'static [u64]| move |k: usize| v.get(k).copied();
         let op = |s: &str| decode(s).unwrap();
         // 32-bit add wraps; signed compare sees -1 below 0, unsigned above.
-        assert_eq!(apply(op("add.s32"), &get(&[0, 0xffff_ffff, 1])), Some(0));
-        assert_eq!(apply(op("setp.lt.s32"), &get(&[0, 0xffff_ffff, 0])), Some(1));
-        assert_eq!(apply(op("setp.lt.u32"), &get(&[0, 0xffff_ffff, 0])), Some(0));
+        assert_eq!(apply(op("add.s32"), get(&[0, 0xffff_ffff, 1])), Some(0));
+        assert_eq!(apply(op("setp.lt.s32"), get(&[0, 0xffff_ffff, 0])), Some(1));
+        assert_eq!(apply(op("setp.lt.u32"), get(&[0, 0xffff_ffff, 0])), Some(0));
         // Sign extension, a wide multiply, a shift, a clamp.
-        assert_eq!(apply(op("cvt.s64.s32"), &get(&[0, 0xffff_fffe])), Some(-2i64 as u64));
-        assert_eq!(apply(op("mul.wide.s32"), &get(&[0, 0x1_0000, 0x1_0000])), Some(1 << 32));
-        assert_eq!(apply(op("shl.b64"), &get(&[0, 3, 4])), Some(48));
-        assert_eq!(apply(op("max.s32"), &get(&[0, (-5i32) as u32 as u64, 0])), Some(0));
+        assert_eq!(apply(op("cvt.s64.s32"), get(&[0, 0xffff_fffe])), Some(-2i64 as u64));
+        assert_eq!(apply(op("mul.wide.s32"), get(&[0, 0x1_0000, 0x1_0000])), Some(1 << 32));
+        assert_eq!(apply(op("shl.b64"), get(&[0, 3, 4])), Some(48));
+        assert_eq!(apply(op("max.s32"), get(&[0, (-5i32) as u32 as u64, 0])), Some(0));
         // Floating point is not tracked.
         assert_eq!(decode("add.f32"), None);
         assert_eq!(decode("cvt.rn.f32.s32"), None);
