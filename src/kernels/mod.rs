@@ -215,9 +215,10 @@ pub trait Kernel: Send + Sync {
     fn barriers(&self) -> u32 {
         0
     }
-    /// Its entry's parsed PTX, where the kernel holds one (a traced kernel), so that the model does not
-    /// parse [`Kernel::module`] again.
-    fn program(&self) -> Option<&crate::ptx::run::Program> {
+    /// Its entry's parsed PTX and what the launch's read-only buffers hold, where the kernel keeps them
+    /// (a traced kernel), so that the model runs that code on that memory without parsing
+    /// [`Kernel::module`] again.
+    fn program(&self) -> Option<(&crate::ptx::run::Program, &crate::ptx::mem::Memory)> {
         None
     }
     /// Appends the memory accesses of one thread, in program order: global loads and stores, and the

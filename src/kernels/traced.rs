@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::{Access, Arg, Buffer, Kernel, Module, Role, Thread, Work};
+use crate::ptx::mem::Memory;
 use crate::ptx::run::Program;
 use crate::spec::Dim3;
 
@@ -32,6 +33,8 @@ pub struct Traced {
     module: String,
     ptx: String,
     program: Program,
+    /// What its read-only buffers hold, for the loads of integers its code follows.
+    memory: Memory,
     problem: String,
     buffers: Vec<Buffer>,
     /// Bytes each launch must read and write: each input (and in/out buffer) read once, each output
@@ -59,6 +62,9 @@ pub struct Launchable {
     pub buffers: Vec<(String, u64, Role, bool)>,
     /// The arguments, in parameter order.
     pub args: Vec<Arg>,
+    /// What each buffer holds when the launch starts, where the kernel only reads it and its contents
+    /// may decide addresses or trip counts (integers), in [`Arg::Buf`] order; `None` for the others.
+    pub data: Vec<Option<std::sync::Arc<[u8]>>>,
     /// The grid.
     pub grid: Dim3,
     /// Dynamic shared memory per block, bytes.
@@ -93,6 +99,7 @@ impl Traced {
             module: l.module,
             ptx: l.ptx,
             program,
+            memory: Memory::new(l.data),
             problem: l.problem,
             buffers,
             work,
@@ -106,12 +113,12 @@ impl Traced {
         let zero = Dim3::new(0, 0, 0);
         for (at, tid) in [(zero, zero), (middle, zero), (last(k.grid), last(block))] {
             out.clear();
-            match k.program.accesses(&k.args, k.grid, block, at, tid, &mut out) {
+            match k.program.accesses(&k.args, &k.memory, k.grid, block, at, tid, &mut out) {
                 None => return Err("a thread runs past the model's 4 M steps".into()),
                 Some(0) => {}
                 Some(n) => {
                     return Err(format!(
-                        "{n} of a thread's loads and stores take addresses the model cannot follow (loaded from memory, or computed in floating point)"
+                        "{n} of a thread's loads and stores take addresses the model cannot follow (computed in floating point, or loaded from a buffer the kernel writes or whose contents it does not hold)"
                     ));
                 }
             }
@@ -161,8 +168,8 @@ impl Kernel for Traced {
     fn barriers(&self) -> u32 {
         self.program.barrier_count()
     }
-    fn program(&self) -> Option<&Program> {
-        Some(&self.program)
+    fn program(&self) -> Option<(&Program, &Memory)> {
+        Some((&self.program, &self.memory))
     }
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
         // The models walk a warp's lanes one after another, and each lane's run is the whole thread: the
@@ -191,13 +198,14 @@ impl Kernel for Traced {
             .flat_map_iter(|part| {
                 // A thread whose run fails lists what it reached: the constructor checked that such
                 // threads are placed.
-                match self.program.lockstep_accesses(&self.args, self.grid, d, t.block, part) {
+                match self.program.lockstep_accesses(&self.args, &self.memory, self.grid, d, t.block, part) {
                     Some(v) => v.into_iter().map(|(acc, _)| acc).collect::<Vec<_>>(),
                     None => part
                         .iter()
                         .map(|&tid| {
                             let mut acc = Vec::new();
-                            let _ = self.program.accesses(&self.args, self.grid, d, t.block, tid, &mut acc);
+                            let _ =
+                                self.program.accesses(&self.args, &self.memory, self.grid, d, t.block, tid, &mut acc);
                             acc
                         })
                         .collect(),
@@ -225,6 +233,7 @@ mod tests {
             problem: k.problem(),
             buffers: k.buffers().iter().map(|b| (b.name.to_string(), 4 * b.len as u64, b.role, false)).collect(),
             args: k.args(),
+            data: Vec::new(),
             grid: k.grid(block),
             dynamic_smem: k.dynamic_smem(block),
         };
@@ -284,13 +293,13 @@ mod tests {
                     let tids: Vec<Dim3> = (w * 32..(w * 32 + 32).min(block.volume()))
                         .map(|i| crate::model::memory::thread_of(i, block))
                         .collect();
-                    let Some(lock) = t.program.lockstep_accesses(&t.args, grid, block, at, &tids) else {
+                    let Some(lock) = t.program.lockstep_accesses(&t.args, &t.memory, grid, block, at, &tids) else {
                         apart += 1;
                         continue;
                     };
                     for (tid, (acc, unplaced)) in tids.iter().zip(lock) {
                         let mut one = Vec::new();
-                        let u = t.program.accesses(&t.args, grid, block, at, *tid, &mut one);
+                        let u = t.program.accesses(&t.args, &t.memory, grid, block, at, *tid, &mut one);
                         assert_eq!(u, Some(unplaced), "{} {block} {at} {tid}", e.name);
                         assert!(acc == one, "{} {block} block {at} thread {tid}: lists differ", e.name);
                     }

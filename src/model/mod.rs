@@ -95,13 +95,16 @@ fn executed(
     lat: &crate::ptx::run::Latencies,
 ) -> Option<crate::ptx::run::Executed> {
     let args = kernel.args();
-    let run = |p: &crate::ptx::run::Program| p.execute(&args, launch.grid, launch.block, kernel.setup_barriers(), lat);
-    if let Some(p) = kernel.program() {
-        return run(p);
+    let run = |p: &crate::ptx::run::Program, m: &crate::ptx::mem::Memory| {
+        p.execute(&args, m, launch.grid, launch.block, kernel.setup_barriers(), lat)
+    };
+    if let Some((p, m)) = kernel.program() {
+        return run(p, m);
     }
+    let none = crate::ptx::mem::Memory::default();
     match kernel.module() {
-        crate::kernels::Module::Embedded(m) => run(program(m, kernel.entry())?),
-        crate::kernels::Module::Ptx { text, .. } => run(&crate::ptx::run::Program::parse(text, kernel.entry())?),
+        crate::kernels::Module::Embedded(m) => run(program(m, kernel.entry())?, &none),
+        crate::kernels::Module::Ptx { text, .. } => run(&crate::ptx::run::Program::parse(text, kernel.entry())?, &none),
     }
 }
 

@@ -3,6 +3,7 @@
 //! model (a kernel nobody described by hand: a user's kernel file).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The state space an access names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +29,54 @@ pub struct Mem {
     pub offset: i64,
     /// Bytes one thread moves (vector width x element size).
     pub bytes: u8,
+    /// A load of integers (`.u32`, `.s64`, `.b32`, ...): whether they are signed; `None` for a store or
+    /// a load of floating-point values.
+    pub integer: Option<bool>,
+}
+
+impl Mem {
+    /// Element `k` of the `n` registers a load writes, from `memory`, the access's base register
+    /// holding `base`.
+    pub fn load(&self, memory: &Memory, base: u64, k: usize, n: usize) -> Option<u64> {
+        let element = self.bytes as u64 / n.max(1) as u64;
+        let addr = base.wrapping_add(self.offset as u64).wrapping_add(k as u64 * element);
+        memory.read(addr, element, self.integer?)
+    }
+}
+
+/// What a launch's buffers hold when it starts, for the buffers it only reads (by buffer index; `None`
+/// for the others), so that a run follows what the code does with the integers it loads from them: a
+/// CSR matrix's row offsets bound a loop, its column indices place a gather.
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    buffers: Vec<Option<Arc<[u8]>>>,
+}
+
+impl Memory {
+    /// Buffer `i`'s bytes at `buffers[i]`.
+    pub fn new(buffers: Vec<Option<Arc<[u8]>>>) -> Memory {
+        Memory { buffers }
+    }
+
+    /// The integer of `bytes` bytes (little-endian) at run address `addr` (a buffer's pointer is
+    /// `(index + 1) << 40`), as the run's registers hold it: in 32 bits (a signed one narrower than that
+    /// sign-extended to them) or 64; `None` outside the buffers it holds.
+    pub fn read(&self, addr: u64, bytes: u64, signed: bool) -> Option<u64> {
+        let buffer = usize::try_from((addr >> 40).checked_sub(1)?).ok()?;
+        let at = usize::try_from(addr & ((1 << 40) - 1)).ok()?;
+        let data = self.buffers.get(buffer)?.as_ref()?.get(at..at.checked_add(bytes as usize)?)?;
+        if bytes == 0 || bytes > 8 {
+            return None;
+        }
+        let raw = data.iter().rev().fold(0u64, |v, &b| v << 8 | b as u64);
+        let bits = 8 * bytes as u32;
+        Some(if signed && bits < 64 {
+            let wide = ((raw << (64 - bits)) as i64 >> (64 - bits)) as u64;
+            if bits <= 32 { wide & 0xffff_ffff } else { wide }
+        } else {
+            raw
+        })
+    }
 }
 
 /// Byte offsets of the shared-memory symbols `body` (an entry's lines) uses, laid out as ptxas lays a
@@ -137,6 +186,7 @@ pub fn parse<'t>(
             base,
             offset,
             bytes,
+            integer: None,
         });
         let store = address(dst, shared, &mut reg).map(|(base, offset)| Mem {
             store: true,
@@ -144,6 +194,7 @@ pub fn parse<'t>(
             base,
             offset,
             bytes,
+            integer: None,
         });
         return load.into_iter().chain(store).collect();
     }
@@ -164,7 +215,7 @@ fn single<'t>(
         "st" => true,
         _ => return None,
     };
-    let (mut space, mut vector, mut elem) = (Space::Generic, 1u64, None);
+    let (mut space, mut vector, mut elem, mut integer) = (Space::Generic, 1u64, None, None);
     for p in parts {
         match p {
             "global" => space = Space::Global,
@@ -173,12 +224,17 @@ fn single<'t>(
             "v2" => vector = 2,
             "v4" => vector = 4,
             "v8" => vector = 8,
-            _ => elem = type_bytes(p).or(elem),
+            _ => {
+                if let Some(b) = type_bytes(p) {
+                    elem = Some(b);
+                    integer = (!p.starts_with('f')).then_some(p.starts_with('s'));
+                }
+            }
         }
     }
     let bytes = u8::try_from(vector * elem?).ok()?;
     let (base, offset) = address(texts.get(usize::from(!store))?, shared, &mut reg)?;
-    Some(Mem { store, space, base, offset, bytes })
+    Some(Mem { store, space, base, offset, bytes, integer: integer.filter(|_| !store) })
 }
 
 /// An address operand `[...]`: its base register (`None`: a shared symbol's or an absolute address)
@@ -213,6 +269,29 @@ fn split_offset(address: &str) -> Option<(&str, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_reads_little_endian_integers_sign_extended_inside_its_buffers_only() {
+        let b: Arc<[u8]> = vec![0xfe, 0xff, 0xff, 0xff, 0x80, 0x01, 0, 0, 0x2a].into();
+        let m = Memory::new(vec![None, Some(b)]);
+        let at = |off: u64| (2u64 << 40) + off;
+        assert_eq!(m.read(at(0), 4, true), Some(0xffff_fffe)); // -2 as s32
+        assert_eq!(m.read(at(0), 4, false), Some(0xffff_fffe));
+        assert_eq!(m.read(at(4), 1, true), Some(0xffff_ff80)); // -128 as s8, in 32 bits
+        assert_eq!(m.read(at(4), 1, false), Some(0x80));
+        assert_eq!(m.read(at(4), 2, false), Some(0x0180));
+        assert_eq!(m.read(at(0), 8, true), Some(0x0000_0180_ffff_fffe));
+        assert_eq!(m.read(at(8), 1, false), Some(42));
+        assert_eq!(m.read(at(8), 4, false), None, "past the buffer's end");
+        assert_eq!(m.read(1u64 << 40, 4, false), None, "a buffer it does not hold");
+        assert_eq!(m.read(64, 4, false), None, "a shared address");
+        let ld = single("ld.global.nc.v2.s32", &["{%r1, %r2}", "[%rd1+4]"], &HashMap::new(), |_| 0).unwrap();
+        assert_eq!((ld.integer, ld.bytes), (Some(true), 8));
+        assert_eq!(ld.load(&m, at(0), 0, 2), Some(0x180)); // bytes 4..8
+        assert_eq!(ld.load(&m, at(0), 1, 2), None); // bytes 8..12: past the end
+        let f = single("ld.global.f32", &["%f1", "[%rd1]"], &HashMap::new(), |_| 0).unwrap();
+        assert_eq!((f.integer, f.load(&m, at(0), 0, 1)), (None, None));
+    }
 
     #[test]
     fn shared_arrays_are_laid_out_static_first_then_the_dynamic_one() {

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-mod mem;
+pub mod mem;
 pub mod run;
 
 mod index {

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::mem::{self, Space};
+use super::mem::{self, Memory, Space};
 use super::{Mix, Pipe};
 use crate::kernels::{Access, Arg};
 use crate::spec::Dim3;
@@ -68,6 +68,8 @@ struct Insn {
     cost: Option<(Pipe, f64)>,
     /// Where it loads or stores, for a load or store the memory model counts (a `cp.async`: both).
     mem: Vec<mem::Mem>,
+    /// An `ld` of integers: its access, whose values the run reads where the launch's memory holds them.
+    loads: Option<mem::Mem>,
 }
 
 /// An entry ready to run: its instructions, with registers, parameters and branch targets resolved.
@@ -161,6 +163,7 @@ impl Program {
     pub fn execute(
         &self,
         args: &[Arg],
+        memory: &Memory,
         grid: Dim3,
         block: Dim3,
         setup_barriers: u32,
@@ -183,7 +186,7 @@ impl Program {
             let weight: f64 =
                 (0..3).map(|d| if last(d) { 1.0 } else { (dims[d] - dims[d].min(2) + 1) as f64 }).product();
             let at = Dim3::new(pick(0), pick(1), pick(2));
-            let b = self.block(&Context { args, grid, block, at, lat })?;
+            let b = self.block(&Context { args, memory, grid, block, at, lat })?;
             per_warp = per_warp.add_scaled(&b.mix, weight / grid.volume() as f64);
             chain_cycles += b.chain * weight / grid.volume() as f64;
             if class == 0 {
@@ -261,6 +264,7 @@ impl Program {
     pub fn accesses(
         &self,
         args: &[Arg],
+        memory: &Memory,
         grid: Dim3,
         block: Dim3,
         at: Dim3,
@@ -270,7 +274,7 @@ impl Program {
         let lat = Latencies { pipe: 0.0, global: 0.0, shared: 0.0 };
         let linear = tid.x as u64 + block.x as u64 * (tid.y as u64 + block.y as u64 * tid.z as u64);
         let mut rec = Recorder { out, unplaced: 0 };
-        let c = Context { args, grid, block, at, lat: &lat };
+        let c = Context { args, memory, grid, block, at, lat: &lat };
         self.thread(&c, tid, (linear % 32) as u32, (linear / 32) as u32, Some(&mut rec))?;
         Some(rec.unplaced)
     }
@@ -285,6 +289,7 @@ impl Program {
     pub fn lockstep_accesses(
         &self,
         args: &[Arg],
+        memory: &Memory,
         grid: Dim3,
         block: Dim3,
         at: Dim3,
@@ -371,6 +376,7 @@ impl Program {
                         &mut known,
                         &mut executed,
                         &mut out,
+                        memory,
                         &|o, l| match o {
                             Operand::Special(r, a) => Some(special(*r, *a, l)),
                             Operand::Param(i) => param(*i),
@@ -415,6 +421,7 @@ impl Program {
         known: &mut [u32],
         executed: &mut [u32],
         out: &mut [(Vec<Access>, u32)],
+        memory: &Memory,
         other: &dyn Fn(&Operand, usize) -> Option<u64>,
     ) {
         let lanes = |m: u32| (0..n).filter(move |l| m >> l & 1 != 0);
@@ -443,6 +450,31 @@ impl Program {
         if insn.dests.is_empty() {
             return;
         }
+        let runs = here & !no;
+        if let Some(m) = insn.loads {
+            // Each lane's address first (a vector load may write its own base register).
+            let (mut placed, mut bases) = (0u32, [0u64; 32]);
+            for l in lanes(yes) {
+                let base = match m.base {
+                    None => Some(0),
+                    Some(b) => (known[b] >> l & 1 != 0).then(|| regs[b * n + l]),
+                };
+                if let Some(b) = base {
+                    (bases[l], placed) = (b, placed | 1 << l);
+                }
+            }
+            for (k, &d) in insn.dests.iter().enumerate() {
+                let mut set = 0u32;
+                for l in lanes(placed) {
+                    if let Some(v) = m.load(memory, bases[l], k, insn.dests.len()) {
+                        regs[d * n + l] = v;
+                        set |= 1 << l;
+                    }
+                }
+                known[d] = (known[d] & !runs) | set;
+            }
+            return;
+        }
         // Lanes whose guard is unknown write an unknown value; those whose guard is false, nothing.
         let (mut set, mut values) = (0u32, [0u64; 32]);
         if let Some(op) = insn.op {
@@ -460,7 +492,6 @@ impl Program {
                 }
             }
         }
-        let runs = here & !no;
         for &d in &insn.dests {
             for l in lanes(set) {
                 regs[d * n + l] = values[l];
@@ -588,8 +619,16 @@ impl Program {
                     insn.op.and_then(|op| apply(op, get))
                 }
             };
-            for &d in &insn.dests {
-                regs[d] = value;
+            // A load of integers from a buffer the launch only reads: what the buffer holds there.
+            let loaded = insn
+                .loads
+                .filter(|_| guard != Some(None))
+                .and_then(|m| Some((m, m.base.map_or(Some(0), |b| regs[b])?)));
+            for (k, &d) in insn.dests.iter().enumerate() {
+                regs[d] = match loaded {
+                    Some((m, base)) => m.load(c.memory, base, k, insn.dests.len()),
+                    None => value,
+                };
                 ready[d] = done;
             }
             pc += 1;
@@ -602,6 +641,7 @@ impl Program {
 /// latencies.
 struct Context<'a> {
     args: &'a [Arg],
+    memory: &'a Memory,
     grid: Dim3,
     block: Dim3,
     at: Dim3,
@@ -931,6 +971,7 @@ fn parse_insn<'a>(
             target,
             cost: None,
             mem: Vec::new(),
+            loads: None,
         });
     }
     let writes = !matches!(head, "st" | "bar" | "barrier" | "red" | "prefetch" | "membar" | "fence" | "call");
@@ -980,6 +1021,10 @@ fn parse_insn<'a>(
         })
         .collect();
     let mem = mem::parse(op, &texts, shared, &mut reg);
+    let loads = match mem.as_slice() {
+        [m] if m.integer.is_some() && !dests.is_empty() => Some(*m),
+        _ => None,
+    };
     let ends = matches!(head, "ret" | "exit" | "trap");
     // Registers read: the guard, every operand after the destination (all of a store's), and those
     // inside addresses and vectors.
@@ -998,7 +1043,7 @@ fn parse_insn<'a>(
         _ if writes => Wait::Pipe,
         _ => Wait::Free,
     };
-    Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None, mem })
+    Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None, mem, loads })
 }
 
 /// A special register (`%tid.x`, `%laneid`, ...), which no instruction waits for.
@@ -1083,7 +1128,11 @@ $L_end:
 ";
 
     fn mix(text: &str, n: i32, grid: Dim3, block: Dim3) -> Mix {
-        Program::parse(text, "k").unwrap().execute(&[Arg::I32(n)], grid, block, 0, &LAT).unwrap().per_warp
+        Program::parse(text, "k")
+            .unwrap()
+            .execute(&[Arg::I32(n)], &Memory::default(), grid, block, 0, &LAT)
+            .unwrap()
+            .per_warp
     }
 
     #[test]
@@ -1124,12 +1173,15 @@ $L_end:
 }
 ";
         let p = Program::parse(text, "k").unwrap();
-        let e = p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT).unwrap();
+        let e =
+            p.execute(&[Arg::Buf(0)], &Memory::default(), Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT).unwrap();
         assert_eq!(e.chain_cycles, 36.0);
         // Loads that wait twice as long make the chain 30 cycles longer.
         let slow = Latencies { global: 60.0, ..LAT };
         assert_eq!(
-            p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &slow).unwrap().chain_cycles,
+            p.execute(&[Arg::Buf(0)], &Memory::default(), Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &slow)
+                .unwrap()
+                .chain_cycles,
             66.0
         );
     }
@@ -1155,7 +1207,9 @@ $L_end:
         };
         let chain = |between: &str| {
             let p = Program::parse(&program(between), "k").unwrap();
-            p.execute(&[Arg::Buf(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT).unwrap().chain_cycles
+            p.execute(&[Arg::Buf(0)], &Memory::default(), Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT)
+                .unwrap()
+                .chain_cycles
         };
         // One block: the loads issue at 1, 3 and 5 (their turns), the adds when their operands are
         // ready (31, 35, 39: the sum's chain), the store at 43, ret at 44. In PTX order, one after
@@ -1173,7 +1227,10 @@ $L_end:
     fn a_loop_that_never_ends_gives_up() {
         let spin = ".visible .entry k(\n.param .u32 k_param_0\n)\n{\n$L:\n\tbra.uni \t$L;\n}\n";
         let p = Program::parse(spin, "k").unwrap();
-        assert_eq!(p.execute(&[Arg::I32(0)], Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT), None);
+        assert_eq!(
+            p.execute(&[Arg::I32(0)], &Memory::default(), Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT),
+            None
+        );
         // A branch to a label that is not there: no program.
         assert!(Program::parse(".visible .entry k(\n)\n{\n\tbra.uni \t$nowhere;\n}\n", "k").is_none());
     }
@@ -1188,7 +1245,7 @@ $L_end:
         // return before loading: 2 of 8 warps in 15 x 64 of the 15 x 34 x 64 blocks.
         let p = Program::parse(super::super::module("frames").unwrap(), "gaussianSmooth").unwrap();
         let args = [Arg::Buf(0), Arg::Buf(1), Arg::I32(480), Arg::I32(270)];
-        let e = p.execute(&args, Dim3::new(15, 34, 64), Dim3::new(32, 8, 1), 0, &LAT).unwrap();
+        let e = p.execute(&args, &Memory::default(), Dim3::new(15, 34, 64), Dim3::new(32, 8, 1), 0, &LAT).unwrap();
         let live = 1.0 - 2.0 / (34.0 * 8.0);
         assert!((e.per_warp.mem - 83.0 * live).abs() < 1e-9, "{:?}", e.per_warp);
         assert_eq!(e.setup, None);
@@ -1224,8 +1281,15 @@ $L_end:
         let p = Program::parse(ptx, "k").unwrap();
         let mut out = Vec::new();
         let one = Dim3::new(1, 1, 1);
-        let unplaced =
-            p.accesses(&[Arg::Buf(0)], one, Dim3::new(32, 1, 1), Dim3::new(0, 0, 0), Dim3::new(5, 0, 0), &mut out);
+        let unplaced = p.accesses(
+            &[Arg::Buf(0)],
+            &Memory::default(),
+            one,
+            Dim3::new(32, 1, 1),
+            Dim3::new(0, 0, 0),
+            Dim3::new(5, 0, 0),
+            &mut out,
+        );
         assert_eq!(unplaced, Some(0));
         let seen: Vec<(crate::kernels::AccessKind, u8, u64, u8)> =
             out.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect();
@@ -1240,5 +1304,59 @@ $L_end:
         // The copy's load and store are one request each (one instruction), the store another.
         assert_eq!(out[0].insn, out[1].insn);
         assert_ne!(out[1].insn, out[2].insn);
+    }
+
+    /// A CSR row per thread: `for j in rows[i]..rows[i+1]: sum += vals[j] * x[cols[j]]`. With the
+    /// buffers' contents the run follows the loop's trip counts and the gather's addresses; without
+    /// them, the first load of `x` cannot be placed and the loop is not taken.
+    #[test]
+    fn loads_of_integers_from_read_only_memory_set_trip_counts_and_addresses() {
+        let ptx = ".visible .entry csr(\n.param .u64 rows,\n.param .u64 cols,\n.param .u64 vals,\n.param .u64 x\n)\n{\n\
+                   .reg .pred %p<3>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<16>;\n.reg .f32 %f<4>;\n\
+                   ld.param.u64 %rd1, [rows];\nld.param.u64 %rd2, [cols];\nld.param.u64 %rd3, [vals];\nld.param.u64 %rd4, [x];\n\
+                   cvta.to.global.u64 %rd5, %rd1;\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd6, %r1, 4;\nadd.s64 %rd7, %rd5, %rd6;\n\
+                   ld.global.nc.u32 %r2, [%rd7];\nld.global.nc.u32 %r3, [%rd7+4];\nmov.f32 %f1, 0f00000000;\n\
+                   setp.ge.s32 %p1, %r2, %r3;\n@%p1 bra DONE;\n\
+                   LOOP:\nmul.wide.s32 %rd8, %r2, 4;\nadd.s64 %rd9, %rd2, %rd8;\nld.global.s32 %r4, [%rd9];\n\
+                   add.s64 %rd10, %rd3, %rd8;\nld.global.f32 %f2, [%rd10];\nmul.wide.s32 %rd11, %r4, 4;\nadd.s64 %rd12, %rd4, %rd11;\n\
+                   ld.global.f32 %f3, [%rd12];\nfma.rn.f32 %f1, %f2, %f3, %f1;\nadd.s32 %r2, %r2, 1;\n\
+                   setp.lt.s32 %p2, %r2, %r3;\n@%p2 bra LOOP;\nDONE:\nret;\n}\n";
+        let p = Program::parse(ptx, "csr").unwrap();
+        let bytes = |v: &[i32]| -> Option<std::sync::Arc<[u8]>> {
+            Some(v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>().into())
+        };
+        // Rows of 0, 3, 1 and 2 entries; column indices into x.
+        let rows = [0, 0, 3, 4, 6];
+        let cols = [7, 2, 9, 5, 100, 3];
+        let memory = Memory::new(vec![bytes(&rows), bytes(&cols), None, None]);
+        let args = [Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), Arg::Buf(3)];
+        let (one, block) = (Dim3::new(1, 1, 1), Dim3::new(4, 1, 1));
+        let tids: Vec<Dim3> = (0..4).map(|t| Dim3::new(t, 0, 0)).collect();
+        let lock = p.lockstep_accesses(&args, &memory, one, block, Dim3::new(0, 0, 0), &tids).unwrap();
+        let x_of = |acc: &[Access]| -> Vec<u64> { acc.iter().filter(|a| a.buffer == 3).map(|a| a.index).collect() };
+        assert_eq!(
+            lock.iter().map(|(acc, _)| x_of(acc)).collect::<Vec<_>>(),
+            [vec![], vec![7, 2, 9], vec![5], vec![100, 3]]
+        );
+        for (t, (acc, unplaced)) in tids.iter().zip(&lock) {
+            let mut one_by_one = Vec::new();
+            assert_eq!(
+                p.accesses(&args, &memory, one, block, Dim3::new(0, 0, 0), *t, &mut one_by_one),
+                Some(*unplaced)
+            );
+            assert_eq!(&one_by_one, acc, "thread {t}");
+        }
+        // Trip counts: the loop's body runs 3, 1 and 2 times in the warps of threads 1-3 (the most, 3).
+        let e = p.execute(&args, &memory, one, block, 0, &LAT).unwrap();
+        let none = p.execute(&args, &Memory::default(), one, block, 0, &LAT).unwrap();
+        assert!(e.per_warp.total() > none.per_warp.total() + 2.0 * 10.0, "{e:?} against {none:?}");
+        // Without the memory: rows[i] unknown, so the body's loads of cols, vals and x cannot be placed
+        // (the traced kernel says so and is not modelled).
+        let mut acc = Vec::new();
+        assert_eq!(
+            p.accesses(&args, &Memory::default(), one, block, Dim3::new(0, 0, 0), Dim3::new(1, 0, 0), &mut acc),
+            Some(3)
+        );
+        assert!(x_of(&acc).is_empty());
     }
 }

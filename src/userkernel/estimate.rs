@@ -3,6 +3,9 @@
 //! evaluated as a built-in kernel is, with the registers per thread the user gives (ptxas's figure,
 //! which nothing here can compute) or, said so, 32.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use super::compile::{Built, Cache, Code, Compiler, Nvrtc};
@@ -44,13 +47,14 @@ pub fn estimate(
     super::describe::check_built(file, &ex, &built)?;
     let limits = DeviceLimits::from_arch(target.arch);
     let regs = registers.unwrap_or(ASSUMED_REGISTERS);
+    let data = followed_inputs(&ex.configs);
     let mut report = Report::new(crate::estimate::device(target));
     report.records = ex
         .configs
         .par_iter()
         .enumerate()
         .map(|(index, c)| {
-            let mut r = one(file, c, built.get(c.module), target, &limits, regs);
+            let mut r = one(file, c, built.get(c.module), target, &limits, regs, &data);
             r.index = Some(index as u32);
             r.sweep_size = Some(ex.configs.len() as u32);
             r
@@ -72,6 +76,25 @@ pub fn estimate(
     Ok((report, line))
 }
 
+/// The seed of the inputs an estimate's run reads (a sweep draws its own, `--seed`).
+const SEED: u64 = 1;
+
+/// The initial contents of every buffer the run follows ([`super::model::followed`]), once per
+/// argument and length, drawn as a sweep draws them (a `.npy` file read); one that cannot be made (a
+/// missing file) is left out, and addresses that depend on it are not followed.
+fn followed_inputs(configs: &[Config]) -> HashMap<(usize, u64), Arc<[u8]>> {
+    let mut out = HashMap::new();
+    for b in configs.iter().flat_map(|c| &c.buffers).filter(|b| super::model::followed(b)) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = out.entry((b.arg, b.len)) {
+            let init = b.init.clone().unwrap_or(super::data::Init::Zeros);
+            if let Ok(d) = init.generate(b.ty, b.len as usize, SEED, b.arg as u32) {
+                slot.insert(Arc::from(d.bytes));
+            }
+        }
+    }
+    out
+}
+
 /// One configuration: its row with the models' metrics, or with the reason it has none.
 fn one(
     file: &KernelFile,
@@ -80,6 +103,7 @@ fn one(
     target: &Target,
     limits: &DeviceLimits,
     registers: u32,
+    data: &HashMap<(usize, u64), Arc<[u8]>>,
 ) -> Record {
     let row = |reason: String| {
         let mut r = super::sweep::record_of(file, c, Status::Invalid);
@@ -102,7 +126,7 @@ fn one(
         Ok(e) => e.name.clone(),
         Err(e) => return row(format!("not modelled: {e}")),
     };
-    let k = match super::model::traced(&file.entry, ptx, &entry, c) {
+    let k = match super::model::traced(&file.entry, ptx, &entry, c, &mut |b| data.get(&(b.arg, b.len)).cloned()) {
         Ok(k) => k,
         Err(why) => return row(format!("not modelled: {why}")),
     };

@@ -2,16 +2,35 @@
 //! with the configuration's arguments, says where each thread loads and stores (`kernels::Traced`), so
 //! its estimates come from its own code, with no access pattern invented.
 
+use std::sync::Arc;
+
 use super::data::ElemType;
-use super::expand::{ArgValue, Config};
+use super::expand::{ArgValue, Buffer, Config};
 use super::expr::Value;
 use super::file::Role;
 use crate::kernels::{self, Arg, Launchable, Traced};
 
+/// Bytes of a read-only integer buffer the run reads at most (larger ones are not followed).
+pub const MAX_FOLLOWED_BYTES: u64 = 1 << 28;
+
+/// Whether the run reads buffer `b`'s contents: an input (the kernel does not write it) of integers
+/// (offsets and indices that decide addresses and trip counts; the run does not compute with floats),
+/// of at most [`MAX_FOLLOWED_BYTES`].
+pub fn followed(b: &Buffer) -> bool {
+    b.role == Role::Input && !b.ty.is_float() && b.bytes() <= MAX_FOLLOWED_BYTES
+}
+
 /// Configuration `c` of a kernel whose module is `ptx`, with entry `entry` (as the PTX spells it), as
 /// a kernel the models evaluate; `Err` with the reason they cannot (an argument the run cannot hold, or
-/// addresses it cannot follow).
-pub fn traced(name: &str, ptx: &str, entry: &str, c: &Config) -> Result<Traced, String> {
+/// addresses it cannot follow). `data` gives a [`followed`] buffer's initial contents, where it has
+/// them.
+pub fn traced(
+    name: &str,
+    ptx: &str,
+    entry: &str,
+    c: &Config,
+    data: &mut dyn FnMut(&Buffer) -> Option<Arc<[u8]>>,
+) -> Result<Traced, String> {
     let args = c.args.iter().map(arg).collect::<Result<Vec<_>, String>>()?;
     let buffers = c
         .buffers
@@ -29,6 +48,7 @@ pub fn traced(name: &str, ptx: &str, entry: &str, c: &Config) -> Result<Traced, 
         problem: c.params_label(),
         buffers,
         args,
+        data: c.buffers.iter().map(|b| if followed(b) { data(b) } else { None }).collect(),
         grid: c.grid,
         dynamic_smem: c.dynamic_smem,
     };
@@ -78,7 +98,7 @@ mod tests {
         let built_in = SumMatrix::new(1000, 600).unwrap();
         assert_eq!(ex.configs.len(), 4);
         for c in &ex.configs {
-            let k = traced("sumMatrixOnGPU2D", &ptx, "sumMatrixOnGPU2D", c).unwrap();
+            let k = traced("sumMatrixOnGPU2D", &ptx, "sumMatrixOnGPU2D", c, &mut |_| None).unwrap();
             assert_eq!(k.grid(c.block), built_in.grid(c.block));
             assert_eq!(k.work().bytes_read, built_in.work().bytes_read);
             assert_eq!(k.work().bytes_written, built_in.work().bytes_written);

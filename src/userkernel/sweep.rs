@@ -5,6 +5,7 @@
 //! kernel that faults becomes a failed row naming compute-sanitizer, and the device is opened again.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use super::compile::{Built, CompileError};
 use super::data::{HostData, Poison};
@@ -630,7 +631,7 @@ impl UserSweep<'_> {
         }
         steps.mark("occupancy and counters");
         if let (true, Some(blocks)) = (self.options.model, active) {
-            self.model(&info, c, &launch, blocks, t.median, state, r);
+            self.model(&info, c, &launch, blocks, t.median, inputs, state, r);
             steps.mark("model");
         }
         state.steps = steps;
@@ -689,12 +690,16 @@ impl UserSweep<'_> {
         launch: &Launch,
         blocks: u32,
         median_ms: f64,
+        inputs: &mut HashMap<(usize, u64), HostData>,
         state: &mut State,
         r: &mut Record,
     ) {
         let traced = match self.built.get(c.module) {
             Some(Ok(Built { code: super::compile::Code::Ptx(ptx), .. })) => {
-                super::model::traced(&self.file.entry, ptx, &state.entry, c)
+                // The inputs this launch read, as the run follows them.
+                let mut data =
+                    |b: &super::expand::Buffer| self.input(b, inputs).ok().map(|d| Arc::from(d.bytes.as_slice()));
+                super::model::traced(&self.file.entry, ptx, &state.entry, c, &mut data)
             }
             _ => Err("its module is a cubin or fatbinary, whose code the model does not read".into()),
         };
