@@ -44,6 +44,13 @@ pub struct KernelFit {
     pub predicted_best: Dim3,
     /// The shape measured fastest.
     pub measured_best: Dim3,
+    /// The parameters of the configuration predicted fastest (`name=value, ...`), where the
+    /// configurations have any (a kernel file's): several share a block shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_best_params: Option<String>,
+    /// The parameters of the configuration measured fastest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_best_params: Option<String>,
 }
 
 impl KernelFit {
@@ -71,7 +78,7 @@ impl KernelFit {
 }
 
 /// A kernel and problem, and its (measured ms, predicted ms, block) triples.
-type Group = ((String, String), Vec<(f64, f64, Dim3)>);
+type Group = ((String, String), Vec<Measured>);
 
 /// One fit per (kernel, problem), in order of first appearance, over the records with a measured time
 /// and a prediction (`predicted[i]` for `records[i]`).
@@ -83,20 +90,35 @@ pub fn fits(records: &[Record], predicted: &[Option<f64>]) -> Vec<KernelFit> {
             continue;
         }
         let key = (r.kernel.clone(), r.problem.clone());
+        let params = r.params.as_ref().filter(|p| !p.is_empty()).map(|p| {
+            p.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let one = Measured { ms: t.median, predicted: *p, block, params };
         match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push((t.median, *p, block)),
-            None => groups.push((key, vec![(t.median, *p, block)])),
+            Some((_, v)) => v.push(one),
+            None => groups.push((key, vec![one])),
         }
     }
     groups.into_iter().filter_map(|((kernel, problem), v)| fit(kernel, problem, &v)).collect()
 }
 
-/// The fit of one group of (measured ms, predicted ms, block).
-fn fit(kernel: String, problem: String, v: &[(f64, f64, Dim3)]) -> Option<KernelFit> {
-    let errors: Vec<f64> = v.iter().map(|(m, p, _)| 100.0 * (p - m).abs() / m).collect();
-    let (measured, predicted): (Vec<f64>, Vec<f64>) = v.iter().map(|(m, p, _)| (*m, *p)).unzip();
-    let best = v.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
-    let pick = v.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+/// One configuration of a group: its measured and predicted times, block and parameters.
+struct Measured {
+    ms: f64,
+    predicted: f64,
+    block: Dim3,
+    params: Option<String>,
+}
+
+/// The fit of one group of configurations.
+fn fit(kernel: String, problem: String, v: &[Measured]) -> Option<KernelFit> {
+    let errors: Vec<f64> = v.iter().map(|c| 100.0 * (c.predicted - c.ms).abs() / c.ms).collect();
+    let (measured, predicted): (Vec<f64>, Vec<f64>) = v.iter().map(|c| (c.ms, c.predicted)).unzip();
+    let best = v.iter().min_by(|a, b| a.ms.total_cmp(&b.ms))?;
+    let pick = v.iter().min_by(|a, b| a.predicted.total_cmp(&b.predicted))?;
     let slowest = measured.iter().copied().fold(f64::MIN, f64::max);
     Some(KernelFit {
         kernel,
@@ -104,10 +126,12 @@ fn fit(kernel: String, problem: String, v: &[(f64, f64, Dim3)]) -> Option<Kernel
         configs: v.len(),
         median_abs_error_pct: stats::median(&errors)?,
         spearman: stats::spearman(&measured, &predicted),
-        spread_pct: 100.0 * (slowest / best.0 - 1.0),
-        regret_pct: 100.0 * (pick.0 / best.0 - 1.0),
-        predicted_best: pick.2,
-        measured_best: best.2,
+        spread_pct: 100.0 * (slowest / best.ms - 1.0),
+        regret_pct: 100.0 * (pick.ms / best.ms - 1.0),
+        predicted_best: pick.block,
+        measured_best: best.block,
+        predicted_best_params: pick.params.clone(),
+        measured_best_params: best.params.clone(),
     })
 }
 
@@ -261,6 +285,28 @@ mod tests {
         let misses = f.misses();
         assert_eq!(misses.len(), 2, "{misses:?}");
         assert!(misses[0].starts_with("Spearman 0.50") && misses[1].starts_with("regret 20.0%"));
+    }
+
+    #[test]
+    fn a_pick_among_configurations_of_one_block_names_their_parameters() {
+        // A kernel file's two parameter sets at one block: the block alone would not say which.
+        let with = |tpr: i64, (r, p): (Record, Option<f64>)| {
+            let mut r = r;
+            r.params = Some([("tpr".to_string(), serde_json::Value::from(tpr))].into_iter().collect());
+            (r, p)
+        };
+        let (records, predicted): (Vec<Record>, Vec<Option<f64>>) =
+            [with(1, rec((256, 1), 2.0, 1.0)), with(32, rec((256, 1), 1.0, 1.5))].into_iter().unzip();
+        let f = &fits(&records, &predicted)[0];
+        assert_eq!(f.predicted_best, f.measured_best);
+        assert_eq!(
+            (f.predicted_best_params.as_deref(), f.measured_best_params.as_deref()),
+            (Some("tpr=1"), Some("tpr=32"))
+        );
+        assert!((f.regret_pct - 100.0).abs() < 1e-9);
+        // Built-in kernels' records have no parameters, and their fits none.
+        let (records, predicted): (Vec<Record>, Vec<Option<f64>>) = [rec((32, 8), 1.0, 1.0)].into_iter().unzip();
+        assert_eq!(fits(&records, &predicted)[0].predicted_best_params, None);
     }
 
     #[test]

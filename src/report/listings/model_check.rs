@@ -59,8 +59,8 @@ impl Listing for ModelFits {
                 f.spearman.map_or("n/a".into(), |r| format!("{r:.3}")),
                 format!("{:.1}%", f.spread_pct),
                 format!("{:.1}%", f.regret_pct),
-                f.predicted_best.paren(),
-                f.measured_best.paren(),
+                with_params(f.predicted_best, &f.predicted_best_params),
+                with_params(f.measured_best, &f.measured_best_params),
                 if misses.is_empty() { "ok".into() } else { misses.join("; ") },
             ]);
         }
@@ -91,6 +91,8 @@ impl Listing for ModelFits {
             "predicted_best",
             "measured_best",
             "misses",
+            "predicted_best_params",
+            "measured_best_params",
         ]);
         for f in &self.0 {
             t.push(vec![
@@ -104,9 +106,19 @@ impl Listing for ModelFits {
                 f.predicted_best.to_string(),
                 f.measured_best.to_string(),
                 f.misses().join("; "),
+                f.predicted_best_params.clone().unwrap_or_default(),
+                f.measured_best_params.clone().unwrap_or_default(),
             ]);
         }
         Some(t)
+    }
+}
+
+/// A block shape as the table shows it, with its configuration's parameters where there are any.
+fn with_params(block: crate::spec::Dim3, params: &Option<String>) -> String {
+    match params {
+        Some(p) => format!("{} {p}", block.paren()),
+        None => block.paren(),
     }
 }
 
