@@ -19,8 +19,9 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 type Warp = (u64, (u32, u32, u32), u64, Vec<Vec<Access>>);
 
 thread_local! {
-    /// The last warp run on this thread (the memory model asks for a warp's lanes in turn).
-    static LAST_WARP: RefCell<Option<Warp>> = const { RefCell::new(None) };
+    /// The warps last run on this thread (the memory model asks for a warp's lanes in turn, and for a
+    /// block's warps in turn).
+    static WARPS: RefCell<Vec<Warp>> = const { RefCell::new(Vec::new()) };
 }
 
 /// One launch of a kernel given as PTX: its buffers and arguments, grid and shared memory.
@@ -173,47 +174,58 @@ impl Kernel for Traced {
     }
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
         // The models walk a warp's lanes one after another, and each lane's run is the whole thread: the
-        // warp's 32 are run at once, in parallel, on the first lane's call, and kept for the others.
+        // warp is run at once on its first lane's call, and kept for the others.
         let d = t.dim;
         let linear = t.thread.x as u64 + d.x as u64 * (t.thread.y as u64 + d.y as u64 * t.thread.z as u64);
         let (warp, lane) = (linear / 32, (linear % 32) as usize);
-        let key = (self.id, (t.block.x, t.block.y, t.block.z), warp);
-        let hit = LAST_WARP.with(|w| match &*w.borrow() {
-            Some((id, b, wp, lanes)) if (*id, *b, *wp) == key => {
-                out.extend_from_slice(&lanes[lane]);
-                true
-            }
-            _ => false,
+        let block = (t.block.x, t.block.y, t.block.z);
+        let hit = WARPS.with(|w| {
+            let w = w.borrow();
+            let found = w.iter().find(|(id, b, wp, _)| (*id, *b, *wp) == (self.id, block, warp));
+            found.map(|(.., lanes)| out.extend_from_slice(&lanes[lane])).is_some()
         });
         if hit {
             return;
         }
-        // The warp's threads in lockstep, in as many chunks as there are cores to share them (up to
-        // four), each chunk's threads one by one where they part ways at a branch.
+        // A block's first warp alone, its lanes shared among up to four cores (a probe of the block
+        // asks for no more); from its second on, a walk of the block: the next warps too, a core each.
+        let cores = rayon::current_num_threads().max(1) as u64;
+        let warps = d.volume().div_ceil(32);
+        let ahead = if warp == 0 { 1 } else { cores.clamp(1, 16).min(warps - warp) };
+        let chunks = if ahead == 1 { cores.min(4) as usize } else { 1 };
+        let run: Vec<Warp> = (warp..warp + ahead)
+            .into_par_iter()
+            .map(|w| (self.id, block, w, self.warp_lists(d, t.block, w, chunks)))
+            .collect();
+        out.extend_from_slice(&run[0].3[lane]);
+        WARPS.with(|w| *w.borrow_mut() = run);
+    }
+}
+
+impl Traced {
+    /// Each thread's accesses in warp `warp` of block `at` (blocks of `d`): its threads in lockstep, in
+    /// `chunks` parts run side by side.
+    fn warp_lists(&self, d: Dim3, at: Dim3, warp: u64, chunks: usize) -> Vec<Vec<Access>> {
         let tids: Vec<Dim3> =
             (warp * 32..(warp * 32 + 32).min(d.volume())).map(|i| crate::model::memory::thread_of(i, d)).collect();
-        let chunk = tids.len().div_ceil(rayon::current_num_threads().clamp(1, 4)).max(1);
-        let lanes: Vec<Vec<Access>> = tids
-            .par_chunks(chunk)
+        let chunk = tids.len().div_ceil(chunks.max(1)).max(1);
+        tids.par_chunks(chunk)
             .flat_map_iter(|part| {
-                // A thread whose run fails lists what it reached: the constructor checked that such
-                // threads are placed.
-                match self.program.lockstep_accesses(&self.args, &self.memory, self.grid, d, t.block, part) {
+                // Past the step limit, the threads one by one: a thread whose run fails lists what it
+                // reached (the constructor checked that such threads are placed).
+                match self.program.lockstep_accesses(&self.args, &self.memory, self.grid, d, at, part) {
                     Some(v) => v.into_iter().map(|(acc, _)| acc).collect::<Vec<_>>(),
                     None => part
                         .iter()
                         .map(|&tid| {
                             let mut acc = Vec::new();
-                            let _ =
-                                self.program.accesses(&self.args, &self.memory, self.grid, d, t.block, tid, &mut acc);
+                            let _ = self.program.accesses(&self.args, &self.memory, self.grid, d, at, tid, &mut acc);
                             acc
                         })
                         .collect(),
                 }
             })
-            .collect();
-        out.extend_from_slice(&lanes[lane]);
-        LAST_WARP.with(|w| *w.borrow_mut() = Some((key.0, key.1, key.2, lanes)));
+            .collect()
     }
 }
 
