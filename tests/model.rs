@@ -216,3 +216,62 @@ fn estimate_takes_a_kernel_file_from_its_ptx() {
         .code(2)
         .stderr(predicate::str::contains("needs NVRTC"));
 }
+
+#[test]
+fn model_check_predicts_a_kernel_files_sweep_again_from_the_file() {
+    // The mock runs no kernel file, so the sweep is the built-in sumMatrix's (measured on the mock, with
+    // its calibration), its records named as sum_matrix_ptx.toml names its configurations. Traced again
+    // from the file (the same PTX; the occupancy the sweep measured), the predictions are the ones the
+    // built-in kernel's sweep made.
+    let dir = tempfile::tempdir().unwrap();
+    let built_in = dir.path().join("b.json");
+    let sweep = [
+        "sweep",
+        "sum-matrix",
+        "--nx",
+        "300",
+        "--ny",
+        "200",
+        "--block",
+        "32x8,16x16,64x1,128x2",
+        "--model",
+        "--format",
+        "json",
+        "-o",
+        built_in.to_str().unwrap(),
+        "-q",
+    ];
+    cached(dir.path(), &sweep).assert().success();
+    let named = dir.path().join("kf.json");
+    let text = std::fs::read_to_string(&built_in).unwrap().replace("\"300x200\"", "\"nx=300, ny=200\"");
+    std::fs::write(&named, text).unwrap();
+    let kf = "examples/kernels/sum_matrix_ptx.toml";
+    let json = |args: &[&str]| -> serde_json::Value { serde_json::from_str(&stdout(&mut mock(args))).unwrap() };
+    let stored = json(&["model-check", built_in.to_str().unwrap(), "--format", "json"]);
+    let again = json(&["model-check", named.to_str().unwrap(), "--kernel-file", kf, "--format", "json"]);
+    let (a, b) = (&stored["kernels"][0], &again["kernels"][0]);
+    assert_eq!(a["configs"], 4);
+    for field in ["configs", "median_abs_error_pct", "spearman", "regret_pct", "predicted_best", "measured_best"] {
+        assert_eq!(a[field], b[field], "{field}");
+    }
+    assert_eq!(b["problem"], "nx=300, ny=200");
+    // Every configuration's terms, from the file.
+    let terms = stdout(&mut mock(&["model-check", named.to_str().unwrap(), "--kernel-file", kf, "--terms"]));
+    assert_eq!(terms.matches("sumMatrixOnGPU2D").count(), 4, "{terms}");
+    // Another kernel's file names no record of this sweep: said so.
+    mock(&["model-check", named.to_str().unwrap(), "--kernel-file", "examples/kernels/vector_add.toml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("none of its records is of the file's kernel 'vector-add'"));
+    // A .cu kernel file without NVRTC: the reason, said once, and no prediction.
+    let cu = dir.path().join("cu.json");
+    let text = std::fs::read_to_string(&named).unwrap().replace("sumMatrixOnGPU2D", "vector-add");
+    std::fs::write(&cu, text.replace("nx=300, ny=200", "n=60000")).unwrap();
+    mock(&["model-check", cu.to_str().unwrap(), "--kernel-file", "examples/kernels/vector_add.toml"])
+        .env("WARPSCOPE_NVRTC", "/nonexistent/libnvrtc.so")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("model: compile failed:").and(predicate::str::contains("needs NVRTC")))
+        .stderr(predicate::str::contains("(4 configurations)"))
+        .stderr(predicate::str::contains("no configuration of its kernel file could be predicted again"));
+}

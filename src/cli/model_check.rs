@@ -27,6 +27,11 @@ pub struct ModelCheckArgs {
     /// the model transfers to a GPU whose measurements it did not see.
     #[arg(long, value_name = "NAME")]
     gpu: Option<String>,
+    /// Predict a kernel file's sweep again (it implies --repredict): each record's configuration rebuilt
+    /// from FILE (docs/KERNEL-FILE.md) with the record's sizes and parameters, traced from its PTX (a
+    /// `.cu` through NVRTC) as `sweep --model` traces it.
+    #[arg(long, value_name = "FILE")]
+    kernel_file: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: ListFormat,
@@ -43,15 +48,33 @@ pub struct ModelCheckArgs {
 pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
     let how = match &a.gpu {
         Some(name) => Predictor::Card(arch::find_card(name).map_err(usage)?),
-        None if a.repredict => Predictor::Device,
+        None if a.repredict || a.kernel_file.is_some() => Predictor::Device,
         None => Predictor::Stored,
+    };
+    // A kernel file's records, rebuilt from it; why any is not modelled, said once per reason.
+    let own = |path: &std::path::Path, report: &warpscope::record::Report| -> Result<Vec<Option<check::Rebuilt>>> {
+        let Some(kf) = &a.kernel_file else { return Ok(Vec::new()) };
+        let own = warpscope::userkernel::repredict::rebuild(kf, report, super::flag).map_err(|e| match e {
+            warpscope::Error::Usage(m) => usage(format!("{}: {m}", path.display())),
+            e => e,
+        })?;
+        let mut said: Vec<&str> = Vec::new();
+        for why in own.iter().flatten().filter_map(|k| k.as_ref().err()) {
+            if !said.contains(&why.as_str()) {
+                said.push(why);
+                let n = own.iter().flatten().filter(|k| k.as_ref().err() == Some(why)).count();
+                crate::output::note(&format!("model: {why} ({n} configurations)"));
+            }
+        }
+        Ok(own)
     };
     if a.terms {
         // The predictions a report carries have no terms: predict again on the run's device.
         let how = if let Predictor::Stored = how { Predictor::Device } else { how };
         let mut rows = Vec::new();
         for path in &a.files {
-            let found = check::terms(&report::read(path)?, &how)?;
+            let report = report::read(path)?;
+            let found = check::terms(&report, &how, &own(path, &report)?)?;
             if found.is_empty() {
                 return Err(usage(format!("{}: no measured configuration", path.display())));
             }
@@ -66,7 +89,7 @@ pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
     let mut empty = Vec::new();
     for path in &a.files {
         let report = report::read(path)?;
-        let predicted = check::predictions(&report, &how)?;
+        let predicted = check::predictions(&report, &how, &own(path, &report)?)?;
         let found = check::fits(&report.records, &predicted);
         if found.is_empty() {
             empty.push(path);
@@ -77,6 +100,9 @@ pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
         Predictor::Stored => {
             "no configuration with both a measured time and a predicted_time (run the sweep with --model, or use \
              --repredict or --gpu)"
+        }
+        _ if a.kernel_file.is_some() => {
+            "no configuration of its kernel file could be predicted again (the notes say why)"
         }
         _ => "no measured configuration",
     };

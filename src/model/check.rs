@@ -147,12 +147,17 @@ pub enum Predictor {
     Card(&'static Card),
 }
 
-/// The prediction for each record of `report` (`None` for records that have none).
-pub fn predictions(report: &Report, how: &Predictor) -> Result<Vec<Option<f64>>> {
+/// A record's kernel where the model cannot rebuild it from the record's name (a kernel file's
+/// configuration, traced from its PTX): the kernel and its attributes, or why it is not modelled.
+pub type Rebuilt = std::result::Result<(Box<dyn crate::kernels::Kernel>, crate::gpu::KernelAttrs), String>;
+
+/// The prediction for each record of `report` (`None` for records that have none); `own[i]`, where
+/// given, is record i's kernel (see [`evaluations`]).
+pub fn predictions(report: &Report, how: &Predictor, own: &[Option<Rebuilt>]) -> Result<Vec<Option<f64>>> {
     if let Predictor::Stored = how {
         return Ok(report.records.iter().map(|r| r.metric(PREDICTED_TIME).map(|m| m.value)).collect());
     }
-    Ok(evaluations(report, how)?.into_iter().map(|e| e.map(|e| e.prediction.time_ms)).collect())
+    Ok(evaluations(report, how, own)?.into_iter().map(|e| e.map(|e| e.prediction.time_ms)).collect())
 }
 
 /// One measured configuration beside the model's prediction and every term of it (`model-check
@@ -173,11 +178,11 @@ pub struct Terms {
 
 /// Every measured configuration of `report` with the model's terms, predicted again by `how` (the
 /// predictions a report carries have no terms: [`Predictor::Stored`] evaluates on the run's device).
-pub fn terms(report: &Report, how: &Predictor) -> Result<Vec<Terms>> {
+pub fn terms(report: &Report, how: &Predictor, own: &[Option<Rebuilt>]) -> Result<Vec<Terms>> {
     Ok(report
         .records
         .iter()
-        .zip(evaluations(report, how)?)
+        .zip(evaluations(report, how, own)?)
         .filter_map(|(r, e)| {
             Some(Terms {
                 kernel: r.kernel.clone(),
@@ -191,8 +196,14 @@ pub fn terms(report: &Report, how: &Predictor) -> Result<Vec<Terms>> {
 }
 
 /// The model's evaluation of each measured record of `report` again (`None` for records without a
-/// measured time, or that cannot launch); [`Predictor::Stored`] evaluates on the run's device.
-pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super::Evaluation>>> {
+/// measured time, or that cannot launch); [`Predictor::Stored`] evaluates on the run's device. A built-in
+/// kernel is rebuilt from the record's name and problem; record i's kernel is `own[i]` where that is
+/// given (`None` for it where it is an `Err`).
+pub fn evaluations(
+    report: &Report,
+    how: &Predictor,
+    own: &[Option<Rebuilt>],
+) -> Result<Vec<Option<super::Evaluation>>> {
     let target = match how {
         Predictor::Stored | Predictor::Device => {
             let copy = report.baselines.memcpy_dtod_gbs.as_ref().map(|m| m.value);
@@ -225,11 +236,27 @@ pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super:
     };
     let mut kernels: Vec<((String, String), Box<dyn crate::kernels::Kernel>)> = Vec::new();
     let mut out = Vec::with_capacity(report.records.len());
-    for r in &report.records {
+    for (i, r) in report.records.iter().enumerate() {
         let (Some(t), Some(grid), Some(block)) = (r.time_ms.as_ref(), r.grid, r.block) else {
             out.push(None);
             continue;
         };
+        if let Some(Some(rebuilt)) = own.get(i) {
+            out.push(rebuilt.as_ref().ok().and_then(|(kernel, attrs)| {
+                let launch = Launch { grid, block, dynamic_smem: kernel.dynamic_smem(block) };
+                // The blocks the device held, from the theoretical occupancy the sweep measured (the
+                // driver's, with the kernel's real registers), else from the attributes.
+                let warps = block.volume().div_ceil(32) as f64;
+                let measured = r
+                    .metric(crate::metrics::THEORETICAL_OCCUPANCY)
+                    .filter(|m| matches!(m.source, crate::record::Source::Measured | crate::record::Source::Mock))
+                    .map(|m| (m.value * target.arch.max_warps_per_sm as f64 / warps).round() as u32);
+                let blocks = measured
+                    .unwrap_or_else(|| crate::estimate::occupancy_of(&target, attrs, &launch).active_blocks_per_sm);
+                (blocks > 0).then(|| super::evaluate(&target, kernel.as_ref(), &launch, blocks, Some(t.median)))
+            }));
+            continue;
+        }
         let key = (r.kernel.clone(), r.problem.clone());
         if !kernels.iter().any(|(k, _)| *k == key) {
             // A kernel file's records name its own kernel: only the predictions they carry judge them.
@@ -237,7 +264,8 @@ pub fn evaluations(report: &Report, how: &Predictor) -> Result<Vec<Option<super:
                 crate::Error::Usage(_) if crate::kernels::find(&r.kernel).is_err() && !r.kernel.starts_with("mad") => {
                     crate::Error::usage(format!(
                         "{} is not a built-in kernel, so the model cannot rebuild it from the record (a kernel file's \
-                         sweep with --model carries its own predictions: model-check without --repredict, --gpu or --terms)",
+                         sweep with --model carries its own predictions: model-check without --repredict, --gpu or --terms, \
+                         or with --kernel-file FILE to trace it again)",
                         r.kernel
                     ))
                 }

@@ -628,18 +628,23 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     let big = (0..strata.len()).max_by_key(|&i| strata[i].blocks()).expect("a non-empty grid has a stratum");
     let mut sampled = 0u64;
     let mut blocks_seen = HashSet::new();
-    // The counts of block `b` (every warp); the first addresses of a block's first warp.
+    // The counts of each block of `bs` (every warp), in order, the blocks side by side (their counts
+    // are whole numbers, added in order: the result does not depend on the cores); the first addresses
+    // of a block's first warp.
     let s = std::cell::RefCell::new(Scratch::default());
-    let mut walk = |b: Dim3| {
-        let s = &mut *s.borrow_mut();
-        blocks_seen.insert((b.x, b.y, b.z));
-        let mut sum = [0.0; c::N];
-        for w in 0..wpb {
-            collect(kernel, b, block, w, s);
-            add(&mut sum, &count_warp_memo(s, txn_bytes as u64));
-        }
-        sampled += wpb;
-        sum
+    let mut walk = |bs: &[Dim3]| -> Vec<Counts> {
+        blocks_seen.extend(bs.iter().map(|b| (b.x, b.y, b.z)));
+        sampled += wpb * bs.len() as u64;
+        bs.par_iter()
+            .map_init(Scratch::default, |s, &b| {
+                let mut sum = [0.0; c::N];
+                for w in 0..wpb {
+                    collect(kernel, b, block, w, s);
+                    add(&mut sum, &count_warp_memo(s, txn_bytes as u64));
+                }
+                sum
+            })
+            .collect()
     };
     let mut probe = |b: Dim3| {
         let s = &mut *s.borrow_mut();
@@ -650,10 +655,13 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     // where the error is, until it is small enough or the budget is spent.
     for h in strata.iter_mut() {
         if h.exhaustive {
-            for k in 0..h.blocks() {
-                let [x, y, z] = h.block(k);
-                let b = Dim3::new((h.lo[0] + x) as u32, (h.lo[1] + y) as u32, (h.lo[2] + z) as u32);
-                let counts = walk(b);
+            let bs: Vec<Dim3> = (0..h.blocks())
+                .map(|k| {
+                    let [x, y, z] = h.block(k);
+                    Dim3::new((h.lo[0] + x) as u32, (h.lo[1] + y) as u32, (h.lo[2] + z) as u32)
+                })
+                .collect();
+            for counts in walk(&bs) {
                 add(&mut h.sum[0], &counts);
             }
         } else {
@@ -698,7 +706,12 @@ fn add(sum: &mut Counts, counts: &Counts) {
 /// along the axis (`32 / gcd(32, step)` blocks: one where blocks are a multiple of 32 bytes apart, 8 at
 /// most for 4-byte elements), capped at the stratum's `run`. `walk` counts a block; `probe` gives the
 /// first addresses of a block's first warp.
-fn draw(h: &mut Stratum, more: u64, walk: &mut dyn FnMut(Dim3) -> Counts, probe: &mut dyn FnMut(Dim3) -> [u64; 4]) {
+fn draw(
+    h: &mut Stratum,
+    more: u64,
+    walk: &mut dyn FnMut(&[Dim3]) -> Vec<Counts>,
+    probe: &mut dyn FnMut(Dim3) -> [u64; 4],
+) {
     for k in h.n..h.n + more {
         for r in 0..REPLICATES {
             let c = h.start(r, k);
@@ -729,13 +742,17 @@ fn draw(h: &mut Stratum, more: u64, walk: &mut dyn FnMut(Dim3) -> Counts, probe:
             }
             // Consecutive blocks, not wrapping: a wrapped patch would miss part of the period.
             let c = [0, 1, 2].map(|a| c[a].min(h.len[a] - patch[a]));
-            let mut unit = [0.0; c::N];
+            let mut bs = Vec::new();
             for dz in 0..patch[2] {
                 for dy in 0..patch[1] {
                     for dx in 0..patch[0] {
-                        add(&mut unit, &walk(h.at(c, [dx, dy, dz])));
+                        bs.push(h.at(c, [dx, dy, dz]));
                     }
                 }
+            }
+            let mut unit = [0.0; c::N];
+            for counts in walk(&bs) {
+                add(&mut unit, &counts);
             }
             let blocks = (patch[0] * patch[1] * patch[2]) as f64;
             for (t, v) in h.sum[r].iter_mut().zip(unit) {

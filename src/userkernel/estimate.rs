@@ -77,12 +77,12 @@ pub fn estimate(
 }
 
 /// The seed of the inputs an estimate's run reads (a sweep draws its own, `--seed`).
-const SEED: u64 = 1;
+pub const SEED: u64 = 1;
 
 /// The initial contents of every buffer the run follows ([`super::model::followed`]), once per
 /// argument and length, drawn as a sweep draws them (a `.npy` file read); one that cannot be made (a
 /// missing file) is left out, and addresses that depend on it are not followed.
-fn followed_inputs(configs: &[Config]) -> HashMap<(usize, u64), Arc<[u8]>> {
+pub fn followed_inputs(configs: &[Config]) -> HashMap<(usize, u64), Arc<[u8]>> {
     let mut out = HashMap::new();
     for b in configs.iter().flat_map(|c| &c.buffers).filter(|b| super::model::followed(b)) {
         if let std::collections::hash_map::Entry::Vacant(slot) = out.entry((b.arg, b.len)) {
@@ -113,28 +113,9 @@ fn one(
     if let Some(why) = &c.invalid {
         return row(why.clone());
     }
-    let ptx = match built {
-        Some(Ok(Built { code: Code::Ptx(ptx), .. })) => ptx,
-        Some(Ok(_)) => {
-            return row("not modelled: its module is a cubin or fatbinary, whose code the model does not read".into());
-        }
-        Some(Err(e)) => return row(format!("compile failed: {}", e.summary)),
-        None => return row("compile failed: no module".into()),
-    };
-    let entries = super::source::ptx_entries(ptx);
-    let entry = match file.find_entry(&entries, &c.entry, file.entry_at) {
-        Ok(e) => e.name.clone(),
-        Err(e) => return row(format!("not modelled: {e}")),
-    };
-    let k = match super::model::traced(&file.entry, ptx, &entry, c, &mut |b| data.get(&(b.arg, b.len)).cloned()) {
+    let (k, attrs) = match modelled(file, c, built, target.arch.max_threads_per_block, registers, data) {
         Ok(k) => k,
-        Err(why) => return row(format!("not modelled: {why}")),
-    };
-    let attrs = KernelAttrs {
-        registers,
-        static_smem: k.static_shared_bytes().min(u32::MAX as u64) as u32,
-        local_bytes: 0,
-        max_threads_per_block: target.arch.max_threads_per_block,
+        Err(why) => return row(why),
     };
     let launch = Launch { grid: c.grid, block: c.block, dynamic_smem: c.dynamic_smem };
     let planned = Planned { invalid: crate::plan::validate(limits, &attrs, &launch).err(), launch };
@@ -146,4 +127,37 @@ fn one(
         params: named.params,
         ..crate::estimate::estimate_one(&k, target, &attrs, &planned)
     }
+}
+
+/// Configuration `c` as the models see it, traced from its built module's PTX, with its attributes
+/// (`registers` per thread, its PTX's static shared memory, the arch's `max_threads_per_block`); `Err`
+/// with the reason it is not modelled ("compile failed: ..." or "not modelled: ...").
+pub fn modelled(
+    file: &KernelFile,
+    c: &Config,
+    built: Option<&std::result::Result<Built, super::compile::CompileError>>,
+    max_threads_per_block: u32,
+    registers: u32,
+    data: &HashMap<(usize, u64), Arc<[u8]>>,
+) -> std::result::Result<(crate::kernels::Traced, KernelAttrs), String> {
+    let ptx = match built {
+        Some(Ok(Built { code: Code::Ptx(ptx), .. })) => ptx,
+        Some(Ok(_)) => {
+            return Err("not modelled: its module is a cubin or fatbinary, whose code the model does not read".into());
+        }
+        Some(Err(e)) => return Err(format!("compile failed: {}", e.summary)),
+        None => return Err("compile failed: no module".into()),
+    };
+    let entries = super::source::ptx_entries(ptx);
+    let entry =
+        file.find_entry(&entries, &c.entry, file.entry_at).map_err(|e| format!("not modelled: {e}"))?.name.clone();
+    let k = super::model::traced(&file.entry, ptx, &entry, c, &mut |b| data.get(&(b.arg, b.len)).cloned())
+        .map_err(|why| format!("not modelled: {why}"))?;
+    let attrs = KernelAttrs {
+        registers,
+        static_smem: k.static_shared_bytes().min(u32::MAX as u64) as u32,
+        local_bytes: 0,
+        max_threads_per_block,
+    };
+    Ok((k, attrs))
 }

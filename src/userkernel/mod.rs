@@ -27,6 +27,7 @@ mod file;
 mod model;
 pub mod prepro;
 mod raw;
+pub mod repredict;
 pub mod source;
 pub mod sweep;
 

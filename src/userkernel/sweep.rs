@@ -144,7 +144,12 @@ impl UserSweep<'_> {
         // The model's figures for this device, as a built-in sweep with --model measures them.
         if self.options.model && backend.user().is_some() {
             match crate::gpu::calibrate::calibration(backend.as_mut(), false) {
-                Ok(c) => state.figures = Some(c.figures),
+                Ok(c) => {
+                    // Kept in the report, as a built-in sweep keeps it: `model-check --kernel-file`
+                    // predicts again with the figures this sweep predicted with.
+                    report.baselines.calibration = Some(c.figures.clone());
+                    state.figures = Some(c.figures);
+                }
                 Err(e) => {
                     note(&format!("calibration failed ({e}): the model uses the database's figures for this arch"))
                 }
