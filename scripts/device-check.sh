@@ -69,7 +69,7 @@ step kfs-headers    "$bin" sweep --kernel-file "$here/../examples/kernels/cg_blo
 step kfs-conv2d     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --model --format json -o "$out/kfs-conv2d.json"
 step kfs-matmul     "$bin" sweep --kernel-file "$here/../examples/kernels/matmul.toml" --metrics achieved_occupancy,gld_throughput,gld_efficiency --model --format json -o "$out/kfs-matmul.json"
 # A gather through column indices that are data: the model follows the offsets and indices the launch read.
-step kfs-spmv       "$bin" sweep --kernel-file "$here/../examples/kernels/spmv_csr.toml" --model --format json -o "$out/kfs-spmv.json"
+step kfs-spmv       "$bin" sweep --kernel-file "$here/../examples/kernels/spmv_csr.toml" --seed 3 --model --format json -o "$out/kfs-spmv.json"
 step kfs-matmul-run "$bin" run --kernel-file "$here/../examples/kernels/matmul.toml" --block 16x16 --define TILE=16
 kblocks=32x32,32x16,16x32,16x16,32x8,64x2,128x1,256x1
 step kfs-sum_matrix "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix.toml" --block "$kblocks" --seed 7 --model --format json -o "$out/kfs-sum_matrix.json"
@@ -80,6 +80,13 @@ step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_ma
 step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,spmv,ptx,sum_matrix,builtin}.json
 # The same kernel files estimated offline from their PTX (NVRTC on this machine; registers given).
 step kfe-conv2d     "$bin" estimate --kernel-file "$here/../examples/kernels/conv2d.toml" --gpu H100 --registers 32 --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfe-conv2d.json"
+# Kernel-file sweeps predicted again from their files (model-check --kernel-file): the same predictions
+# as the sweeps made, where the file, the calibration and the occupancy are the sweep's.
+for n in conv2d spmv matmul; do
+  f=$n; [ "$n" = spmv ] && f=spmv_csr
+  step "kfr-$n" "$bin" model-check "$out/kfs-$n.json" --kernel-file "$here/../examples/kernels/$f.toml" --format json
+  step "kfr-$n-stored" "$bin" model-check "$out/kfs-$n.json" --format json
+done
 step kfe-spmv       "$bin" estimate --kernel-file "$here/../examples/kernels/spmv_csr.toml" --gpu H100 --registers 32 --format json -o "$out/kfe-spmv.json"
 step kfe-ptx        "$bin" estimate --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --gpu H100 --registers 12 --format json -o "$out/kfe-ptx.json"
 step kfs-oob        "$bin" sweep --kernel-file "$here/../examples/kernels/oob.toml" --format json -o "$out/kfs-oob.json"
@@ -291,6 +298,22 @@ if a and b:
     same = [pred(x) == pred(y) and pred(x) != [] for x, y in zip(a["records"], b["records"])]
     print(f"sum_matrix.toml against built-in sum-matrix: predicted times identical in {sum(same)} of {len(same)} blocks")
 PY
+for n in conv2d spmv matmul; do
+  [ -f "$out/kfr-$n.log" ] && python3 - "$out/kfr-$n.log" "$out/kfr-$n-stored.log" "$n" <<'PY'
+import json, sys
+def fit(p):
+    try:
+        t = open(p).read()
+        return json.loads(t[t.index("{"):])["kernels"][0]
+    except Exception as e:
+        return {"error": str(e)}
+a, b = fit(sys.argv[1]), fit(sys.argv[2])
+keys = ["configs", "median_abs_error_pct", "spearman", "regret_pct"]
+same = all(a.get(k) == b.get(k) for k in keys)
+show = lambda f: ", ".join(f"{k} {f.get(k)}" for k in keys)
+print(f"kfr-{sys.argv[3]}: predicted again from the file {'identical to' if same else 'NOT identical to'} the sweep's ({show(a)}; stored {show(b)})")
+PY
+done
 for n in kfs-start1 kfs-start2; do printf '%s: %s (wall %ss)\n' "$n" "$(grep -o 'built for.*after start' "$out/$n.log")" "$(cat "$out/$n.wall")"; done
 for n in kfe-conv2d kfe-ptx; do [ -f "$out/$n.log" ] && printf '%s: %s (wall %ss)\n' "$n" "$(head -1 "$out/$n.log" | cut -c1-150)" "$(cat "$out/$n.wall")"; done
 [ -f "$out/kfs-model-check.log" ] && grep -E "kernels meet" "$out/kfs-model-check.log" && grep -h "^model: " "$out"/kfs-*.log

@@ -475,6 +475,10 @@ pub struct Timing {
     /// Configurations were timed round-robin, a slice of iterations at a time.
     #[serde(default)]
     pub interleave: bool,
+    /// The seed the inputs were drawn from (`--seed`): a kernel file's integer inputs, which its model
+    /// reads, are drawn again from it (`model-check --kernel-file`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// A whole run: what every output format serializes.

@@ -97,6 +97,7 @@ impl Options {
             cold: self.cold,
             until_noise_pct: self.until_noise.map(|n| n.pct),
             interleave: self.interleave,
+            seed: Some(self.seed),
         }
     }
 }

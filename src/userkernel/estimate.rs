@@ -47,7 +47,7 @@ pub fn estimate(
     super::describe::check_built(file, &ex, &built)?;
     let limits = DeviceLimits::from_arch(target.arch);
     let regs = registers.unwrap_or(ASSUMED_REGISTERS);
-    let data = followed_inputs(&ex.configs);
+    let data = followed_inputs(&ex.configs, SEED);
     let mut report = Report::new(crate::estimate::device(target));
     report.records = ex
         .configs
@@ -80,14 +80,14 @@ pub fn estimate(
 pub const SEED: u64 = 1;
 
 /// The initial contents of every buffer the run follows ([`super::model::followed`]), once per
-/// argument and length, drawn as a sweep draws them (a `.npy` file read); one that cannot be made (a
-/// missing file) is left out, and addresses that depend on it are not followed.
-pub fn followed_inputs(configs: &[Config]) -> HashMap<(usize, u64), Arc<[u8]>> {
+/// argument and length, drawn from `seed` as a sweep draws them (a `.npy` file read); one that cannot be
+/// made (a missing file) is left out, and addresses that depend on it are not followed.
+pub fn followed_inputs(configs: &[Config], seed: u64) -> HashMap<(usize, u64), Arc<[u8]>> {
     let mut out = HashMap::new();
     for b in configs.iter().flat_map(|c| &c.buffers).filter(|b| super::model::followed(b)) {
         if let std::collections::hash_map::Entry::Vacant(slot) = out.entry((b.arg, b.len)) {
             let init = b.init.clone().unwrap_or(super::data::Init::Zeros);
-            if let Ok(d) = init.generate(b.ty, b.len as usize, SEED, b.arg as u32) {
+            if let Ok(d) = init.generate(b.ty, b.len as usize, seed, b.arg as u32) {
                 slot.insert(Arc::from(d.bytes));
             }
         }

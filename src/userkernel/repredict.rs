@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::compile::{self, Cache, Compiler, Nvrtc};
-use super::estimate::{ASSUMED_REGISTERS, followed_inputs, modelled};
+use super::estimate::{ASSUMED_REGISTERS, SEED, followed_inputs, modelled};
 use super::expr::Value;
 use super::file::KernelFile;
 use crate::error::{Error, Names, Result};
@@ -18,8 +18,8 @@ use crate::spec::Dim3;
 /// Record i's kernel at `[i]` for each record of `report` that names the kernel of the file at `path`
 /// (`None` for the others): traced (its occupancy is the one the sweep measured, where the record has
 /// it; else that of 32 registers per thread), or why not (a configuration the file no longer expands to, a module that does not build, code the run
-/// cannot follow). The inputs the run reads are drawn with `estimate`'s seed (a sweep's own seed is not
-/// in its report; `.npy` inputs are the very ones).
+/// cannot follow). The inputs the run reads are drawn again from the seed the report keeps (`estimate`'s
+/// where it keeps none: reports from before it did).
 pub fn rebuild(path: &Path, report: &Report, names: Names) -> Result<Vec<Option<Rebuilt>>> {
     let name = KernelFile::load(path, &[])?.name;
     let mut out: Vec<Option<Rebuilt>> = report.records.iter().map(|_| None).collect();
@@ -44,6 +44,7 @@ pub fn rebuild(path: &Path, report: &Report, names: Names) -> Result<Vec<Option<
     let nvrtc = Nvrtc::load();
     let compiler = nvrtc.as_ref().ok().map(|n| n as &dyn Compiler);
     let target = compile::Target { cc: arch.cc, driver: "none".into() };
+    let seed = report.timing.as_ref().and_then(|t| t.seed).unwrap_or(SEED);
     for (problem, records) in problems {
         let file = KernelFile::load(path, &sizes(problem)?)?;
         let rs: Vec<&Record> = records.iter().map(|&i| &report.records[i]).collect();
@@ -51,7 +52,7 @@ pub fn rebuild(path: &Path, report: &Report, names: Names) -> Result<Vec<Option<
         blocks.dedup();
         let ex = file.expand(Some(&blocks), &defines(&rs), names)?;
         let built = compile::build(&file, &ex.modules, &target, compiler, &Cache::user());
-        let data = followed_inputs(&ex.configs);
+        let data = followed_inputs(&ex.configs, seed);
         let named: Vec<Record> = ex.configs.iter().map(|c| super::sweep::record_of(&file, c, Status::Ok)).collect();
         for (&i, r) in records.iter().zip(&rs) {
             let at = ex.configs.iter().zip(&named).position(|(c, n)| Some(c.block) == r.block && n.params == r.params);
