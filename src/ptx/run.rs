@@ -317,13 +317,6 @@ impl Program {
             Sreg::Lane => linear[l] % 32,
             Sreg::Warp => linear[l] / 32,
         };
-        let param = |i: usize| -> Option<u64> {
-            Some(match args.get(i)? {
-                Arg::Buf(b) => (*b as u64 + 1) << 40,
-                Arg::I32(v) => *v as u32 as u64,
-                Arg::F32(f) => f.to_bits() as u64,
-            })
-        };
         let lanes = |m: u32| (0..n).filter(move |l| m >> l & 1 != 0);
         // Each live lane's next instruction; while they agree (`together`), `pc` is theirs and `pcs` is
         // not kept.
@@ -379,7 +372,7 @@ impl Program {
                         memory,
                         &|o, l| match o {
                             Operand::Special(r, a) => Some(special(*r, *a, l)),
-                            Operand::Param(i) => param(*i),
+                            Operand::Param(i) => param(args, *i),
                             _ => None,
                         },
                     );
@@ -536,13 +529,6 @@ impl Program {
             Sreg::Lane => lane as u64,
             Sreg::Warp => warp as u64,
         };
-        let param = |i: usize| -> Option<u64> {
-            Some(match c.args.get(i)? {
-                Arg::Buf(b) => (*b as u64 + 1) << 40,
-                Arg::I32(v) => *v as u32 as u64,
-                Arg::F32(f) => f.to_bits() as u64,
-            })
-        };
         while pc < self.insns.len() {
             steps += 1;
             if steps > MAX_STEPS {
@@ -612,7 +598,7 @@ impl Program {
                             Operand::Reg(r) => regs[*r],
                             Operand::Special(r, a) => Some(special(*r, *a)),
                             Operand::Imm(v) => Some(*v),
-                            Operand::Param(i) => param(*i),
+                            Operand::Param(i) => param(c.args, *i),
                             Operand::Other => None,
                         }
                     };
@@ -786,6 +772,16 @@ enum Cmp {
     Le,
     Gt,
     Ge,
+}
+
+/// Kernel parameter `i`'s value as the run holds it: a buffer's pointer `(index + 1) << 40` (so that an
+/// address names its buffer and offset), an integer zero-extended from 32 bits, a float's bits.
+fn param(args: &[Arg], i: usize) -> Option<u64> {
+    Some(match args.get(i)? {
+        Arg::Buf(b) => (*b as u64 + 1) << 40,
+        Arg::I32(v) => *v as u32 as u64,
+        Arg::F32(f) => f.to_bits() as u64,
+    })
 }
 
 /// Decodes an opcode whose result the run tracks: integer and predicate operations (`None` for the

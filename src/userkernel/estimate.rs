@@ -79,7 +79,7 @@ pub fn estimate(
 /// The seed of the inputs an estimate's run reads (a sweep draws its own, `--seed`).
 pub const SEED: u64 = 1;
 
-/// The initial contents of every buffer the run follows ([`super::model::followed`]), once per
+/// The initial contents of every buffer the run follows (read-only integers: `model::followed`), once per
 /// argument and length, drawn from `seed` as a sweep draws them (a `.npy` file read); one that cannot be
 /// made (a missing file) is left out, and addresses that depend on it are not followed.
 pub fn followed_inputs(configs: &[Config], seed: u64) -> HashMap<(usize, u64), Arc<[u8]>> {
