@@ -54,10 +54,7 @@ pub fn run(a: &ModelCheckArgs) -> Result<Outcome> {
     // A kernel file's records, rebuilt from it; why any is not modelled, said once per reason.
     let own = |path: &std::path::Path, report: &warpscope::record::Report| -> Result<Vec<Option<check::Rebuilt>>> {
         let Some(kf) = &a.kernel_file else { return Ok(Vec::new()) };
-        let own = warpscope::userkernel::repredict::rebuild(kf, report, super::flag).map_err(|e| match e {
-            warpscope::Error::Usage(m) => usage(format!("{}: {m}", path.display())),
-            e => e,
-        })?;
+        let own = warpscope::userkernel::repredict::rebuild(kf, path, report, super::flag)?;
         let mut said: Vec<&str> = Vec::new();
         for why in own.iter().flatten().filter_map(|k| k.as_ref().err()) {
             if !said.contains(&why.as_str()) {

@@ -15,12 +15,13 @@ use crate::model::check::Rebuilt;
 use crate::record::{Record, Report, Status};
 use crate::spec::Dim3;
 
-/// Record i's kernel at `[i]` for each record of `report` that names the kernel of the file at `path`
+/// Record i's kernel at `[i]` for each record of `report` (read from `report_path`) that names the kernel
+/// of the file at `path`
 /// (`None` for the others): traced (its occupancy is the one the sweep measured, where the record has
 /// it; else that of 32 registers per thread), or why not (a configuration the file no longer expands to, a module that does not build, code the run
 /// cannot follow). The inputs the run reads are drawn again from the seed the report keeps (`estimate`'s
 /// where it keeps none: reports from before it did).
-pub fn rebuild(path: &Path, report: &Report, names: Names) -> Result<Vec<Option<Rebuilt>>> {
+pub fn rebuild(path: &Path, report_path: &Path, report: &Report, names: Names) -> Result<Vec<Option<Rebuilt>>> {
     let name = KernelFile::load(path, &[])?.name;
     let mut out: Vec<Option<Rebuilt>> = report.records.iter().map(|_| None).collect();
     // The file's records by problem, in order of first appearance.
@@ -35,7 +36,8 @@ pub fn rebuild(path: &Path, report: &Report, names: Names) -> Result<Vec<Option<
         let mut theirs: Vec<&str> = report.records.iter().map(|r| r.kernel.as_str()).collect();
         theirs.dedup();
         return Err(Error::usage(format!(
-            "none of its records is of the file's kernel '{name}' ({} names it; the records' kernels: {})",
+            "{}: none of its records is of the file's kernel '{name}' ({} names it; the records' kernels: {})",
+            report_path.display(),
             path.display(),
             theirs.join(", ")
         )));
