@@ -22,7 +22,13 @@ thread_local! {
     /// The warps last run on this thread (the memory model asks for a warp's lanes in turn, and for a
     /// block's warps in turn).
     static WARPS: RefCell<Vec<Warp>> = const { RefCell::new(Vec::new()) };
+    /// Bytes of the lists of the last warp run on this thread (what a warp of the kernel costs to keep).
+    static WARP_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
+
+/// Bytes of access lists the warps run ahead may hold at once, over all cores (a long loop's warp holds
+/// megabytes).
+const AHEAD_BYTES: usize = 256 << 20;
 
 /// One launch of a kernel given as PTX: its buffers and arguments, grid and shared memory.
 pub struct Traced {
@@ -189,15 +195,19 @@ impl Kernel for Traced {
         }
         // A block's first warp alone, its lanes shared among up to four cores (a probe of the block
         // asks for no more); from its second on, a walk of the block: the next warps too, a core each.
+        // As many as the memory allowed for them holds, by what the last warp took.
         let cores = rayon::current_num_threads().max(1) as u64;
         let warps = d.volume().div_ceil(32);
-        let ahead = if warp == 0 { 1 } else { cores.clamp(1, 16).min(warps - warp) };
+        let affordable = (AHEAD_BYTES / cores as usize / WARP_BYTES.get().max(1)).max(1) as u64;
+        let ahead = if warp == 0 { 1 } else { cores.clamp(1, 16).min(affordable).min(warps - warp) };
         let chunks = if ahead == 1 { cores.min(4) as usize } else { 1 };
         let run: Vec<Warp> = (warp..warp + ahead)
             .into_par_iter()
             .map(|w| (self.id, block, w, self.warp_lists(d, t.block, w, chunks)))
             .collect();
         out.extend_from_slice(&run[0].3[lane]);
+        let bytes = run[0].3.iter().map(|l| l.len() * std::mem::size_of::<Access>()).sum();
+        WARP_BYTES.with(|b| b.set(bytes));
         WARPS.with(|w| *w.borrow_mut() = run);
     }
 }
