@@ -50,8 +50,12 @@ pub fn rebuild(path: &Path, report_path: &Path, report: &Report, names: Names) -
     for (problem, records) in problems {
         let file = KernelFile::load(path, &sizes(problem)?)?;
         let rs: Vec<&Record> = records.iter().map(|&i| &report.records[i]).collect();
-        let mut blocks: Vec<Dim3> = rs.iter().filter_map(|r| r.block).collect();
-        blocks.dedup();
+        let mut blocks: Vec<Dim3> = Vec::new();
+        for b in rs.iter().filter_map(|r| r.block) {
+            if !blocks.contains(&b) {
+                blocks.push(b);
+            }
+        }
         let ex = file.expand(Some(&blocks), &defines(&rs), names)?;
         let built = compile::build(&file, &ex.modules, &target, compiler, &Cache::user());
         let data = followed_inputs(&ex.configs, seed);

@@ -102,6 +102,9 @@ struct State {
     figures: Option<crate::model::time::Figures>,
     /// Why the model could not evaluate a configuration, the first time it could not.
     unmodelled: Option<String>,
+    /// The inputs the model's run reads, shared once per argument and length (not copied for every
+    /// configuration).
+    followed: HashMap<(usize, u64), Arc<[u8]>>,
 }
 
 impl UserSweep<'_> {
@@ -702,8 +705,15 @@ impl UserSweep<'_> {
         let traced = match self.built.get(c.module) {
             Some(Ok(Built { code: super::compile::Code::Ptx(ptx), .. })) => {
                 // The inputs this launch read, as the run follows them.
-                let mut data =
-                    |b: &super::expand::Buffer| self.input(b, inputs).ok().map(|d| Arc::from(d.bytes.as_slice()));
+                let followed = &mut state.followed;
+                let mut data = |b: &super::expand::Buffer| match followed.get(&(b.arg, b.len)) {
+                    Some(d) => Some(d.clone()),
+                    None => {
+                        let d: Arc<[u8]> = Arc::from(self.input(b, inputs).ok()?.bytes.as_slice());
+                        followed.insert((b.arg, b.len), d.clone());
+                        Some(d)
+                    }
+                };
                 super::model::traced(&self.file.entry, ptx, &state.entry, c, &mut data)
             }
             _ => Err("its module is a cubin or fatbinary, whose code the model does not read".into()),
