@@ -19,16 +19,10 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 type Warp = (u64, (u32, u32, u32), u64, Vec<Vec<Access>>);
 
 thread_local! {
-    /// The warps last run on this thread (the memory model asks for a warp's lanes in turn, and for a
-    /// block's warps in turn).
-    static WARPS: RefCell<Vec<Warp>> = const { RefCell::new(Vec::new()) };
-    /// Bytes of the lists of the last warp run on this thread (what a warp of the kernel costs to keep).
-    static WARP_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The warp last run on this thread (the memory model asks for a warp's lanes in turn, on one
+    /// thread; its warps, side by side on several).
+    static WARP: RefCell<Option<Warp>> = const { RefCell::new(None) };
 }
-
-/// Bytes of access lists the warps run ahead may hold at once, over all cores (a long loop's warp holds
-/// megabytes).
-const AHEAD_BYTES: usize = 256 << 20;
 
 /// One launch of a kernel given as PTX: its buffers and arguments, grid and shared memory.
 pub struct Traced {
@@ -185,30 +179,20 @@ impl Kernel for Traced {
         let linear = t.thread.x as u64 + d.x as u64 * (t.thread.y as u64 + d.y as u64 * t.thread.z as u64);
         let (warp, lane) = (linear / 32, (linear % 32) as usize);
         let block = (t.block.x, t.block.y, t.block.z);
-        let hit = WARPS.with(|w| {
+        let hit = WARP.with(|w| {
             let w = w.borrow();
-            let found = w.iter().find(|(id, b, wp, _)| (*id, *b, *wp) == (self.id, block, warp));
+            let found = w.as_ref().filter(|(id, b, wp, _)| (*id, *b, *wp) == (self.id, block, warp));
             found.map(|(.., lanes)| out.extend_from_slice(&lanes[lane])).is_some()
         });
         if hit {
             return;
         }
-        // A block's first warp alone, its lanes shared among up to four cores (a probe of the block
-        // asks for no more); from its second on, a walk of the block: the next warps too, a core each.
-        // As many as the memory allowed for them holds, by what the last warp took.
-        let cores = rayon::current_num_threads().max(1) as u64;
-        let warps = d.volume().div_ceil(32);
-        let affordable = (AHEAD_BYTES / cores as usize / WARP_BYTES.get().max(1)).max(1) as u64;
-        let ahead = if warp == 0 { 1 } else { cores.clamp(1, 16).min(affordable).min(warps - warp) };
-        let chunks = if ahead == 1 { cores.min(4) as usize } else { 1 };
-        let run: Vec<Warp> = (warp..warp + ahead)
-            .into_par_iter()
-            .map(|w| (self.id, block, w, self.warp_lists(d, t.block, w, chunks)))
-            .collect();
-        out.extend_from_slice(&run[0].3[lane]);
-        let bytes = run[0].3.iter().map(|l| l.len() * std::mem::size_of::<Access>()).sum();
-        WARP_BYTES.with(|b| b.set(bytes));
-        WARPS.with(|w| *w.borrow_mut() = run);
+        // The warp's lanes in up to four parts, which idle cores may take (the memory model runs a
+        // block's warps side by side, but a probe asks for one).
+        let chunks = rayon::current_num_threads().clamp(1, 4);
+        let lanes = self.warp_lists(d, t.block, warp, chunks);
+        out.extend_from_slice(&lanes[lane]);
+        WARP.with(|w| *w.borrow_mut() = Some((self.id, block, warp, lanes)));
     }
 }
 

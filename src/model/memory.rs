@@ -197,6 +197,15 @@ struct Scratch {
     words: Vec<(u64, u64)>,
 }
 
+/// `f` with this thread's scratch buffers, taken out while `f` runs: a kernel's run may wait on other
+/// cores and meanwhile take up another warp on this thread (which then gets buffers of its own).
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut s = SCRATCH.with(|s| s.take());
+    let r = f(&mut s);
+    SCRATCH.with(|c| c.replace(s));
+    r
+}
+
 /// Memoised patterns kept per thread at most (the memo is cleared when full).
 const MEMO_PATTERNS: usize = 1 << 16;
 
@@ -204,6 +213,9 @@ const MEMO_PATTERNS: usize = 1 << 16;
 const BLOCK_PATTERNS: usize = 1 << 12;
 
 thread_local! {
+    /// Each thread's scratch buffers, kept from one warp to the next (a long loop's warp fills them
+    /// with millions of entries).
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
     /// The counts and distinct load segments of every block pattern the exact walk has seen on this
     /// thread ([`analyze_exact`]): a block's accesses relative to its own anchors decide both.
     static BLOCK_MEMO: std::cell::RefCell<rustc_hash::FxHashMap<u64, (Counts, f64)>> = Default::default();
@@ -239,8 +251,12 @@ fn remember<V>(m: &mut rustc_hash::FxHashMap<u64, V>, key: u64, value: V, cap: u
 /// `h` mixed with the collected warp's accesses, each relative to its slot's anchor in `anchors` (set
 /// where still unset: the first address of each global buffer down to a 128-byte line, the first shared
 /// word down to a row of banks), so that sectors, lines and banks are kept (see [`count_warp_memo`]).
-fn pattern_hash(s: &Scratch, anchors: &mut [u64; 4], mut h: u64) -> u64 {
-    for (a, &lane) in s.acc.iter().zip(&s.lanes) {
+fn pattern_hash(s: &Scratch, anchors: &mut [u64; 4], h: u64) -> u64 {
+    // Four chains, each access into one in turn, so that the multiplications overlap (a long loop's
+    // warp has millions of accesses), folded into one at the end.
+    let mix = |h: u64, x: u64| (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(27);
+    let mut hs = [h, h ^ 0x5851_f42d_4c95_7f2d, h ^ 0x1405_7b7e_f767_814f, h ^ 0x2545_f491_4f6c_dd1d];
+    for (i, (a, &lane)) in s.acc.iter().zip(&s.lanes).enumerate() {
         let (slot, addr, unit) = match a.kind {
             AccessKind::SharedLoad | AccessKind::SharedStore => (3, a.index, BANKS),
             _ => ((a.buffer as usize).min(2), base(a.buffer) + a.index * 4, LINE_BYTES),
@@ -251,11 +267,10 @@ fn pattern_hash(s: &Scratch, anchors: &mut [u64; 4], mut h: u64) -> u64 {
         // The access in one word: the instruction's low 22 bits above the lane, its high 10 at the top.
         let insn = a.insn as u64;
         let tag = (insn >> 22) << 54 | (a.kind as u64) << 46 | (a.buffer as u64) << 38 | (a.bytes as u64) << 30;
-        for x in [tag | (insn & 0x3f_ffff) << 8 | lane as u64, addr.wrapping_sub(anchors[slot])] {
-            h = (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(27);
-        }
+        let h = &mut hs[i & 3];
+        *h = mix(mix(*h, tag | (insn & 0x3f_ffff) << 8 | lane as u64), addr.wrapping_sub(anchors[slot]));
     }
-    h
+    hs.into_iter().fold(s.acc.len() as u64, mix)
 }
 
 /// The thread of linear index `t` in `block`.
@@ -635,13 +650,22 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     let mut walk = |bs: &[Dim3]| -> Vec<Counts> {
         blocks_seen.extend(bs.iter().map(|b| (b.x, b.y, b.z)));
         sampled += wpb * bs.len() as u64;
-        bs.par_iter()
-            .map_init(Scratch::default, |s, &b| {
+        // Every warp of the patch side by side, not only its blocks: a patch may be one block whose
+        // warps each run a long loop.
+        let warps: Vec<Counts> = (0..bs.len() as u64 * wpb)
+            .into_par_iter()
+            .map(|i| {
+                with_scratch(|s| {
+                    collect(kernel, bs[(i / wpb) as usize], block, i % wpb, s);
+                    count_warp_memo(s, txn_bytes as u64)
+                })
+            })
+            .collect();
+        warps
+            .chunks(wpb as usize)
+            .map(|ws| {
                 let mut sum = [0.0; c::N];
-                for w in 0..wpb {
-                    collect(kernel, b, block, w, s);
-                    add(&mut sum, &count_warp_memo(s, txn_bytes as u64));
-                }
+                ws.iter().for_each(|w| add(&mut sum, w));
                 sum
             })
             .collect()
@@ -687,7 +711,7 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     }
     // Reuse across the warps of a block: measured on one block of the largest stratum.
     let first = strata[big].at(strata[big].start(0, 0), [0, 0, 0]);
-    let reuse = block_reuse(kernel, first, block, txn_bytes as u64, &mut s.borrow_mut());
+    let reuse = block_reuse(kernel, first, block, txn_bytes as u64);
     stats.sampled_warps = sampled;
     stats.sampled_blocks = blocks_seen.len() as u64;
     fill(&mut stats, &total, total[c::LD_DISTINCT] * reuse, kernel.load_repeat());
@@ -778,38 +802,61 @@ pub fn analyze_exact(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u3
     if stats.total_blocks == 0 || threads == 0 || txn_bytes == 0 {
         return stats;
     }
-    // Blocks in parallel (a few long threads, as the recursive blurs', are as costly as a large grid);
-    // every count is a whole number, so the sums do not depend on the order.
-    let per_block = (0..stats.total_blocks).into_par_iter().map_init(
-        || (Scratch::default(), Vec::new()),
-        |(s, txns), b| {
-            let at = block_of(b, grid);
-            let warps = threads.div_ceil(32);
-            // A block whose accesses are another's moved by whole lines (per buffer) has its counts: the
-            // pattern, relative to the block's own anchors, is hashed first (a cheap walk of the
-            // addresses), and only a new one is counted.
-            let mut anchors = [u64::MAX; 4];
-            let mut h = 0x1319_8a2e_0370_7344u64 ^ txn_bytes as u64;
-            for w in 0..warps {
-                collect(kernel, at, block, w, s);
-                h = pattern_hash(s, &mut anchors, h ^ w).rotate_left(7);
+    // Blocks in parallel, and each block's warps (a few long threads, as the recursive blurs', are as
+    // costly as a large grid); every count is a whole number, so the sums do not depend on the order.
+    let warps = threads.div_ceil(32);
+    let per_block = (0..stats.total_blocks).into_par_iter().map(|b| {
+        let at = block_of(b, grid);
+        // A block whose accesses are another's moved by whole lines (per buffer) has its counts: the
+        // pattern is hashed first (a cheap walk of the addresses), and only a new one is counted. Each
+        // warp's pattern is taken relative to its own anchors, and the block's is those patterns with
+        // each warp's anchors relative to the block's (the first warp's to touch each buffer): the
+        // same information as every access relative to the block's anchors.
+        let hashed: Vec<(u64, [u64; 4])> = (0..warps)
+            .into_par_iter()
+            .map(|w| {
+                with_scratch(|s| {
+                    collect(kernel, at, block, w, s);
+                    let mut anchors = [u64::MAX; 4];
+                    (pattern_hash(s, &mut anchors, 0x1319_8a2e_0370_7344u64 ^ w), anchors)
+                })
+            })
+            .collect();
+        let mut own = [u64::MAX; 4];
+        for (slot, o) in own.iter_mut().enumerate() {
+            *o = hashed.iter().map(|(_, a)| a[slot]).find(|&a| a != u64::MAX).unwrap_or(u64::MAX);
+        }
+        let mut h = txn_bytes as u64;
+        for (hw, anchors) in &hashed {
+            for x in std::iter::once(*hw).chain((0..4).map(|i| anchors[i].wrapping_sub(own[i]))) {
+                h = (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(27);
             }
-            if let Some(known) = BLOCK_MEMO.with(|m| m.borrow().get(&h).copied()) {
-                return known;
-            }
-            txns.clear();
-            let mut sum = [0.0; c::N];
-            for w in 0..warps {
-                collect(kernel, at, block, w, s);
-                add(&mut sum, &count_warp(s, txn_bytes as u64, Some(txns)));
-            }
-            txns.sort_unstable();
-            txns.dedup();
-            let counted = (sum, txns.len() as f64);
-            BLOCK_MEMO.with(|m| remember(&mut m.borrow_mut(), h, counted, BLOCK_PATTERNS));
-            counted
-        },
-    );
+        }
+        if let Some(known) = BLOCK_MEMO.with(|m| m.borrow().get(&h).copied()) {
+            return known;
+        }
+        let counted: Vec<(Counts, Vec<u64>)> = (0..warps)
+            .into_par_iter()
+            .map(|w| {
+                with_scratch(|s| {
+                    collect(kernel, at, block, w, s);
+                    let mut txns = Vec::new();
+                    (count_warp(s, txn_bytes as u64, Some(&mut txns)), txns)
+                })
+            })
+            .collect();
+        let mut sum = [0.0; c::N];
+        let mut txns = Vec::new();
+        for (c, t) in counted {
+            add(&mut sum, &c);
+            txns.extend(t);
+        }
+        txns.sort_unstable();
+        txns.dedup();
+        let counted = (sum, txns.len() as f64);
+        BLOCK_MEMO.with(|m| remember(&mut m.borrow_mut(), h, counted, BLOCK_PATTERNS));
+        counted
+    });
     let (total, l2) = per_block.reduce(
         || ([0.0; c::N], 0.0),
         |(mut a, la), (b, lb)| {
@@ -865,15 +912,36 @@ fn relative_error(strata: &[Stratum]) -> (f64, Option<usize>) {
 /// Distinct load transactions of one block over the sum of its warps' own distinct ones: the share of
 /// a block's per-warp load transactions that L1 does not serve from another warp's request. A block of
 /// more than [`REUSE_BUDGET`] accesses is measured on its first warps (a lower bound on the reuse).
-fn block_reuse(kernel: &dyn Kernel, b: Dim3, block: Dim3, txn_bytes: u64, s: &mut Scratch) -> f64 {
+fn block_reuse(kernel: &dyn Kernel, b: Dim3, block: Dim3, txn_bytes: u64) -> f64 {
     let mut txns = Vec::new();
     let (mut per_warp, mut walked) = (0.0, 0);
-    for w in 0..block.volume().div_ceil(32) {
-        walked += collect(kernel, b, block, w, s);
-        per_warp += count_warp(s, txn_bytes, Some(&mut txns))[c::LD_DISTINCT];
-        if walked >= REUSE_BUDGET {
-            break;
+    let warps = block.volume().div_ceil(32);
+    // The first warp alone, then as many side by side as the budget's rest may take at its size; the
+    // warps are added in order, up to where the budget is spent, as one at a time would.
+    let (mut next, mut batch) = (0, 1);
+    'walk: while next < warps {
+        let end = (next + batch).min(warps);
+        let counted: Vec<(u64, Counts, Vec<u64>)> = (next..end)
+            .into_par_iter()
+            .map(|w| {
+                with_scratch(|s| {
+                    let n = collect(kernel, b, block, w, s);
+                    let mut t = Vec::new();
+                    (n, count_warp(s, txn_bytes, Some(&mut t)), t)
+                })
+            })
+            .collect();
+        for (n, c, t) in counted {
+            walked += n;
+            per_warp += c[c::LD_DISTINCT];
+            txns.extend(t);
+            if walked >= REUSE_BUDGET {
+                break 'walk;
+            }
         }
+        let per = walked.div_ceil(end).max(1);
+        batch = (REUSE_BUDGET - walked).div_ceil(per).clamp(1, rayon::current_num_threads().max(1) as u64);
+        next = end;
     }
     txns.sort_unstable();
     txns.dedup();
