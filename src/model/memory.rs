@@ -643,15 +643,10 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     let big = (0..strata.len()).max_by_key(|&i| strata[i].blocks()).expect("a non-empty grid has a stratum");
     let mut sampled = 0u64;
     let mut blocks_seen = HashSet::new();
-    // The counts of each block of `bs` (every warp), in order, the blocks side by side (their counts
-    // are whole numbers, added in order: the result does not depend on the cores); the first addresses
-    // of a block's first warp.
-    let s = std::cell::RefCell::new(Scratch::default());
-    let mut walk = |bs: &[Dim3]| -> Vec<Counts> {
-        blocks_seen.extend(bs.iter().map(|b| (b.x, b.y, b.z)));
-        sampled += wpb * bs.len() as u64;
-        // Every warp of the patch side by side, not only its blocks: a patch may be one block whose
-        // warps each run a long loop.
+    // The counts of each block of `bs` (every warp), in order; every warp of the patch side by side,
+    // not only its blocks: a patch may be one block whose warps each run a long loop. Their counts are
+    // whole numbers, added in order: the result does not depend on the cores.
+    let walk = |bs: &[Dim3]| -> Vec<Counts> {
         let warps: Vec<Counts> = (0..bs.len() as u64 * wpb)
             .into_par_iter()
             .map(|i| {
@@ -670,10 +665,16 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
             })
             .collect()
     };
-    let mut probe = |b: Dim3| {
-        let s = &mut *s.borrow_mut();
-        collect(kernel, b, block, 0, s);
-        firsts(s)
+    // The first addresses of a block's first warp.
+    let probe = |b: Dim3| {
+        with_scratch(|s| {
+            collect(kernel, b, block, 0, s);
+            firsts(s)
+        })
+    };
+    let mut seen = |bs: &[Dim3]| {
+        blocks_seen.extend(bs.iter().map(|b| (b.x, b.y, b.z)));
+        sampled += wpb * bs.len() as u64;
     };
     // Exhaustive strata are walked whole; the others get one unit per replicate, then more (doubling)
     // where the error is, until it is small enough or the budget is spent.
@@ -685,11 +686,12 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
                     Dim3::new((h.lo[0] + x) as u32, (h.lo[1] + y) as u32, (h.lo[2] + z) as u32)
                 })
                 .collect();
+            seen(&bs);
             for counts in walk(&bs) {
                 add(&mut h.sum[0], &counts);
             }
         } else {
-            draw(h, 1, &mut walk, &mut probe);
+            draw(h, 1, &walk, &probe, &mut seen);
         }
     }
     loop {
@@ -701,7 +703,7 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
         }
         let Some(h) = worst else { break };
         let more = strata[h].n;
-        draw(&mut strata[h], more, &mut walk, &mut probe);
+        draw(&mut strata[h], more, &walk, &probe, &mut seen);
     }
     let mut total = [0.0; c::N];
     for h in &strata {
@@ -725,66 +727,94 @@ fn add(sum: &mut Counts, counts: &Counts) {
 }
 
 /// Draws `more` units per replicate from stratum `h`, each the mean counts per block over a patch of
-/// blocks that spans one period of their alignment to 32-byte sectors along every axis. The period is
-/// read from how far the first access to each buffer moves from the patch's first block to the next
-/// along the axis (`32 / gcd(32, step)` blocks: one where blocks are a multiple of 32 bytes apart, 8 at
-/// most for 4-byte elements), capped at the stratum's `run`. `walk` counts a block; `probe` gives the
-/// first addresses of a block's first warp.
+/// blocks (see [`Stratum::patch`]). `walk` counts a block; `probe` gives the first addresses of a
+/// block's first warp; `seen` is told each patch walked. The units are walked side by side and added
+/// in order.
 fn draw(
     h: &mut Stratum,
     more: u64,
-    walk: &mut dyn FnMut(&[Dim3]) -> Vec<Counts>,
-    probe: &mut dyn FnMut(Dim3) -> [u64; 4],
+    walk: &(dyn Fn(&[Dim3]) -> Vec<Counts> + Sync),
+    probe: &(dyn Fn(Dim3) -> [u64; 4] + Sync),
+    seen: &mut dyn FnMut(&[Dim3]),
 ) {
-    for k in h.n..h.n + more {
-        for r in 0..REPLICATES {
-            let c = h.start(r, k);
-            let origin = probe(h.at(c, [0, 0, 0]));
-            let mut patch = [1u64; 3];
-            for (a, p) in patch.iter_mut().enumerate() {
-                if h.len[a] < 2 {
-                    continue;
-                }
-                // The neighbour along the axis, inside the stratum.
-                let mut n = c;
-                n[a] = if c[a] + 1 < h.len[a] { c[a] + 1 } else { c[a] - 1 };
-                let period = origin
-                    .iter()
-                    .zip(probe(h.at(n, [0, 0, 0])))
-                    .filter(|(x, y)| **x != u64::MAX && *y != u64::MAX)
-                    .map(|(x, y)| SECTOR_BYTES / gcd(SECTOR_BYTES, y.wrapping_sub(*x) % SECTOR_BYTES))
-                    .fold(1, lcm);
-                *p = period.min(h.run).min(h.len[a]);
-            }
-            // A short axis (two patches or less) is covered whole where the patch stays small: no
-            // remainder of a period is left out.
-            for a in 0..3 {
-                let others: u64 = (0..3).filter(|&b| b != a).map(|b| patch[b]).product();
-                if h.len[a] <= 2 * RUN && h.run == RUN && others * h.len[a] <= RUN * RUN {
-                    patch[a] = h.len[a];
-                }
-            }
-            // Consecutive blocks, not wrapping: a wrapped patch would miss part of the period.
-            let c = [0, 1, 2].map(|a| c[a].min(h.len[a] - patch[a]));
-            let mut bs = Vec::new();
-            for dz in 0..patch[2] {
-                for dy in 0..patch[1] {
-                    for dx in 0..patch[0] {
-                        bs.push(h.at(c, [dx, dy, dz]));
-                    }
-                }
-            }
+    let units: Vec<(u64, usize)> = (h.n..h.n + more).flat_map(|k| (0..REPLICATES).map(move |r| (k, r))).collect();
+    let stratum = &*h;
+    let walked: Vec<(usize, Vec<Dim3>, Counts)> = units
+        .par_iter()
+        .map(|&(k, r)| {
+            let bs = stratum.patch(r, k, probe);
             let mut unit = [0.0; c::N];
             for counts in walk(&bs) {
                 add(&mut unit, &counts);
             }
-            let blocks = (patch[0] * patch[1] * patch[2]) as f64;
-            for (t, v) in h.sum[r].iter_mut().zip(unit) {
-                *t += v / blocks;
-            }
+            (r, bs, unit)
+        })
+        .collect();
+    for (r, bs, unit) in walked {
+        seen(&bs);
+        let blocks = bs.len() as f64;
+        for (t, v) in h.sum[r].iter_mut().zip(unit) {
+            *t += v / blocks;
         }
     }
     h.n += more;
+}
+
+impl Stratum {
+    /// The blocks of unit `k` of replicate `r`: a patch that spans one period of their alignment to
+    /// 32-byte sectors along every axis. The period is read from how far the first access to each
+    /// buffer moves from the patch's first block to the next along the axis (`32 / gcd(32, step)`
+    /// blocks: one where blocks are a multiple of 32 bytes apart, 8 at most for 4-byte elements),
+    /// capped at the stratum's `run`; `probe` gives the first addresses of a block's first warp.
+    fn patch(&self, r: usize, k: u64, probe: &(dyn Fn(Dim3) -> [u64; 4] + Sync)) -> Vec<Dim3> {
+        let h = self;
+        let c = h.start(r, k);
+        // The first block and its neighbour along each axis (inside the stratum), probed side by side.
+        let mut points = vec![h.at(c, [0, 0, 0])];
+        for a in 0..3 {
+            if h.len[a] >= 2 {
+                let mut n = c;
+                n[a] = if c[a] + 1 < h.len[a] { c[a] + 1 } else { c[a] - 1 };
+                points.push(h.at(n, [0, 0, 0]));
+            }
+        }
+        let firsts: Vec<[u64; 4]> = points.par_iter().map(|&p| probe(p)).collect();
+        let origin = firsts[0];
+        let mut next = firsts[1..].iter();
+        let mut patch = [1u64; 3];
+        for (a, p) in patch.iter_mut().enumerate() {
+            if h.len[a] < 2 {
+                continue;
+            }
+            let neighbour = next.next().expect("a probe per axis of two blocks or more");
+            let period = origin
+                .iter()
+                .zip(neighbour)
+                .filter(|(x, y)| **x != u64::MAX && **y != u64::MAX)
+                .map(|(x, y)| SECTOR_BYTES / gcd(SECTOR_BYTES, y.wrapping_sub(*x) % SECTOR_BYTES))
+                .fold(1, lcm);
+            *p = period.min(h.run).min(h.len[a]);
+        }
+        // A short axis (two patches or less) is covered whole where the patch stays small: no
+        // remainder of a period is left out.
+        for a in 0..3 {
+            let others: u64 = (0..3).filter(|&b| b != a).map(|b| patch[b]).product();
+            if h.len[a] <= 2 * RUN && h.run == RUN && others * h.len[a] <= RUN * RUN {
+                patch[a] = h.len[a];
+            }
+        }
+        // Consecutive blocks, not wrapping: a wrapped patch would miss part of the period.
+        let c = [0, 1, 2].map(|a| c[a].min(h.len[a] - patch[a]));
+        let mut bs = Vec::new();
+        for dz in 0..patch[2] {
+            for dy in 0..patch[1] {
+                for dx in 0..patch[0] {
+                    bs.push(h.at(c, [dx, dy, dz]));
+                }
+            }
+        }
+        bs
+    }
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
