@@ -77,10 +77,15 @@ impl Traced {
     /// first block and of a middle one, the last of the last one): `Err` with the reason the model cannot
     /// follow it (its PTX
     /// does not run, a thread runs too long, or some of its loads and stores take addresses the run does
-    /// not know: loaded from memory or computed in floating point).
+    /// not know: loaded from memory whose contents it does not hold, or computed from such values).
     pub fn new(l: Launchable, block: Dim3) -> Result<Traced, String> {
         let program = Program::parse(&l.ptx, &l.entry)
             .ok_or_else(|| format!("its PTX entry {} has instructions the model's run does not read", l.entry))?;
+        Traced::with_program(l, program, block)
+    }
+
+    /// [`Traced::new`] with `l`'s PTX entry already parsed into `program`.
+    pub fn with_program(l: Launchable, program: Program, block: Dim3) -> Result<Traced, String> {
         let buffers: Vec<Buffer> = l
             .buffers
             .iter()
@@ -119,7 +124,7 @@ impl Traced {
                 Some(0) => {}
                 Some(n) => {
                     return Err(format!(
-                        "{n} of a thread's loads and stores take addresses the model cannot follow (computed in floating point, or loaded from a buffer the kernel writes or whose contents it does not hold)"
+                        "{n} of a thread's loads and stores take addresses the model cannot follow (loaded from a buffer the kernel writes or whose contents it does not hold, or computed from such values)"
                     ));
                 }
             }

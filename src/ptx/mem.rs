@@ -29,9 +29,9 @@ pub struct Mem {
     pub offset: i64,
     /// Bytes one thread moves (vector width x element size).
     pub bytes: u8,
-    /// A load of integers (`.u32`, `.s64`, `.b32`, ...): whether they are signed; `None` for a store or
-    /// a load of floating-point values.
-    pub integer: Option<bool>,
+    /// A load whose values the run reads (integers `.u32`, `.s64`, `.b32`, ...; floats `.f32`, `.f64`
+    /// as their bits): whether they are signed integers (sign-extended); `None` for a store.
+    pub reads: Option<bool>,
 }
 
 impl Mem {
@@ -40,13 +40,14 @@ impl Mem {
     pub fn load(&self, memory: &Memory, base: u64, k: usize, n: usize) -> Option<u64> {
         let element = self.bytes as u64 / n.max(1) as u64;
         let addr = base.wrapping_add(self.offset as u64).wrapping_add(k as u64 * element);
-        memory.read(addr, element, self.integer?)
+        memory.read(addr, element, self.reads?)
     }
 }
 
 /// What a launch's buffers hold when it starts, for the buffers it only reads (by buffer index; `None`
-/// for the others), so that a run follows what the code does with the integers it loads from them: a
-/// CSR matrix's row offsets bound a loop, its column indices place a gather.
+/// for the others), so that a run follows what the code does with the values it loads from them: a
+/// CSR matrix's row offsets bound a loop, its column indices place a gather, a point's coordinates
+/// decide a branch.
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
     buffers: Vec<Option<Arc<[u8]>>>,
@@ -186,7 +187,7 @@ pub fn parse<'t>(
             base,
             offset,
             bytes,
-            integer: None,
+            reads: None,
         });
         let store = address(dst, shared, &mut reg).map(|(base, offset)| Mem {
             store: true,
@@ -194,7 +195,7 @@ pub fn parse<'t>(
             base,
             offset,
             bytes,
-            integer: None,
+            reads: None,
         });
         return load.into_iter().chain(store).collect();
     }
@@ -215,7 +216,7 @@ fn single<'t>(
         "st" => true,
         _ => return None,
     };
-    let (mut space, mut vector, mut elem, mut integer) = (Space::Generic, 1u64, None, None);
+    let (mut space, mut vector, mut elem, mut reads) = (Space::Generic, 1u64, None, None);
     for p in parts {
         match p {
             "global" => space = Space::Global,
@@ -227,14 +228,14 @@ fn single<'t>(
             _ => {
                 if let Some(b) = type_bytes(p) {
                     elem = Some(b);
-                    integer = (!p.starts_with('f')).then_some(p.starts_with('s'));
+                    reads = Some(p.starts_with('s'));
                 }
             }
         }
     }
     let bytes = u8::try_from(vector * elem?).ok()?;
     let (base, offset) = address(texts.get(usize::from(!store))?, shared, &mut reg)?;
-    Some(Mem { store, space, base, offset, bytes, integer: integer.filter(|_| !store) })
+    Some(Mem { store, space, base, offset, bytes, reads: reads.filter(|_| !store) })
 }
 
 /// An address operand `[...]`: its base register (`None`: a shared symbol's or an absolute address)
@@ -286,11 +287,11 @@ mod tests {
         assert_eq!(m.read(1u64 << 40, 4, false), None, "a buffer it does not hold");
         assert_eq!(m.read(64, 4, false), None, "a shared address");
         let ld = single("ld.global.nc.v2.s32", &["{%r1, %r2}", "[%rd1+4]"], &HashMap::new(), |_| 0).unwrap();
-        assert_eq!((ld.integer, ld.bytes), (Some(true), 8));
+        assert_eq!((ld.reads, ld.bytes), (Some(true), 8));
         assert_eq!(ld.load(&m, at(0), 0, 2), Some(0x180)); // bytes 4..8
         assert_eq!(ld.load(&m, at(0), 1, 2), None); // bytes 8..12: past the end
         let f = single("ld.global.f32", &["%f1", "[%rd1]"], &HashMap::new(), |_| 0).unwrap();
-        assert_eq!((f.integer, f.load(&m, at(0), 0, 1)), (None, None));
+        assert_eq!((f.reads, f.load(&m, at(0), 0, 1)), (Some(false), Some(0xffff_fffe)), "a float's bits");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Runs an entry's PTX for a few threads of one block, integers and control flow only, to count how
+//! Runs an entry's PTX for a few threads of one block, integers, floats and control flow, to count how
 //! many times each instruction executes per warp: loops by their real trip counts (constant, or set by
 //! the block shape and the kernel's arguments), a divergent branch's both sides, a block's set-up done
 //! by one warp — and how long each warp takes alone (its chain of dependent instructions). The time
@@ -19,6 +19,10 @@ const MAX_STEPS: u64 = 4_000_000;
 const BUDGET: u64 = 8_000_000;
 /// Warps of the block run at most (evenly spaced, the first and the last included).
 const SAMPLED: u64 = 8;
+/// Blocks of each class run where guards depend on floats (one, in the middle, otherwise).
+const SPREAD: u64 = 64;
+/// The R3 sequence's steps: 1 / p, 1 / p^2, 1 / p^3 for p the real root of x^4 = x + 1.
+const R3: [f64; 3] = [0.819_172_513_396_164_4, 0.671_043_606_703_789, 0.549_700_477_901_970_1];
 
 /// An operand, resolved once.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,7 +72,8 @@ struct Insn {
     cost: Option<(Pipe, f64)>,
     /// Where it loads or stores, for a load or store the memory model counts (a `cp.async`: both).
     mem: Vec<mem::Mem>,
-    /// An `ld` of integers: its access, whose values the run reads where the launch's memory holds them.
+    /// An `ld` of integers or floats: its access, whose values the run reads where the launch's memory
+    /// holds them.
     loads: Option<mem::Mem>,
 }
 
@@ -89,6 +94,11 @@ pub struct Program {
     mems: u32,
     /// Bytes of the entry's static shared arrays.
     static_shared: u64,
+    /// Whether a branch, a guard or an address depends on a float the code loads.
+    loaded_floats: bool,
+    /// Whether a guard (a branch's, a store's) depends on a float, loaded or computed: then threads'
+    /// work differs with their data, and the run samples more of them.
+    float_guards: bool,
 }
 
 /// What a block's warps execute, per warp, and the part of it that is the block's set-up.
@@ -128,6 +138,26 @@ impl Program {
         let (shared, static_shared) = mem::shared_layout(text, &lines);
         let mut insns: Vec<Insn> =
             text_of.iter().map(|l| parse_insn(l, &params, &labels, &shared, &mut names)).collect::<Option<_>>()?;
+        keep_values_that_matter(&mut insns, names.len());
+        let float_load =
+            |i: &Insn, line: &str| i.loads.is_some() && [".f32", ".f64"].iter().any(|t| opcode(line).ends_with(t));
+        let loaded_floats = insns.iter().zip(&text_of).any(|(i, line)| float_load(i, line));
+        // Registers holding a float's value or one computed from a float (a comparison, a conversion).
+        let mut floats = vec![false; names.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (i, line) in insns.iter().zip(&text_of) {
+                let from = i.op.is_some_and(|o| o.float)
+                    || float_load(i, line)
+                    || (i.op.is_some() && i.args.iter().skip(1).any(|a| matches!(a, Operand::Reg(r) if floats[*r])));
+                for &d in i.dests.iter().filter(|_| from) {
+                    changed |= !floats[d];
+                    floats[d] = true;
+                }
+            }
+        }
+        let float_guards = insns.iter().any(|i| i.guard.is_some_and(|(g, _)| floats[g]));
         // Costs as the static count gives them (which reads the labels too).
         let costs = super::costs(&with_labels);
         let priced = with_labels.iter().zip(costs).filter(|(l, _)| !l.ends_with(':')).map(|(_, c)| c);
@@ -152,7 +182,17 @@ impl Program {
                 }
             })
             .collect();
-        Some(Program { insns, registers: names.len(), barriers, opens, mem_ordinal, mems: next, static_shared })
+        Some(Program {
+            insns,
+            registers: names.len(),
+            barriers,
+            opens,
+            mem_ordinal,
+            mems: next,
+            static_shared,
+            loaded_floats,
+            float_guards,
+        })
     }
 
     /// Runs sample threads (lanes 0, 1 and 31 of up to 8 warps, evenly spaced) of one block
@@ -182,36 +222,61 @@ impl Program {
             if (0..3).any(|d| last(d) && dims[d] < 2) {
                 continue;
             }
-            let pick = |d: usize| if last(d) { dims[d] - 1 } else { (dims[d] - 1) / 2 };
-            let weight: f64 =
-                (0..3).map(|d| if last(d) { 1.0 } else { (dims[d] - dims[d].min(2) + 1) as f64 }).product();
-            let at = Dim3::new(pick(0), pick(1), pick(2));
-            let b = self.block(&Context { args, memory, grid, block, at, lat })?;
-            per_warp = per_warp.add_scaled(&b.mix, weight / grid.volume() as f64);
-            chain_cycles += b.chain * weight / grid.volume() as f64;
-            if class == 0 {
-                setup = (setup_barriers as usize)
-                    .checked_sub(1)
-                    .and_then(|i| self.barriers.get(i))
-                    .map(|&end| self.mix(&b.first, 0..end));
+            // The class's blocks along each axis: the last, or those before it.
+            let span = |d: usize| if last(d) { 1 } else { dims[d] as u64 - (dims[d] as u64).min(2) + 1 };
+            let weight: f64 = (0..3).map(|d| span(d) as f64).product();
+            // A block in the middle; where guards depend on floats (threads' work differs with their
+            // data), SPREAD blocks over the class, on an R3 sequence (Roberts' low-discrepancy points:
+            // well spread over the grid's rows and columns alike).
+            let count = (0..3).map(span).product::<u64>();
+            let samples = if self.float_guards { SPREAD.min(count) } else { 1 };
+            for k in 0..samples {
+                let pick = |d: usize| {
+                    if last(d) {
+                        dims[d] - 1
+                    } else if samples == 1 {
+                        (dims[d] - 1) / 2
+                    } else {
+                        let u = (0.5 + k as f64 * R3[d]).fract();
+                        ((u * span(d) as f64) as u64).min(span(d) - 1) as u32
+                    }
+                };
+                let at = Dim3::new(pick(0), pick(1), pick(2));
+                let b = self.block(&Context { args, memory, grid, block, at, lat }, BUDGET / samples)?;
+                let share = weight / samples as f64 / grid.volume() as f64;
+                per_warp = per_warp.add_scaled(&b.mix, share);
+                chain_cycles += b.chain * share;
+                if class == 0 && k == 0 {
+                    setup = (setup_barriers as usize)
+                        .checked_sub(1)
+                        .and_then(|i| self.barriers.get(i))
+                        .map(|&end| self.mix(&b.first, 0..end));
+                }
             }
         }
         Some(Executed { per_warp, chain_cycles, setup })
     }
 
     /// One block's mix and chain per warp (warp 0, which may do the block's set-up, weighs one warp;
-    /// the others sampled share the rest) and warp 0's counts.
-    fn block(&self, c: &Context) -> Option<Block> {
+    /// the others sampled share the rest) and warp 0's counts; its sampled threads take about `budget`
+    /// steps at most together (warps beyond the first two are left out past it).
+    fn block(&self, c: &Context, budget: u64) -> Option<Block> {
         let threads = c.block.volume();
         let warps = threads.div_ceil(32);
+        // Lanes 0, 1 and 31 of a warp (a thread's work is its index's), or all 32 where guards depend
+        // on floats (a warp runs until its slowest lane).
         let lanes = |w: u64| {
-            let mut v: Vec<u64> = [0u64, 1, 31].iter().map(|l| w * 32 + l).filter(|&t| t < threads).collect();
+            let mut v: Vec<u64> = if self.float_guards {
+                (0..32).map(|l| w * 32 + l).filter(|&t| t < threads).collect()
+            } else {
+                [0u64, 1, 31].iter().map(|l| w * 32 + l).filter(|&t| t < threads).collect()
+            };
             v.dedup();
             v
         };
         // Warp 0 first: its cost sets how many more warps the budget allows.
         let first = self.warp(c, &lanes(0))?;
-        let affordable = (BUDGET / (first.steps.max(1) * 3)).clamp(2, SAMPLED);
+        let affordable = (budget / (first.steps.max(1) * lanes(0).len() as u64)).clamp(2, SAMPLED);
         let n = (warps - 1).min(affordable - 1);
         let all = 0..self.insns.len();
         let mut mix = Mix::default().add_scaled(&self.mix(&first.counts, all.clone()), 1.0 / warps as f64);
@@ -249,6 +314,12 @@ impl Program {
     /// Bytes of the entry's static shared arrays, laid out as ptxas lays them.
     pub fn static_shared_bytes(&self) -> u64 {
         self.static_shared
+    }
+
+    /// Whether a branch, a guard or an address depends on a float the code loads (so that the run
+    /// needs its float inputs' contents).
+    pub fn follows_loaded_floats(&self) -> bool {
+        self.loaded_floats
     }
 
     /// Barrier instructions in the code (each counted once, in a loop or not).
@@ -712,13 +783,17 @@ pub struct Latencies {
     pub shared: f64,
 }
 
-/// An integer operation, decoded once from its opcode.
+/// An integer, predicate or floating-point operation, decoded once from its opcode.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Op {
     head: Head,
     /// Operand width in bits (1 for predicates) and signedness, from the type suffix.
     bits: u32,
     signed: bool,
+    /// Its operands are floats of `bits` bits (`.f32`, `.f64`), held as their bits.
+    float: bool,
+    /// `.sat`: a float result clamped to [0, 1].
+    sat: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -748,6 +823,36 @@ enum Head {
     Selp,
     /// setp.CMP[.and/.or/.xor]: the comparison and how it combines with a predicate operand.
     Setp(Cmp, Option<Combine>),
+    Abs,
+    /// Floats only: `rcp`, `sqrt`, `rsqrt`, `ex2`, `lg2`, `sin`, `cos` (their `.approx` forms computed
+    /// exactly).
+    Unary(Fn1),
+    /// cvt to a float of this many bits, from an integer (`bits`/`signed`) or a float (`float`), or a
+    /// float rounded to a whole number (`.rni`, `.rzi`, `.rmi`, `.rpi`).
+    ToFloat(u32, Round),
+    /// cvt from a float to an integer of this many bits and signedness, rounded as said.
+    ToInt(u32, bool, Round),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fn1 {
+    Rcp,
+    Sqrt,
+    Rsqrt,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+}
+
+/// A conversion's rounding to a whole number (`Keep`: none asked, the nearest representable value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Round {
+    Keep,
+    Nearest,
+    Zero,
+    Down,
+    Up,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -772,6 +877,22 @@ enum Cmp {
     Le,
     Gt,
     Ge,
+    /// Floats: neither is NaN (`num`), either is (`nan`).
+    Num,
+    Nan,
+    /// Floats: the comparison, or either is NaN (`equ`, `ltu`, ...).
+    Unordered(Ordering),
+}
+
+/// The ordered comparisons an unordered one extends.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ordering {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
 }
 
 /// Kernel parameter `i`'s value as the run holds it: a buffer's pointer `(index + 1) << 40` (so that an
@@ -789,18 +910,26 @@ fn param(args: &[Arg], i: usize) -> Option<u64> {
 fn decode(op: &str) -> Option<Op> {
     let parts: Vec<&str> = op.split('.').collect();
     let ty = *parts.last()?;
+    if let Some(bits) = float_bits(ty) {
+        return decode_float(&parts, bits);
+    }
     let (bits, signed) = type_of(ty)?;
     let at = |i: usize| parts.get(i).copied().unwrap_or("");
     let head = match parts[0] {
         "ld" if at(1) == "param" => Head::Move,
         "mov" | "cvta" => Head::Move,
         "cvt" => {
-            // cvt[.rnd][.sat].dst.src, integers only: the source's type is the op's.
-            if parts.iter().any(|p| p.starts_with('f') || p.starts_with("rn") || p.starts_with("rz")) {
+            // cvt[.rnd][.sat].dst.src: the source's type is the op's.
+            let dst = at(parts.len().checked_sub(2)?);
+            if let Some(to) = float_bits(dst) {
+                Head::ToFloat(to, Round::Keep)
+            } else if parts.iter().any(|p| p.starts_with("rn") || p.starts_with("rz")) {
                 return None;
+            } else {
+                Head::Cvt(type_of(dst)?.0)
             }
-            Head::Cvt(type_of(at(parts.len().checked_sub(2)?))?.0)
         }
+        "abs" => Head::Abs,
         "add" => Head::Add,
         "sub" => Head::Sub,
         "min" => Head::Min,
@@ -843,12 +972,226 @@ fn decode(op: &str) -> Option<Op> {
         }
         _ => return None,
     };
-    Some(Op { head, bits, signed })
+    Some(Op { head, bits, signed, float: false, sat: false })
+}
+
+/// Width of a float type suffix (`f32`, `f64`; half precision is not followed).
+fn float_bits(ty: &str) -> Option<u32> {
+    match ty {
+        "f32" => Some(32),
+        "f64" => Some(64),
+        _ => None,
+    }
+}
+
+/// A rounding modifier to a whole number (`rni`, `rzi`, `rmi`, `rpi`) among an opcode's parts.
+fn round_of(parts: &[&str]) -> Round {
+    let found = parts.iter().find_map(|p| match *p {
+        "rni" => Some(Round::Nearest),
+        "rzi" => Some(Round::Zero),
+        "rmi" => Some(Round::Down),
+        "rpi" => Some(Round::Up),
+        _ => None,
+    });
+    found.unwrap_or(Round::Keep)
+}
+
+/// Decodes an opcode on floats of `bits` bits (the last type suffix), where the run can compute it.
+fn decode_float(parts: &[&str], bits: u32) -> Option<Op> {
+    let at = |i: usize| parts.get(i).copied().unwrap_or("");
+    let sat = parts.contains(&"sat");
+    let head = match parts[0] {
+        // Bits moved or selected as they are: the integer operations at the width.
+        "ld" if at(1) == "param" => return Some(Op { head: Head::Move, bits, signed: false, float: false, sat }),
+        "mov" => return Some(Op { head: Head::Move, bits, signed: false, float: false, sat }),
+        "selp" => return Some(Op { head: Head::Selp, bits, signed: false, float: false, sat }),
+        "add" => Head::Add,
+        "sub" => Head::Sub,
+        "mul" => Head::Mul { mad: false, half: Half::Lo },
+        "fma" | "mad" => Head::Mul { mad: true, half: Half::Lo },
+        "div" => Head::Div,
+        "min" => Head::Min,
+        "max" => Head::Max,
+        "neg" => Head::Neg,
+        "abs" => Head::Abs,
+        "rcp" => Head::Unary(Fn1::Rcp),
+        "sqrt" => Head::Unary(Fn1::Sqrt),
+        "rsqrt" => Head::Unary(Fn1::Rsqrt),
+        "ex2" => Head::Unary(Fn1::Ex2),
+        "lg2" => Head::Unary(Fn1::Lg2),
+        "sin" => Head::Unary(Fn1::Sin),
+        "cos" => Head::Unary(Fn1::Cos),
+        "cvt" => {
+            // cvt[.rnd][.sat].dst.f32/f64: to a float, or to an integer.
+            let dst = at(parts.len().checked_sub(2)?);
+            match float_bits(dst) {
+                Some(to) => Head::ToFloat(to, round_of(parts)),
+                None => {
+                    let (to, signed) = type_of(dst)?;
+                    Head::ToInt(to, signed, round_of(parts))
+                }
+            }
+        }
+        "setp" => {
+            use Ordering as O;
+            let cmp = match at(1) {
+                "eq" => Cmp::Eq,
+                "ne" => Cmp::Ne,
+                "lt" => Cmp::Lt,
+                "le" => Cmp::Le,
+                "gt" => Cmp::Gt,
+                "ge" => Cmp::Ge,
+                "num" => Cmp::Num,
+                "nan" => Cmp::Nan,
+                "equ" => Cmp::Unordered(O::Eq),
+                "neu" => Cmp::Unordered(O::Ne),
+                "ltu" => Cmp::Unordered(O::Lt),
+                "leu" => Cmp::Unordered(O::Le),
+                "gtu" => Cmp::Unordered(O::Gt),
+                "geu" => Cmp::Unordered(O::Ge),
+                _ => return None,
+            };
+            let combine = match at(2) {
+                "and" => Some(Combine::And),
+                "or" => Some(Combine::Or),
+                "xor" => Some(Combine::Xor),
+                _ => None,
+            };
+            Head::Setp(cmp, combine)
+        }
+        _ => return None,
+    };
+    Some(Op { head, bits, signed: false, float: true, sat })
+}
+
+/// A float of `bits` bits from the bits a register holds, widened to f64 (exactly).
+fn to_f64(v: u64, bits: u32) -> f64 {
+    if bits == 32 { f32::from_bits(v as u32) as f64 } else { f64::from_bits(v) }
+}
+
+/// The bits of `x` as a float of `bits` bits (an f32 rounded to nearest).
+fn from_f64(x: f64, bits: u32) -> u64 {
+    if bits == 32 { (x as f32).to_bits() as u64 } else { x.to_bits() }
+}
+
+/// `x` rounded to a whole number as `r` says.
+fn round(x: f64, r: Round) -> f64 {
+    match r {
+        Round::Keep => x,
+        Round::Nearest => x.round_ties_even(),
+        Round::Zero => x.trunc(),
+        Round::Down => x.floor(),
+        Round::Up => x.ceil(),
+    }
+}
+
+/// The value a float operation writes, from its operands' values, when they are known. Each is
+/// computed in its own precision (f32 arithmetic in f32, a fused multiply-add fused), as IEEE and PTX's
+/// `.rn` give it; `.approx` functions exactly, and subnormals are not flushed (`.ftz`).
+fn apply_float(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
+    let bits = op.bits;
+    let f = |k: usize| Some(to_f64(get(k)?, bits));
+    // Binary operations in the operands' own precision.
+    let two = |g: fn(f64, f64) -> f64, h: fn(f32, f32) -> f32| -> Option<f64> {
+        let (a, b) = (f(1)?, f(2)?);
+        Some(if bits == 32 { h(a as f32, b as f32) as f64 } else { g(a, b) })
+    };
+    let value = match op.head {
+        Head::Add => two(|a, b| a + b, |a, b| a + b)?,
+        Head::Sub => two(|a, b| a - b, |a, b| a - b)?,
+        Head::Div => two(|a, b| a / b, |a, b| a / b)?,
+        Head::Min => two(f64::min, f32::min)?,
+        Head::Max => two(f64::max, f32::max)?,
+        Head::Mul { mad: false, .. } => two(|a, b| a * b, |a, b| a * b)?,
+        Head::Mul { mad: true, .. } => {
+            let (a, b, c) = (f(1)?, f(2)?, f(3)?);
+            if bits == 32 { (a as f32).mul_add(b as f32, c as f32) as f64 } else { a.mul_add(b, c) }
+        }
+        Head::Neg => -f(1)?,
+        Head::Abs => f(1)?.abs(),
+        Head::Unary(g) => {
+            let x = f(1)?;
+            match g {
+                Fn1::Rcp => 1.0 / x,
+                Fn1::Sqrt => x.sqrt(),
+                Fn1::Rsqrt => 1.0 / x.sqrt(),
+                Fn1::Ex2 => x.exp2(),
+                Fn1::Lg2 => x.log2(),
+                Fn1::Sin => x.sin(),
+                Fn1::Cos => x.cos(),
+            }
+        }
+        Head::ToFloat(to, r) => {
+            // The source: a float of `bits` (op.float), here always (integers decode elsewhere).
+            return Some(from_f64(clamp_sat(round(f(1)?, r), op.sat), to));
+        }
+        Head::ToInt(to, signed, r) => {
+            let x = round(f(1)?, r);
+            // Saturating, NaN to 0, as PTX converts.
+            let v = if x.is_nan() {
+                0
+            } else if signed {
+                let lim = (1i128 << (to - 1)) as f64;
+                (x.clamp(-lim, lim - 1.0) as i64) as u64
+            } else {
+                x.clamp(0.0, ((1u128 << to) - 1) as f64) as u64
+            };
+            return Some(mask(v, to));
+        }
+        Head::Setp(cmp, combine) => {
+            let (a, b) = (f(1)?, f(2)?);
+            let nan = a.is_nan() || b.is_nan();
+            let ordered = |o: Ordering| match o {
+                Ordering::Eq => a == b,
+                Ordering::Ne => a != b && !nan,
+                Ordering::Lt => a < b,
+                Ordering::Le => a <= b,
+                Ordering::Gt => a > b,
+                Ordering::Ge => a >= b,
+            };
+            let r = match cmp {
+                Cmp::Eq => ordered(Ordering::Eq),
+                Cmp::Ne => ordered(Ordering::Ne),
+                Cmp::Lt => ordered(Ordering::Lt),
+                Cmp::Le => ordered(Ordering::Le),
+                Cmp::Gt => ordered(Ordering::Gt),
+                Cmp::Ge => ordered(Ordering::Ge),
+                Cmp::Num => !nan,
+                Cmp::Nan => nan,
+                Cmp::Unordered(o) => nan || ordered(o),
+            };
+            let q = || get(3).map(|q| q != 0);
+            return Some(
+                (match combine {
+                    Some(Combine::And) => r && q()?,
+                    Some(Combine::Or) => r || q()?,
+                    Some(Combine::Xor) => r ^ q()?,
+                    None => r,
+                }) as u64,
+            );
+        }
+        _ => return None,
+    };
+    Some(from_f64(clamp_sat(value, op.sat), bits))
+}
+
+/// A `.sat` result: clamped to [0, 1], NaN to 0.
+fn clamp_sat(x: f64, sat: bool) -> f64 {
+    if !sat {
+        x
+    } else if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
 }
 
 /// The value `op` writes, from its operands' values (`get(k)`: operand k), when they are known.
 fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
-    let Op { head, bits, signed } = op;
+    if op.float {
+        return apply_float(op, get);
+    }
+    let Op { head, bits, signed, .. } = op;
     let s = |v: u64| sign_extend(v, bits);
     let wrap = |v: u64| mask(v, bits);
     let pair = || Some((get(1)?, get(2)?));
@@ -880,6 +1223,13 @@ fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
         }
         Head::Not => wrap(if bits == 1 { (get(1)? == 0) as u64 } else { !get(1)? }),
         Head::Neg => wrap(get(1)?.wrapping_neg()),
+        Head::Abs => wrap(if signed { s(get(1)?).unsigned_abs() } else { get(1)? }),
+        // An integer to a float: its value, rounded to the float's precision.
+        Head::ToFloat(to, _) => {
+            let x = if signed { s(get(1)?) as f64 } else { wrap(get(1)?) as f64 };
+            from_f64(x, to)
+        }
+        Head::ToInt(..) | Head::Unary(_) => return None,
         Head::Mul { mad, half } => {
             let (a, b) = pair()?;
             let c = if mad { get(3)? } else { 0 };
@@ -901,6 +1251,7 @@ fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
                 Cmp::Le => ord.is_le(),
                 Cmp::Gt => ord.is_gt(),
                 Cmp::Ge => ord.is_ge(),
+                Cmp::Num | Cmp::Nan | Cmp::Unordered(_) => return None,
             };
             // setp.CMP.and/or/xor.TYPE p, a, b, q: combined with a predicate.
             let q = || get(3).map(|q| q != 0);
@@ -1018,7 +1369,7 @@ fn parse_insn<'a>(
         .collect();
     let mem = mem::parse(op, &texts, shared, &mut reg);
     let loads = match mem.as_slice() {
-        [m] if m.integer.is_some() && !dests.is_empty() => Some(*m),
+        [m] if m.reads.is_some() && !dests.is_empty() => Some(*m),
         _ => None,
     };
     let ends = matches!(head, "ret" | "exit" | "trap");
@@ -1040,6 +1391,49 @@ fn parse_insn<'a>(
         _ => Wait::Free,
     };
     Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None, mem, loads })
+}
+
+/// Drops the computations whose results can decide nothing the run reports: a value matters where it
+/// guards an instruction (a branch, a store, an exit), places a load or store, or feeds (through any
+/// chain of instructions) a value that does. The rest (a matmul's products, a filter's sums) are not
+/// computed, so that following floats costs nothing where no branch or address depends on them.
+/// Flow-insensitive, so it keeps more than it needs, never less.
+fn keep_values_that_matter(insns: &mut [Insn], registers: usize) {
+    let mut matters = vec![false; registers];
+    for insn in insns.iter() {
+        for r in insn.guard.map(|g| g.0).into_iter().chain(insn.mem.iter().filter_map(|m| m.base)) {
+            matters[r] = true;
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for insn in insns.iter() {
+            if (insn.op.is_some() || insn.loads.is_some()) && insn.dests.iter().any(|&d| matters[d]) {
+                for a in &insn.args {
+                    if let Operand::Reg(r) = a
+                        && !matters[*r]
+                    {
+                        matters[*r] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    for insn in insns.iter_mut() {
+        if !insn.dests.iter().any(|&d| matters[d]) {
+            insn.op = None;
+            insn.loads = None;
+        }
+    }
+}
+
+/// An instruction line's opcode (`@%p ld.global.f32 ...` -> `ld.global.f32`).
+fn opcode(line: &str) -> &str {
+    let mut words = line.split_whitespace();
+    let first = words.next().unwrap_or("");
+    if first.starts_with('@') { words.next().unwrap_or("") } else { first }.trim_end_matches(';')
 }
 
 /// A special register (`%tid.x`, `%laneid`, ...), which no instruction waits for.
@@ -1260,9 +1654,9 @@ $L_end:
         assert_eq!(apply(op("mul.wide.s32"), get(&[0, 0x1_0000, 0x1_0000])), Some(1 << 32));
         assert_eq!(apply(op("shl.b64"), get(&[0, 3, 4])), Some(48));
         assert_eq!(apply(op("max.s32"), get(&[0, (-5i32) as u32 as u64, 0])), Some(0));
-        // Floating point is not tracked.
-        assert_eq!(decode("add.f32"), None);
-        assert_eq!(decode("cvt.rn.f32.s32"), None);
+        // Floats are tracked (their own test), half precision is not.
+        assert!(decode("add.f32").is_some_and(|o| o.float));
+        assert_eq!(decode("add.f16"), None);
     }
 
     #[test]
@@ -1354,5 +1748,126 @@ $L_end:
             Some(3)
         );
         assert!(x_of(&acc).is_empty());
+    }
+
+    /// Branches and addresses that depend on floats loaded from read-only memory follow their values;
+    /// computations nothing depends on are not kept.
+    #[test]
+    fn floats_loaded_from_read_only_memory_decide_branches_and_place_gathers() {
+        let ptx = ".visible .entry k(\n.param .u64 x,\n.param .u64 tab,\n.param .u64 out\n)\n{\n\
+                   .reg .pred %p<3>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<16>;\n.reg .f32 %f<8>;\n\
+                   ld.param.u64 %rd1, [x];\nld.param.u64 %rd2, [tab];\nld.param.u64 %rd3, [out];\n\
+                   mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd4, %r1, 4;\nadd.s64 %rd5, %rd1, %rd4;\n\
+                   ld.global.nc.f32 %f1, [%rd5];\nmul.f32 %f2, %f1, 0f41000000;\ncvt.rmi.s32.f32 %r2, %f2;\n\
+                   mul.wide.s32 %rd6, %r2, 4;\nadd.s64 %rd7, %rd2, %rd6;\nld.global.f32 %f3, [%rd7];\n\
+                   add.f32 %f7, %f3, %f3;\n\
+                   fma.rn.f32 %f4, %f1, 0f40000000, 0fBF800000;\nsetp.gtu.f32 %p1, %f4, 0f00000000;\n@!%p1 bra SKIP;\n\
+                   add.s64 %rd8, %rd3, %rd4;\nst.global.f32 [%rd8], %f4;\nSKIP:\nret;\n}\n";
+        let p = Program::parse(ptx, "k").unwrap();
+        // add.f32 %f7 and the load of tab feed nothing: not computed; the fma feeds the branch: computed.
+        let computed =
+            |head: &str| p.insns.iter().filter(|i| i.op.is_some_and(|o| format!("{:?}", o.head) == head)).count();
+        assert_eq!((computed("Add"), computed("Mul { mad: true, half: Lo }")), (3, 1), "three address adds, the fma");
+        assert_eq!(p.insns.iter().filter(|i| i.loads.is_some()).count(), 1, "x read, tab not");
+        let floats = |v: &[f32]| -> Option<std::sync::Arc<[u8]>> {
+            Some(v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>().into())
+        };
+        // x: 0.25 (2x - 1 < 0: no store), 0.75 (store), NaN (unordered: store), 0.4 (no store).
+        let x = [0.25f32, 0.75, f32::NAN, 0.4];
+        let memory = Memory::new(vec![floats(&x), None, None]);
+        let args = [Arg::Buf(0), Arg::Buf(1), Arg::Buf(2)];
+        let (one, block) = (Dim3::new(1, 1, 1), Dim3::new(4, 1, 1));
+        let tids: Vec<Dim3> = (0..4).map(|t| Dim3::new(t, 0, 0)).collect();
+        let lock = p.lockstep_accesses(&args, &memory, one, block, Dim3::new(0, 0, 0), &tids).unwrap();
+        let of = |acc: &[Access], b: u8| -> Vec<i64> {
+            acc.iter().filter(|a| a.buffer == b).map(|a| a.index as i64).collect()
+        };
+        let stores: Vec<Vec<i64>> = lock.iter().map(|(acc, _)| of(acc, 2)).collect();
+        assert_eq!(stores, [vec![], vec![1], vec![2], vec![]]);
+        // tab[floor(8x)]: 2, 6, 0 for NaN (PTX converts NaN to 0), 3.
+        let gathers: Vec<Vec<i64>> = lock.iter().map(|(acc, _)| of(acc, 1)).collect();
+        assert_eq!(gathers, [vec![2], vec![6], vec![0], vec![3]]);
+        for (t, (acc, unplaced)) in tids.iter().zip(&lock) {
+            let mut one_by_one = Vec::new();
+            assert_eq!(
+                p.accesses(&args, &memory, one, block, Dim3::new(0, 0, 0), *t, &mut one_by_one),
+                Some(*unplaced)
+            );
+            assert_eq!(&one_by_one, acc, "thread {t}");
+            assert_eq!(*unplaced, 0, "thread {t}");
+        }
+        // Without the memory: the gather cannot be placed, and the branch on an unknown value is not
+        // taken (every thread stores).
+        let none = p.lockstep_accesses(&args, &Memory::default(), one, block, Dim3::new(0, 0, 0), &tids).unwrap();
+        let stores: Vec<Vec<i64>> = none.iter().map(|(acc, _)| of(acc, 2)).collect();
+        assert_eq!(stores, [vec![0], vec![1], vec![2], vec![3]]);
+        assert!(none.iter().all(|(_, unplaced)| *unplaced == 1));
+    }
+
+    /// Float operations by hand: precision, fusing, NaN, rounding and saturation as PTX gives them.
+    #[test]
+    fn float_operations_round_compare_and_convert_as_ptx_does() {
+        let f = |x: f32| x.to_bits() as u64;
+        let run = |op: &str, a: &[u64]| apply(decode(op).unwrap(), |k| a.get(k.checked_sub(1)?).copied());
+        // fma fused (one rounding) against mul then add (two).
+        let (a, b, c) = (0.1f32, 10.0f32, -1.0f32);
+        assert_eq!(run("fma.rn.f32", &[f(a), f(b), f(c)]), Some(f(a.mul_add(b, c))));
+        assert_ne!(a.mul_add(b, c), a * b + c, "the example must tell fused from not");
+        let prod = run("mul.rn.f32", &[f(a), f(b)]).unwrap();
+        assert_eq!(run("add.f32", &[prod, f(c)]), Some(f(a * b + c)));
+        // f32 arithmetic in f32: 16777216 + 1 stays 16777216.
+        assert_eq!(run("add.f32", &[f(16_777_216.0), f(1.0)]), Some(f(16_777_216.0)));
+        assert_eq!(run("add.f64", &[16_777_216.0f64.to_bits(), 1.0f64.to_bits()]), Some(16_777_217.0f64.to_bits()));
+        // Comparisons: ordered ones false on NaN, unordered ones true.
+        let nan = f(f32::NAN);
+        assert_eq!(run("setp.lt.f32", &[nan, f(1.0)]), Some(0));
+        assert_eq!(run("setp.ltu.f32", &[nan, f(1.0)]), Some(1));
+        assert_eq!(run("setp.ne.f32", &[nan, f(1.0)]), Some(0));
+        assert_eq!(run("setp.neu.f32", &[nan, f(1.0)]), Some(1));
+        assert_eq!(run("setp.num.f32", &[f(2.0), f(1.0)]), Some(1));
+        assert_eq!(run("setp.ge.and.f32", &[f(2.0), f(1.0), 0]), Some(0));
+        // Conversions to integers: rounding as asked, saturating, NaN to 0.
+        assert_eq!(run("cvt.rzi.s32.f32", &[f(-2.7)]), Some((-2i32) as u32 as u64));
+        assert_eq!(run("cvt.rmi.s32.f32", &[f(-2.7)]), Some((-3i32) as u32 as u64));
+        assert_eq!(run("cvt.rpi.s32.f32", &[f(2.1)]), Some(3));
+        assert_eq!(run("cvt.rni.s32.f32", &[f(2.5)]), Some(2));
+        assert_eq!(run("cvt.rzi.s32.f32", &[f(3e9)]), Some(i32::MAX as u64));
+        assert_eq!(run("cvt.rzi.u32.f32", &[f(-5.0)]), Some(0));
+        assert_eq!(run("cvt.rzi.s32.f32", &[nan]), Some(0));
+        // To floats: an integer rounded to f32's precision; a float to a whole float; .sat.
+        assert_eq!(run("cvt.rn.f32.s32", &[16_777_217]), Some(f(16_777_216.0)));
+        assert_eq!(run("cvt.rn.f32.s32", &[(-3i32) as u32 as u64]), Some(f(-3.0)));
+        assert_eq!(run("cvt.rmi.f32.f32", &[f(-0.5)]), Some(f(-1.0)));
+        assert_eq!(run("cvt.f64.f32", &[f(0.1)]), Some((0.1f32 as f64).to_bits()));
+        assert_eq!(run("add.sat.f32", &[f(0.75), f(0.5)]), Some(f(1.0)));
+        assert_eq!(run("abs.s32", &[(-7i32) as u32 as u64]), Some(7));
+        assert_eq!(run("neg.f32", &[f(2.0)]), Some(f(-2.0)));
+        // Bits moved as they are.
+        assert_eq!(run("mov.f32", &[f(1.5)]), Some(f(1.5)));
+        assert_eq!(run("selp.f32", &[f(1.5), f(2.5), 0]), Some(f(2.5)));
+    }
+
+    /// Where a guard depends on floats, threads' work differs with their data: the blocks sampled are
+    /// spread over the grid, so that the count per warp is the grid's mean, not the middle block's.
+    #[test]
+    fn work_decided_by_floats_is_sampled_over_the_grid() {
+        // Blocks with 0.25 x > 1 (x >= 5: 11 of 16) run a loop of 100 trips.
+        let ptx = ".visible .entry k(\n.param .u64 out\n)\n{\n.reg .pred %p<3>;\n.reg .b32 %r<4>;\n.reg .f32 %f<3>;\n\
+                   mov.u32 %r1, %ctaid.x;\ncvt.rn.f32.u32 %f1, %r1;\nmul.f32 %f2, %f1, 0f3E800000;\n\
+                   setp.gt.f32 %p1, %f2, 0f3F800000;\n@!%p1 bra DONE;\nmov.u32 %r2, 0;\n\
+                   LOOP:\nadd.s32 %r2, %r2, 1;\nsetp.lt.s32 %p2, %r2, 100;\n@%p2 bra LOOP;\nDONE:\nret;\n}\n";
+        let p = Program::parse(ptx, "k").unwrap();
+        assert!(p.float_guards && !p.follows_loaded_floats());
+        let args = [Arg::Buf(0)];
+        let (grid, block) = (Dim3::new(16, 1, 1), Dim3::new(32, 1, 1));
+        let e = p.execute(&args, &Memory::default(), grid, block, 0, &LAT).unwrap();
+        // Per warp: 5 instructions before the branch test, 1 more and 3 per trip where the loop runs.
+        let (short, long) = (6.0, 6.0 + 1.0 + 300.0);
+        let mean = (5.0 * short + 11.0 * long) / 16.0;
+        let got = e.per_warp.total();
+        assert!((got - mean).abs() < 0.1 * mean, "{got} per warp against the grid's mean {mean}");
+        // An integer guard (the same test on blockIdx.x > 4) keeps the middle block's sample.
+        let int = ptx.replace("setp.gt.f32 %p1, %f2, 0f3F800000", "setp.gt.u32 %p1, %r1, 4");
+        assert!(!Program::parse(&int, "k").unwrap().float_guards);
     }
 }

@@ -47,7 +47,7 @@ pub fn estimate(
     super::describe::check_built(file, &ex, &built)?;
     let limits = DeviceLimits::from_arch(target.arch);
     let regs = registers.unwrap_or(ASSUMED_REGISTERS);
-    let data = followed_inputs(&ex.configs, SEED);
+    let data = Inputs::new(SEED);
     let mut report = Report::new(crate::estimate::device(target));
     report.records = ex
         .configs
@@ -79,20 +79,35 @@ pub fn estimate(
 /// The seed of the inputs an estimate's run reads (a sweep draws its own, `--seed`).
 pub const SEED: u64 = 1;
 
-/// The initial contents of every buffer the run follows (read-only integers: `model::followed`), once per
-/// argument and length, drawn from `seed` as a sweep draws them (a `.npy` file read); one that cannot be
-/// made (a missing file) is left out, and addresses that depend on it are not followed.
-pub fn followed_inputs(configs: &[Config], seed: u64) -> HashMap<(usize, u64), Arc<[u8]>> {
-    let mut out = HashMap::new();
-    for b in configs.iter().flat_map(|c| &c.buffers).filter(|b| super::model::followed(b)) {
-        if let std::collections::hash_map::Entry::Vacant(slot) = out.entry((b.arg, b.len)) {
-            let init = b.init.clone().unwrap_or(super::data::Init::Zeros);
-            if let Ok(d) = init.generate(b.ty, b.len as usize, seed, b.arg as u32) {
-                slot.insert(Arc::from(d.bytes));
-            }
-        }
+/// The initial contents of the buffers the run follows (read-only inputs: `model::followed`), drawn
+/// from `seed` as a sweep draws them (a `.npy` file read), once per argument and length, when a
+/// configuration's run first asks for one (configurations ask side by side); one that cannot be made (a
+/// missing file) is left out, and what depends on it is not followed.
+pub struct Inputs {
+    seed: u64,
+    drawn: std::sync::Mutex<HashMap<(usize, u64), Drawn>>,
+}
+
+/// A buffer's contents as drawn, `None` where they could not be made.
+type Drawn = Option<Arc<[u8]>>;
+
+impl Inputs {
+    /// Nothing drawn yet; buffers drawn from `seed`.
+    pub fn new(seed: u64) -> Inputs {
+        Inputs { seed, drawn: Default::default() }
     }
-    out
+
+    /// Buffer `b`'s initial contents.
+    pub fn get(&self, b: &super::expand::Buffer) -> Option<Arc<[u8]>> {
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        drawn
+            .entry((b.arg, b.len))
+            .or_insert_with(|| {
+                let init = b.init.clone().unwrap_or(super::data::Init::Zeros);
+                init.generate(b.ty, b.len as usize, self.seed, b.arg as u32).ok().map(|d| Arc::from(d.bytes))
+            })
+            .clone()
+    }
 }
 
 /// One configuration: its row with the models' metrics, or with the reason it has none.
@@ -103,7 +118,7 @@ fn one(
     target: &Target,
     limits: &DeviceLimits,
     registers: u32,
-    data: &HashMap<(usize, u64), Arc<[u8]>>,
+    data: &Inputs,
 ) -> Record {
     let row = |reason: String| {
         let mut r = super::sweep::record_of(file, c, Status::Invalid);
@@ -138,7 +153,7 @@ pub fn modelled(
     built: Option<&std::result::Result<Built, super::compile::CompileError>>,
     max_threads_per_block: u32,
     registers: u32,
-    data: &HashMap<(usize, u64), Arc<[u8]>>,
+    data: &Inputs,
 ) -> std::result::Result<(crate::kernels::Traced, KernelAttrs), String> {
     let ptx = match built {
         Some(Ok(Built { code: Code::Ptx(ptx), .. })) => ptx,
@@ -151,7 +166,7 @@ pub fn modelled(
     let entries = super::source::ptx_entries(ptx);
     let entry =
         file.find_entry(&entries, &c.entry, file.entry_at).map_err(|e| format!("not modelled: {e}"))?.name.clone();
-    let k = super::model::traced(&file.entry, ptx, &entry, c, &mut |b| data.get(&(b.arg, b.len)).cloned())
+    let k = super::model::traced(&file.entry, ptx, &entry, c, &mut |b| data.get(b))
         .map_err(|why| format!("not modelled: {why}"))?;
     let attrs = KernelAttrs {
         registers,

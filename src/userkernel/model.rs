@@ -9,15 +9,17 @@ use super::expand::{ArgValue, Buffer, Config};
 use super::expr::Value;
 use super::file::Role;
 use crate::kernels::{self, Arg, Launchable, Traced};
+use crate::ptx::run::Program;
 
-/// Bytes of a read-only integer buffer the run reads at most (larger ones are not followed).
+/// Bytes of a read-only buffer the run reads at most (larger ones are not followed).
 pub const MAX_FOLLOWED_BYTES: u64 = 1 << 28;
 
-/// Whether the run reads buffer `b`'s contents: an input (the kernel does not write it) of integers
-/// (offsets and indices that decide addresses and trip counts; the run does not compute with floats),
-/// of at most [`MAX_FOLLOWED_BYTES`].
+/// Whether the run may read buffer `b`'s contents: an input (the kernel does not write it) of at most
+/// [`MAX_FOLLOWED_BYTES`] — integers (offsets and indices that decide addresses and trip counts) or
+/// floats (values a branch compares), the latter only where the code's branches or addresses depend
+/// on floats it loads.
 pub fn followed(b: &Buffer) -> bool {
-    b.role == Role::Input && !b.ty.is_float() && b.bytes() <= MAX_FOLLOWED_BYTES
+    b.role == Role::Input && b.bytes() <= MAX_FOLLOWED_BYTES
 }
 
 /// Configuration `c` of a kernel whose module is `ptx`, with entry `entry` (as the PTX spells it), as
@@ -40,6 +42,9 @@ pub fn traced(
             (b.name.clone(), b.bytes(), role, b.role == Role::InOut)
         })
         .collect();
+    let program = Program::parse(ptx, entry)
+        .ok_or_else(|| format!("its PTX entry {entry} has instructions the model's run does not read"))?;
+    let floats = program.follows_loaded_floats();
     let l = Launchable {
         name: name.into(),
         entry: entry.into(),
@@ -48,11 +53,15 @@ pub fn traced(
         problem: c.params_label(),
         buffers,
         args,
-        data: c.buffers.iter().map(|b| if followed(b) { data(b) } else { None }).collect(),
+        data: c
+            .buffers
+            .iter()
+            .map(|b| if followed(b) && (floats || !b.ty.is_float()) { data(b) } else { None })
+            .collect(),
         grid: c.grid,
         dynamic_smem: c.dynamic_smem,
     };
-    Traced::new(l, c.block)
+    Traced::with_program(l, program, c.block)
 }
 
 /// An argument as the PTX run holds it: integers in 32 bits (its integer registers are exact; a 64-bit

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::compile::{self, Cache, Compiler, Nvrtc};
-use super::estimate::{ASSUMED_REGISTERS, SEED, followed_inputs, modelled};
+use super::estimate::{ASSUMED_REGISTERS, Inputs, SEED, modelled};
 use super::expr::Value;
 use super::file::KernelFile;
 use crate::error::{Error, Names, Result};
@@ -58,7 +58,7 @@ pub fn rebuild(path: &Path, report_path: &Path, report: &Report, names: Names) -
         }
         let ex = file.expand(Some(&blocks), &defines(&rs), names)?;
         let built = compile::build(&file, &ex.modules, &target, compiler, &Cache::user());
-        let data = followed_inputs(&ex.configs, seed);
+        let data = Inputs::new(seed);
         let named: Vec<Record> = ex.configs.iter().map(|c| super::sweep::record_of(&file, c, Status::Ok)).collect();
         for (&i, r) in records.iter().zip(&rs) {
             let at = ex.configs.iter().zip(&named).position(|(c, n)| Some(c.block) == r.block && n.params == r.params);
