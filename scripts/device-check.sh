@@ -268,7 +268,7 @@ out = sys.argv[1]
 def load(n):
     p = os.path.join(out, n + ".json")
     return json.load(open(p)) if os.path.exists(p) else None
-for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-sums", "kfs-vector", "kfs-headers", "kfs-conv2d", "kfs-matmul", "kfs-ptx", "kfs-oob", "kfs-crash"]:
+for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-sums", "kfs-vector", "kfs-headers", "kfs-conv2d", "kfs-matmul", "kfs-spmv", "kfs-mandelbrot", "kfs-ptx", "kfs-oob", "kfs-crash"]:
     r = load(n)
     if not r:
         print(f"{n}: no report"); continue
