@@ -1001,6 +1001,10 @@ fn decode_float(parts: &[&str], bits: u32) -> Option<Op> {
     let at = |i: usize| parts.get(i).copied().unwrap_or("");
     let sat = parts.contains(&"sat");
     let head = match parts[0] {
+        // A parameter: the run holds float arguments as f32 (`param`), so a double one is widened.
+        "ld" if at(1) == "param" && bits == 64 => {
+            return Some(Op { head: Head::ToFloat(64, Round::Keep), bits: 32, signed: false, float: true, sat });
+        }
         // Bits moved or selected as they are: the integer operations at the width.
         "ld" if at(1) == "param" => return Some(Op { head: Head::Move, bits, signed: false, float: false, sat }),
         "mov" => return Some(Op { head: Head::Move, bits, signed: false, float: false, sat }),
@@ -1842,8 +1846,9 @@ $L_end:
         assert_eq!(run("add.sat.f32", &[f(0.75), f(0.5)]), Some(f(1.0)));
         assert_eq!(run("abs.s32", &[(-7i32) as u32 as u64]), Some(7));
         assert_eq!(run("neg.f32", &[f(2.0)]), Some(f(-2.0)));
-        // Bits moved as they are.
+        // Bits moved as they are; a double parameter from the f32 the run holds it as.
         assert_eq!(run("mov.f32", &[f(1.5)]), Some(f(1.5)));
+        assert_eq!(run("ld.param.f64", &[f(1.5)]), Some(1.5f64.to_bits()));
         assert_eq!(run("selp.f32", &[f(1.5), f(2.5), 0]), Some(f(2.5)));
     }
 

@@ -65,8 +65,8 @@ pub fn traced(
 }
 
 /// An argument as the PTX run holds it: integers in 32 bits (its integer registers are exact; a 64-bit
-/// value that does not fit, or a negative one, is refused), floats as `f32` (the run does not compute
-/// with them).
+/// value that does not fit, or a negative one, is refused), floats as `f32` (a `double` argument
+/// rounded to it: the run widens it again where the code reads it as `.f64`).
 fn arg(a: &ArgValue) -> Result<Arg, String> {
     match a {
         ArgValue::Buffer(i) => Ok(Arg::Buf(*i)),
