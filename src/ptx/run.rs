@@ -142,22 +142,33 @@ impl Program {
         let float_load =
             |i: &Insn, line: &str| i.loads.is_some() && [".f32", ".f64"].iter().any(|t| opcode(line).ends_with(t));
         let loaded_floats = insns.iter().zip(&text_of).any(|(i, line)| float_load(i, line));
-        // Registers holding a float's value or one computed from a float (a comparison, a conversion).
-        let mut floats = vec![false; names.len()];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (i, line) in insns.iter().zip(&text_of) {
-                let from = i.op.is_some_and(|o| o.float)
-                    || float_load(i, line)
-                    || (i.op.is_some() && i.args.iter().skip(1).any(|a| matches!(a, Operand::Reg(r) if floats[*r])));
-                for &d in i.dests.iter().filter(|_| from) {
-                    changed |= !floats[d];
-                    floats[d] = true;
+        // Registers holding a float's value or one computed from a float (a comparison, a conversion),
+        // and those the run cannot know (written by what it does not compute: a load from constant or
+        // shared memory, a shuffle), each with what is computed from them.
+        let taint = |source: &dyn Fn(&Insn, &str) -> bool| {
+            let mut set = vec![false; names.len()];
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for (i, line) in insns.iter().zip(&text_of) {
+                    let from = source(i, line)
+                        || (i.op.is_some() && i.args.iter().skip(1).any(|a| matches!(a, Operand::Reg(r) if set[*r])));
+                    for &d in i.dests.iter().filter(|_| from) {
+                        changed |= !set[d];
+                        set[d] = true;
+                    }
                 }
             }
-        }
-        let float_guards = insns.iter().any(|i| i.guard.is_some_and(|(g, _)| floats[g]));
+            set
+        };
+        let floats = taint(&|i, line| i.op.is_some_and(|o| o.float) || float_load(i, line));
+        let unknown = taint(&|i, _| {
+            let shared = i.loads.is_some_and(|m| m.space == Space::Shared);
+            !i.dests.is_empty() && ((i.op.is_none() && i.loads.is_none()) || shared)
+        });
+        // Work decided by floats the run can compute (not where they come from memory it does not hold,
+        // where sampling more threads would only repeat the same unknowns).
+        let float_guards = insns.iter().any(|i| i.guard.is_some_and(|(g, _)| floats[g] && !unknown[g]));
         // Costs as the static count gives them (which reads the labels too).
         let costs = super::costs(&with_labels);
         let priced = with_labels.iter().zip(costs).filter(|(l, _)| !l.ends_with(':')).map(|(_, c)| c);
@@ -245,7 +256,7 @@ impl Program {
                 let b = self.block(&Context { args, memory, grid, block, at, lat }, BUDGET / samples)?;
                 let share = weight / samples as f64 / grid.volume() as f64;
                 per_warp = per_warp.add_scaled(&b.mix, share);
-                chain_cycles += b.chain * share;
+                chain_cycles += b.chain * weight / samples as f64 / grid.volume() as f64;
                 if class == 0 && k == 0 {
                     setup = (setup_barriers as usize)
                         .checked_sub(1)
@@ -1871,8 +1882,13 @@ $L_end:
         let mean = (5.0 * short + 11.0 * long) / 16.0;
         let got = e.per_warp.total();
         assert!((got - mean).abs() < 0.1 * mean, "{got} per warp against the grid's mean {mean}");
-        // An integer guard (the same test on blockIdx.x > 4) keeps the middle block's sample.
+        // An integer guard (the same test on blockIdx.x > 4) keeps the middle block's sample, and so does
+        // a float the run cannot know (loaded from constant memory, as pnpoly's vertices).
         let int = ptx.replace("setp.gt.f32 %p1, %f2, 0f3F800000", "setp.gt.u32 %p1, %r1, 4");
         assert!(!Program::parse(&int, "k").unwrap().float_guards);
+        let constant = ptx
+            .replace("mul.f32 %f2, %f1, 0f3E800000", "ld.const.f32 %f2, [%rd1]")
+            .replace(".reg .f32", ".reg .b64 %rd<2>;\n.reg .f32");
+        assert!(!Program::parse(&constant, "k").unwrap().float_guards);
     }
 }
