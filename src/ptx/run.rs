@@ -973,17 +973,36 @@ fn decode(op: &str) -> Option<Op> {
                 "ge" | "hs" => Cmp::Ge,
                 _ => return None,
             };
-            let combine = match at(2) {
-                "and" => Some(Combine::And),
-                "or" => Some(Combine::Or),
-                "xor" => Some(Combine::Xor),
-                _ => None,
-            };
-            Head::Setp(cmp, combine)
+            Head::Setp(cmp, combine_of(at(2)))
         }
         _ => return None,
     };
     Some(Op { head, bits, signed, float: false, sat: false })
+}
+
+/// A `setp`'s way of combining with a predicate operand (`.and`, `.or`, `.xor`: the opcode's part after
+/// the comparison).
+fn combine_of(part: &str) -> Option<Combine> {
+    match part {
+        "and" => Some(Combine::And),
+        "or" => Some(Combine::Or),
+        "xor" => Some(Combine::Xor),
+        _ => None,
+    }
+}
+
+/// A comparison's result `r` combined as `combine` says with the predicate operand 3
+/// (`setp.CMP.and.TYPE p, a, b, q`).
+fn combined(r: bool, combine: Option<Combine>, get: &impl Fn(usize) -> Option<u64>) -> Option<u64> {
+    let q = || get(3).map(|q| q != 0);
+    Some(
+        (match combine {
+            Some(Combine::And) => r && q()?,
+            Some(Combine::Or) => r || q()?,
+            Some(Combine::Xor) => r ^ q()?,
+            None => r,
+        }) as u64,
+    )
 }
 
 /// Width of a float type suffix (`f32`, `f64`; half precision is not followed).
@@ -1066,13 +1085,7 @@ fn decode_float(parts: &[&str], bits: u32) -> Option<Op> {
                 "geu" => Cmp::Unordered(O::Ge),
                 _ => return None,
             };
-            let combine = match at(2) {
-                "and" => Some(Combine::And),
-                "or" => Some(Combine::Or),
-                "xor" => Some(Combine::Xor),
-                _ => None,
-            };
-            Head::Setp(cmp, combine)
+            Head::Setp(cmp, combine_of(at(2)))
         }
         _ => return None,
     };
@@ -1175,15 +1188,7 @@ fn apply_float(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
                 Cmp::Nan => nan,
                 Cmp::Unordered(o) => nan || ordered(o),
             };
-            let q = || get(3).map(|q| q != 0);
-            return Some(
-                (match combine {
-                    Some(Combine::And) => r && q()?,
-                    Some(Combine::Or) => r || q()?,
-                    Some(Combine::Xor) => r ^ q()?,
-                    None => r,
-                }) as u64,
-            );
+            return combined(r, combine, &get);
         }
         _ => return None,
     };
@@ -1268,14 +1273,7 @@ fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
                 Cmp::Ge => ord.is_ge(),
                 Cmp::Num | Cmp::Nan | Cmp::Unordered(_) => return None,
             };
-            // setp.CMP.and/or/xor.TYPE p, a, b, q: combined with a predicate.
-            let q = || get(3).map(|q| q != 0);
-            (match combine {
-                Some(Combine::And) => r && q()?,
-                Some(Combine::Or) => r || q()?,
-                Some(Combine::Xor) => r ^ q()?,
-                None => r,
-            }) as u64
+            combined(r, combine, &get)?
         }
     })
 }
