@@ -19,8 +19,11 @@ const MAX_STEPS: u64 = 4_000_000;
 const BUDGET: u64 = 8_000_000;
 /// Warps of the block run at most (evenly spaced, the first and the last included).
 const SAMPLED: u64 = 8;
-/// Blocks of each class run where guards depend on floats (one, in the middle, otherwise).
+/// Blocks of each class run where guards depend on floats (one, in the middle, otherwise), as many as
+/// [`SPREAD_BUDGET`] steps allow by the first one's.
 const SPREAD: u64 = 64;
+/// Steps the spread blocks of one class may take together.
+const SPREAD_BUDGET: u64 = 4 * BUDGET;
 /// The R3 sequence's steps: 1 / p, 1 / p^2, 1 / p^3 for p the real root of x^4 = x + 1.
 const R3: [f64; 3] = [0.819_172_513_396_164_4, 0.671_043_606_703_789, 0.549_700_477_901_970_1];
 
@@ -240,20 +243,29 @@ impl Program {
             // data), SPREAD blocks over the class, on an R3 sequence (Roberts' low-discrepancy points:
             // well spread over the grid's rows and columns alike).
             let count = (0..3).map(span).product::<u64>();
-            let samples = if self.float_guards { SPREAD.min(count) } else { 1 };
-            for k in 0..samples {
+            let spread = if self.float_guards { SPREAD.min(count) } else { 1 };
+            let at = |k: u64| {
                 let pick = |d: usize| {
                     if last(d) {
                         dims[d] - 1
-                    } else if samples == 1 {
+                    } else if spread == 1 {
                         (dims[d] - 1) / 2
                     } else {
                         let u = (0.5 + k as f64 * R3[d]).fract();
                         ((u * span(d) as f64) as u64).min(span(d) - 1) as u32
                     }
                 };
-                let at = Dim3::new(pick(0), pick(1), pick(2));
-                let b = self.block(&Context { args, memory, grid, block, at, lat }, BUDGET / samples)?;
+                Dim3::new(pick(0), pick(1), pick(2))
+            };
+            let run = |k: u64| self.block(&Context { args, memory, grid, block, at: at(k), lat }, BUDGET / spread);
+            // The first block's cost sets how many the class's budget allows (long loops: fewer).
+            let first = run(0)?;
+            let samples = if spread > 1 { (SPREAD_BUDGET / first.steps.max(1)).clamp(1, spread) } else { 1 };
+            let mut blocks = vec![first];
+            for k in 1..samples {
+                blocks.push(run(k)?);
+            }
+            for (k, b) in blocks.iter().enumerate() {
                 let share = weight / samples as f64 / grid.volume() as f64;
                 per_warp = per_warp.add_scaled(&b.mix, share);
                 chain_cycles += b.chain * weight / samples as f64 / grid.volume() as f64;
@@ -292,13 +304,16 @@ impl Program {
         let all = 0..self.insns.len();
         let mut mix = Mix::default().add_scaled(&self.mix(&first.counts, all.clone()), 1.0 / warps as f64);
         let mut chain = first.chain / warps as f64;
+        let mut steps = first.steps * lanes(0).len() as u64;
         for k in 1..=n {
-            let w = self.warp(c, &lanes(k * (warps - 1) / n))?;
+            let these = lanes(k * (warps - 1) / n);
+            let w = self.warp(c, &these)?;
             let share = (warps - 1) as f64 / warps as f64 / n as f64;
             mix = mix.add_scaled(&self.mix(&w.counts, all.clone()), share);
             chain += w.chain * share;
+            steps += w.steps * these.len() as u64;
         }
-        Some(Block { mix, chain, first: first.counts })
+        Some(Block { mix, chain, first: first.counts, steps })
     }
 
     /// One warp: per instruction the most any sampled lane ran it (a divergent branch's both sides, a
@@ -767,6 +782,8 @@ struct Block {
     mix: Mix,
     chain: f64,
     first: Vec<u32>,
+    /// Steps its sampled threads took in all.
+    steps: u64,
 }
 
 /// What an instruction's result waits for.
