@@ -212,7 +212,8 @@ impl Program {
     /// Runs sample threads (lanes 0, 1 and 31 of up to 8 warps, evenly spaced) of one block
     /// of each kind `grid` has: a middle block, and the last along each dimension with more than one
     /// (where a problem that does not divide by the block leaves threads idle), each weighed by how many
-    /// blocks it stands for. The first `setup_barriers` barriers close the block's set-up; `lat` times
+    /// blocks it stands for. Where guards depend on floats the run computes, every lane of the sampled
+    /// warps, and up to [`SPREAD`] blocks of each kind spread over the grid. The first `setup_barriers` barriers close the block's set-up; `lat` times
     /// the warps' chains. `None` when a thread runs past its step limit (4 M).
     pub fn execute(
         &self,
