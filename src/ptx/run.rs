@@ -213,8 +213,9 @@ impl Program {
     /// of each kind `grid` has: a middle block, and the last along each dimension with more than one
     /// (where a problem that does not divide by the block leaves threads idle), each weighed by how many
     /// blocks it stands for. Where guards depend on floats the run computes, every lane of the sampled
-    /// warps, and up to 64 blocks of each kind spread over the grid. The first `setup_barriers` barriers close the block's set-up; `lat` times
-    /// the warps' chains. `None` when a thread runs past its step limit (4 M).
+    /// warps, and up to 64 blocks of each kind spread over the grid. The first `setup_barriers`
+    /// barriers close the block's set-up; `lat` times the warps' chains. `None` when a thread runs past
+    /// its step limit (4 M).
     pub fn execute(
         &self,
         args: &[Arg],
