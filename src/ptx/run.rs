@@ -910,19 +910,46 @@ enum Cmp {
     /// Floats: neither is NaN (`num`), either is (`nan`).
     Num,
     Nan,
-    /// Floats: the comparison, or either is NaN (`equ`, `ltu`, ...).
-    Unordered(Ordering),
+    /// Floats: the (ordered) comparison, or either is NaN (`equ`, `ltu`, ...).
+    Unordered(&'static Cmp),
 }
 
-/// The ordered comparisons an unordered one extends.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Ordering {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+/// A `setp`'s comparison by its name: integers' (`lo`/`ls`/`hi`/`hs` for the unsigned ones) and
+/// floats' (`num`, `nan`, and the unordered `equ` ... `geu`).
+fn cmp_of(name: &str) -> Option<Cmp> {
+    Some(match name {
+        "eq" => Cmp::Eq,
+        "ne" => Cmp::Ne,
+        "lt" | "lo" => Cmp::Lt,
+        "le" | "ls" => Cmp::Le,
+        "gt" | "hi" => Cmp::Gt,
+        "ge" | "hs" => Cmp::Ge,
+        "num" => Cmp::Num,
+        "nan" => Cmp::Nan,
+        "equ" => Cmp::Unordered(&Cmp::Eq),
+        "neu" => Cmp::Unordered(&Cmp::Ne),
+        "ltu" => Cmp::Unordered(&Cmp::Lt),
+        "leu" => Cmp::Unordered(&Cmp::Le),
+        "gtu" => Cmp::Unordered(&Cmp::Gt),
+        "geu" => Cmp::Unordered(&Cmp::Ge),
+        _ => return None,
+    })
+}
+
+/// Floats `a` and `b` compared as `cmp` says (an ordered comparison is false where either is NaN).
+fn float_compare(cmp: Cmp, a: f64, b: f64) -> bool {
+    let nan = a.is_nan() || b.is_nan();
+    match cmp {
+        Cmp::Eq => a == b,
+        Cmp::Ne => a != b && !nan,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+        Cmp::Num => !nan,
+        Cmp::Nan => nan,
+        Cmp::Unordered(o) => nan || float_compare(*o, a, b),
+    }
 }
 
 /// Kernel parameter `i`'s value as the run holds it: a buffer's pointer `(index + 1) << 40` (so that an
@@ -982,18 +1009,7 @@ fn decode(op: &str) -> Option<Op> {
             },
         },
         "selp" => Head::Selp,
-        "setp" => {
-            let cmp = match at(1) {
-                "eq" => Cmp::Eq,
-                "ne" => Cmp::Ne,
-                "lt" | "lo" => Cmp::Lt,
-                "le" | "ls" => Cmp::Le,
-                "gt" | "hi" => Cmp::Gt,
-                "ge" | "hs" => Cmp::Ge,
-                _ => return None,
-            };
-            Head::Setp(cmp, combine_of(at(2)))
-        }
+        "setp" => Head::Setp(cmp_of(at(1))?, combine_of(at(2))),
         _ => return None,
     };
     Some(Op { head, bits, signed, float: false, sat: false })
@@ -1085,27 +1101,7 @@ fn decode_float(parts: &[&str], bits: u32) -> Option<Op> {
                 }
             }
         }
-        "setp" => {
-            use Ordering as O;
-            let cmp = match at(1) {
-                "eq" => Cmp::Eq,
-                "ne" => Cmp::Ne,
-                "lt" => Cmp::Lt,
-                "le" => Cmp::Le,
-                "gt" => Cmp::Gt,
-                "ge" => Cmp::Ge,
-                "num" => Cmp::Num,
-                "nan" => Cmp::Nan,
-                "equ" => Cmp::Unordered(O::Eq),
-                "neu" => Cmp::Unordered(O::Ne),
-                "ltu" => Cmp::Unordered(O::Lt),
-                "leu" => Cmp::Unordered(O::Le),
-                "gtu" => Cmp::Unordered(O::Gt),
-                "geu" => Cmp::Unordered(O::Ge),
-                _ => return None,
-            };
-            Head::Setp(cmp, combine_of(at(2)))
-        }
+        "setp" => Head::Setp(cmp_of(at(1))?, combine_of(at(2))),
         _ => return None,
     };
     Some(Op { head, bits, signed: false, float: true, sat })
@@ -1186,28 +1182,7 @@ fn apply_float(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
             return Some(mask(v, to));
         }
         Head::Setp(cmp, combine) => {
-            let (a, b) = (f(1)?, f(2)?);
-            let nan = a.is_nan() || b.is_nan();
-            let ordered = |o: Ordering| match o {
-                Ordering::Eq => a == b,
-                Ordering::Ne => a != b && !nan,
-                Ordering::Lt => a < b,
-                Ordering::Le => a <= b,
-                Ordering::Gt => a > b,
-                Ordering::Ge => a >= b,
-            };
-            let r = match cmp {
-                Cmp::Eq => ordered(Ordering::Eq),
-                Cmp::Ne => ordered(Ordering::Ne),
-                Cmp::Lt => ordered(Ordering::Lt),
-                Cmp::Le => ordered(Ordering::Le),
-                Cmp::Gt => ordered(Ordering::Gt),
-                Cmp::Ge => ordered(Ordering::Ge),
-                Cmp::Num => !nan,
-                Cmp::Nan => nan,
-                Cmp::Unordered(o) => nan || ordered(o),
-            };
-            return combined(r, combine, &get);
+            return combined(float_compare(cmp, f(1)?, f(2)?), combine, &get);
         }
         _ => return None,
     };
