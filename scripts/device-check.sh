@@ -199,6 +199,8 @@ fi
 # Clocks per load when the L1 is the only limit, and matmul's pair of loads hitting or missing L1 (needs
 # nvcc; docs/MODEL.md section 20).
 command -v nvcc >/dev/null 2>&1 && step l1-throughput bash "$here/l1-throughput.sh" "$out/l1-throughput"
+# L1's request port to L2 against the model's rule (ncu), and rgH at two row pitches (section 27).
+command -v ncu >/dev/null 2>&1 && step l1-port env WARPSCOPE_BIN="$bin" bash "$here/l1-port.sh" "$out/l1-port"
 # Warp slots a block holds idle while its last warps finish, by block size (needs nvcc; section 20).
 command -v nvcc >/dev/null 2>&1 && step block-drain bash "$here/block-drain.sh" "$out/block-drain"
 # Reads against the matrix rows a block spreads over (kernel files; docs/MODEL.md section 17).
@@ -369,6 +371,7 @@ grep -H "within the noise" "$out/baseline.log" "$out/baseline-cold.log"
 [ -f "$out/ncu-compare.txt" ] && cat "$out/ncu-compare.txt"
 [ -f "$out/bench.txt" ] && cat "$out/bench.txt"
 [ -f "$out/nvprof/seed-summary.txt" ] && tail -n 1 "$out/nvprof/seed-summary.txt"
+[ -f "$out/l1-port/summary.txt" ] && tail -n 6 "$out/l1-port/summary.txt"
 [ -f "$out/nvprof/multi-summary.txt" ] && grep -E "within 2 %|both profiled|concurrent-kernels" "$out/nvprof/multi-summary.txt"
 [ -f "$out/nvprof/graph-summary.txt" ] && tail -n 1 "$out/nvprof/graph-summary.txt"
 [ -f "$out/nvprof/threads-summary.txt" ] && tail -n 1 "$out/nvprof/threads-summary.txt"

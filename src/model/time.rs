@@ -322,7 +322,8 @@ pub struct Prediction {
     pub bandwidth_ms: f64,
     /// L2's input port: line requests and the stores' sectors over its rate.
     pub l2_ms: f64,
-    /// L1 passes, L1 bytes and shared-memory wavefronts over the data path's rate.
+    /// L1 passes, L1 bytes and shared-memory wavefronts over the data path's rate, or L1's request port
+    /// to L2, whichever is busier.
     pub l1_ms: f64,
     /// Rounds of resident warps, one round trip each (Little's law; see [`round_trip_s`]).
     pub latency_ms: f64,
@@ -368,10 +369,14 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     // within 3 % on transposes, resize and the partial-store microbenchmark; docs/MODEL.md section 11).
     // Its read side is not a term: the sectors loads take from L2 depend on L1 reuse across blocks,
     // which the memory model does not see (matmul's one-row blocks hit L1 for 57 % of B's sectors).
-    let l2 = (w.l2_read_requests + w.store_lines + w.store_sectors) / (f.l2_write_cycles_per_ns * 1e9);
-    // The L1/shared data path: one pass (a run of lines, or a bank pass) per clock, and its bytes.
+    let l2 = crossbar_cycles(w) / (f.l2_write_cycles_per_ns * 1e9);
+    // The L1/shared data path: one pass (a run of lines, or a bank pass) per clock, and its bytes; or
+    // L1's end of the crossbar to L2, whichever is busier.
     let passes = w.l1_wavefronts + w.smem_wavefronts;
-    let l1 = passes.max(w.l1_load_bytes / f.l1_bytes_per_clk).max(w.smem_wavefronts * 128.0 / f.smem_bytes_per_clk)
+    let l1 = passes
+        .max(w.l1_load_bytes / f.l1_bytes_per_clk)
+        .max(w.smem_wavefronts * 128.0 / f.smem_bytes_per_clk)
+        .max(crossbar_cycles(w))
         / (busy * clock);
     // Rounds of resident warps on each SM (at least one).
     let rounds = if w.resident_warps > 0.0 { (w.warps / (s * w.resident_warps)).max(1.0) } else { 1.0 };
@@ -414,6 +419,18 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         sync_ms: sync * ms,
         bound,
     }
+}
+
+/// Cycles the requests from L1 to L2 take at either end of the crossbar: a cycle per request (a line
+/// of one instruction: a load's that misses L1, every store's) and one per sector of store data. L2's
+/// input port takes them at its calibrated rate over the whole GPU (the L2 term); each SM's L1 sends
+/// its own at one a clock, its own limit where a warp's lanes each store to their own line on distinct
+/// banks, so that L1's data pipe serves the 32 lines in 8 passes and the port takes 64 clocks (ncu on an
+/// H200, `l1tex__m_l1tex2xbar_req_cycles_active`: this count within 2 % on rgH at 4096 and 4104 floats
+/// a row, the naive transpose at two shapes, resize's interleaved stores and matmulStrided; the port
+/// 92-97 % busy on rgH at 4104; docs/MODEL.md section 27).
+fn crossbar_cycles(w: &Workload) -> f64 {
+    w.l2_read_requests + w.store_lines + w.store_sectors
 }
 
 /// Instruction issue: every warp's instructions and every block's set-up (once per block) over the
@@ -651,6 +668,46 @@ mod tests {
         let rgb = Workload { store_lines: 64.0 * mi / 4.0, ..naive };
         let q = predict(&t, &rgb);
         assert!((q.l2_ms / p.l2_ms - (2.0 * mi + 16.0 * mi + 64.0 * mi) / (130.0 * mi)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn l1_sends_a_request_and_each_store_sector_to_l2_at_one_a_clock() {
+        // rgH over rows of 4104 floats with 256x1 blocks: 16 blocks of 8 warps, one SM each. Every
+        // thread walks its own row, so each of a warp's 5 x 4104 requests touches 32 lines, 16,416
+        // floats apart (banks 8 lane mod 32: 8 L1 passes a request, 21,012,480 in all). Its 2 x 4104
+        // stores write 32 lines each: 128 warps x 8208 x 32 = 33,619,968 line requests, and its loads
+        // miss L1 for 7,316,000 lines (ncu's figures on an H200 for both). A store line carries one
+        // sector: the port takes 7,316,000 + 2 x 33,619,968 = 74,555,936 clocks (ncu: 74,557 k busy)
+        // over 16 SMs: 4,659,746 clocks each, 2.3534 ms at 1980 MHz (measured 2.605 ms); the data
+        // pipe's passes alone would be 0.663 ms.
+        let t = h200();
+        let rows = Workload {
+            blocks: 16,
+            warps: 128.0,
+            dram_read_bytes: 64.0 * 4104.0 * 4096.0,
+            store_bytes: 64.0 * 4104.0 * 4096.0,
+            l2_read_requests: 7_316_000.0,
+            store_lines: 33_619_968.0,
+            store_sectors: 33_619_968.0,
+            l1_load_bytes: 0.0,
+            l1_wavefronts: 21_012_480.0,
+            insns: Mix::default(),
+            loads_global: false,
+            ..sum_matrix(16, 8.0, 8.0)
+        };
+        let p = predict(&t, &rows);
+        assert_eq!(p.bound, Bound::L1);
+        let by_hand = (7_316_000.0 + 2.0 * 33_619_968.0) / 16.0 / 1.98e9 * 1e3;
+        assert!((p.l1_ms - by_hand).abs() < 1e-9, "{} against {by_hand}", p.l1_ms);
+        assert!((p.l1_ms - 2.3534).abs() < 1e-4, "{}", p.l1_ms);
+        // At 4096 floats a row the 32 lines share one bank: 32 passes a request, and the data pipe is
+        // the busier (the port's clocks unchanged).
+        let pitched = predict(&t, &Workload { l1_wavefronts: 4.0 * 21_012_480.0, ..rows });
+        assert!((pitched.l1_ms - 4.0 * 21_012_480.0 / 16.0 / 1.98e9 * 1e3).abs() < 1e-9, "{}", pitched.l1_ms);
+        // Stores of 4 sectors a line (interleaved RGB, each sector in part): 5 clocks a line.
+        let wide = predict(&t, &Workload { store_sectors: 4.0 * 33_619_968.0, ..rows });
+        let by_hand = (7_316_000.0 + 5.0 * 33_619_968.0) / 16.0 / 1.98e9 * 1e3;
+        assert!((wide.l1_ms - by_hand).abs() < 1e-9, "{} against {by_hand}", wide.l1_ms);
     }
 
     #[test]
