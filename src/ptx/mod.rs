@@ -107,6 +107,13 @@ pub struct Mix {
 }
 
 impl Mix {
+    /// `n` instructions on `pipe`.
+    pub fn of(pipe: Pipe, n: f64) -> Mix {
+        let mut m = Mix::default();
+        m.add(pipe, n);
+        m
+    }
+
     /// Instructions in all.
     pub fn total(&self) -> f64 {
         self.fp32 + self.int + self.imul + self.sfu + self.mem + self.other
@@ -168,13 +175,60 @@ pub fn classify(line: &str) -> Option<(Pipe, f64)> {
         // A conversion between integer types is a sign extension or a move: the integer ALU.
         "cvt" if !float => (Pipe::Int, 1.0),
         "cvt" | "ex2" | "lg2" | "rcp" | "rsqrt" | "sqrt" | "sin" | "cos" | "tanh" => (Pipe::Sfu, 1.0),
-        // Division: a reciprocal and a Newton step (approx), or an integer routine of ~20 instructions.
+        // Division: a float's MUFU (its routine: [`routine`]), or an integer routine of ~20 instructions.
         "div" | "rem" if float => (Pipe::Sfu, 1.0),
         "div" | "rem" => (Pipe::Imul, 20.0),
         "mul" | "mad" if !float => (Pipe::Imul, if op.contains(".wide") || wide { 2.0 } else { 1.0 }),
         _ if float => (Pipe::Fp32, 1.0),
         // cvta (address space conversion) and the integer ALU.
         _ => (Pipe::Int, if wide { 2.0 } else { 1.0 }),
+    })
+}
+
+/// What one executed PTX line costs in SASS: instructions per pipe ([`classify`], or the routine a
+/// special function expands into, [`routine`]).
+pub fn sass(line: &str) -> Option<Mix> {
+    let op = unguarded(line).split(|c: char| c.is_whitespace()).next().unwrap_or("").trim_end_matches(';');
+    match routine(op) {
+        Some((mix, _)) if executes(line) => Some(mix),
+        _ => classify(line).map(|(pipe, n)| Mix::of(pipe, n)),
+    }
+}
+
+/// The routine ptxas expands a division, reciprocal or root into where it is not one MUFU instruction,
+/// as its fast path runs (ptxas 13.0 for sm_90, `cuobjdump -sass`; the slow path, called for operands
+/// the hardware's approximation cannot take, is not counted): its instructions per pipe, and the
+/// dependent steps from its operands to its result. An IEEE-rounded `div.rn.f32` (C's `a / b` without
+/// fast math) is MUFU.RCP and FCHK, five dependent FFMAs and a branch around the slow path's call (ncu
+/// on Kernel Tuner's pnpoly: 9.3 warp instructions more per division, 2 of them on the XU pipe). The
+/// `.approx` forms without `.ftz` scale a denormal operand around the MUFU; with `.ftz` they are the
+/// MUFU alone (`None`: [`classify`]'s one instruction). Doubles' ops count as FP32 ones, as elsewhere.
+pub fn routine(op: &str) -> Option<(Mix, f64)> {
+    let parts: Vec<&str> = op.split('.').collect();
+    let has = |p: &str| parts.contains(&p);
+    let f64_ = has("f64");
+    if !(f64_ || has("f32")) {
+        return None;
+    }
+    let approx = has("approx");
+    let ftz = has("ftz");
+    let m = |sfu: f64, fp32: f64, int: f64, other: f64| Mix { sfu, fp32, int, other, ..Default::default() };
+    Some(match (parts[0], f64_, approx || has("full"), ftz) {
+        ("div", false, false, _) => (m(2.0, 5.0, 0.0, 2.0), 6.0),
+        ("div", false, true, true) if approx => (m(1.0, 1.0, 0.0, 0.0), 2.0),
+        ("div", false, true, false) if approx => (m(1.0, 4.0, 0.0, 0.0), 3.0),
+        ("div", false, true, true) => (m(1.0, 4.0, 0.0, 0.0), 3.0),
+        ("div", false, true, false) => (m(1.0, 7.0, 0.0, 0.0), 3.0),
+        ("rcp", false, false, _) => (m(1.0, 3.0, 3.0, 2.0), 4.0),
+        ("rcp", false, true, false) => (m(1.0, 6.0, 0.0, 0.0), 3.0),
+        ("sqrt", false, false, _) => (m(1.0, 4.0, 2.0, 2.0), 4.0),
+        ("sqrt" | "rsqrt" | "ex2" | "lg2", false, true, false) => (m(1.0, 3.0, 0.0, 0.0), 3.0),
+        ("sin" | "cos", false, true, _) => (m(1.0, 1.0, 0.0, 0.0), 2.0),
+        ("div", true, _, _) => (m(1.0, 12.0, 0.0, 2.0), 9.0),
+        ("sqrt", true, false, _) => (m(1.0, 8.0, 3.0, 2.0), 8.0),
+        ("rcp", true, false, _) => (m(1.0, 6.0, 3.0, 1.0), 6.0),
+        ("rsqrt", true, true, _) => (m(1.0, 6.0, 2.0, 2.0), 6.0),
+        _ => return None,
     })
 }
 
@@ -192,7 +246,7 @@ fn body_in<'a>(text: &'a str, entry: &str) -> Option<Vec<&'a str>> {
 
 /// What each of `lines` costs when it runs: its pipe and SASS instructions, `None` for a line that is
 /// not an instruction, or that folds into the next instruction that executes.
-fn costs(lines: &[&str]) -> Vec<Option<(Pipe, f64)>> {
+fn costs(lines: &[&str]) -> Vec<Option<Mix>> {
     let executed: Vec<usize> = (0..lines.len()).filter(|&i| executes(lines[i])).collect();
     let mut out = vec![None; lines.len()];
     let mut uses = None;
@@ -208,7 +262,7 @@ fn costs(lines: &[&str]) -> Vec<Option<(Pipe, f64)>> {
             && !branch_inverted(before, lines, i)
             && !contracts(lines, i, next, &mut uses)
         {
-            out[i] = classify(lines[i]);
+            out[i] = sass(lines[i]);
         }
     }
     out
@@ -276,8 +330,8 @@ fn branch_inverted(before: Option<&str>, lines: &[&str], i: usize) -> bool {
 
 fn mix_of(lines: &[&str]) -> Mix {
     let mut m = Mix::default();
-    for (pipe, n) in costs(lines).into_iter().flatten() {
-        m.add(pipe, n);
+    for c in costs(lines).into_iter().flatten() {
+        m = m.add_scaled(&c, 1.0);
     }
     m
 }
@@ -513,6 +567,33 @@ mod tests {
         let m = straight_mix("sum_matrix", "sumMatrixOnGPU2D").unwrap();
         assert_eq!(m.mem, 3.0, "two loads and a store: {m:?}");
         assert_eq!(m.fp32, 1.0, "one add: {m:?}");
+    }
+
+    #[test]
+    fn divisions_and_roots_cost_the_routine_ptxas_expands_them_into() {
+        // `a / b` without fast math: MUFU.RCP, FCHK, five FFMAs and a branch with its move, 9 in all,
+        // 2 on the special-function pipe (ncu on pnpoly: 9.3 more warp instructions a division, 2 of
+        // them XU), its result six dependent steps after its operands.
+        let div = sass("div.rn.f32 \t%f6, %f4, %f5;").unwrap();
+        assert_eq!((div.total(), div.sfu, div.fp32), (9.0, 2.0, 5.0));
+        assert_eq!(routine("div.rn.f32").map(|r| r.1), Some(6.0));
+        // --use_fast_math's division is MUFU.RCP and FMUL; without .ftz, a denormal's scaling too.
+        assert_eq!(sass("div.approx.ftz.f32 \t%f1, %f2, %f3;").unwrap().total(), 2.0);
+        assert_eq!(sass("div.approx.f32 \t%f1, %f2, %f3;").unwrap().total(), 5.0);
+        assert_eq!(sass("div.full.f32 \t%f1, %f2, %f3;").unwrap().total(), 8.0);
+        // sqrtf: MUFU.RSQ, two FMULs and two FFMAs, a range check and the branch around the slow path.
+        assert_eq!(sass("sqrt.rn.f32 \t%f1, %f2;").unwrap().total(), 9.0);
+        assert_eq!(sass("rcp.rn.f32 \t%f1, %f2;").unwrap().total(), 9.0);
+        // A double division: MUFU.RCP64H and the DFMA refinement.
+        assert_eq!(sass("div.rn.f64 \t%fd1, %fd2, %fd3;").unwrap().total(), 15.0);
+        // One MUFU where ptxas emits one: .ftz approximations, tanh; integer division is not a routine.
+        for line in ["ex2.approx.ftz.f32 \t%f1, %f2;", "rsqrt.approx.ftz.f32 \t%f1, %f2;", "tanh.approx.f32 \t%f1, %f2;"] {
+            assert_eq!(sass(line), Some(Mix::of(Pipe::Sfu, 1.0)), "{line}");
+        }
+        assert_eq!(routine("div.s32"), None);
+        assert_eq!(sass("div.s32 \t%r1, %r2, %r3;"), Some(Mix::of(Pipe::Imul, 20.0)));
+        // A folded or non-executing line costs nothing, routine or not.
+        assert_eq!(sass("// div.rn.f32 %f1, %f2, %f3;"), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::mem::{self, Memory, Space};
-use super::{Mix, Pipe};
+use super::Mix;
 use crate::kernels::{Access, Arg};
 use crate::spec::Dim3;
 
@@ -71,8 +71,8 @@ struct Insn {
     wait: Wait,
     /// A branch's target, an instruction index.
     target: Option<usize>,
-    /// What one execution costs: its pipe and SASS instructions (`None`: folds into another).
-    cost: Option<(Pipe, f64)>,
+    /// What one execution costs: its SASS instructions per pipe (`None`: folds into another).
+    cost: Option<Mix>,
     /// Where it loads or stores, for a load or store the memory model counts (a `cp.async`: both).
     mem: Vec<mem::Mem>,
     /// An `ld` of integers or floats: its access, whose values the run reads where the launch's memory
@@ -596,8 +596,8 @@ impl Program {
     fn mix(&self, counts: &[u32], range: std::ops::Range<usize>) -> Mix {
         let mut m = Mix::default();
         for i in range {
-            if let Some((pipe, n)) = self.insns[i].cost {
-                m.add(pipe, n * counts[i] as f64);
+            if let Some(c) = self.insns[i].cost {
+                m = m.add_scaled(&c, counts[i] as f64);
             }
         }
         m
@@ -641,10 +641,10 @@ impl Program {
             let operands = insn.srcs.iter().map(|&r| ready[r]).fold(0.0, f64::max);
             let closes = insn.target.is_some() || insn.ends;
             let issue = match insn.cost {
-                Some((pipe, _)) => {
+                Some(cost) => {
                     turn += 1.0;
                     let mut at = operands.max(front + turn);
-                    if pipe == Pipe::Mem {
+                    if cost.mem > 0.0 {
                         at = at.max(memory + 1.0);
                         memory = at;
                     }
@@ -661,6 +661,7 @@ impl Program {
                     _ if insn.cost.is_none() => 0.0,
                     Wait::Free => 0.0,
                     Wait::Pipe => c.lat.pipe,
+                    Wait::Steps(n) => n * c.lat.pipe,
                     Wait::Global => c.lat.global,
                     Wait::Shared => c.lat.shared,
                 };
@@ -795,6 +796,8 @@ enum Wait {
     Free,
     /// A pipe's dependent latency.
     Pipe,
+    /// That of a routine of this many dependent steps (a division, a root: [`super::routine`]).
+    Steps(f64),
     /// A load from global (or local, or generic) memory.
     Global,
     /// A load from shared memory (or the constant cache).
@@ -1394,7 +1397,7 @@ fn parse_insn<'a>(
         // The constant cache answers on the SM, about as soon as L1 does.
         "ld" | "ldu" | "atom" if op.contains(".shared") || op.contains(".const") => Wait::Shared,
         "ld" | "ldu" | "atom" => Wait::Global,
-        _ if writes => Wait::Pipe,
+        _ if writes => super::routine(op).map_or(Wait::Pipe, |(_, steps)| Wait::Steps(steps)),
         _ => Wait::Free,
     };
     Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None, mem, loads })
@@ -1581,6 +1584,30 @@ $L_end:
                 .chain_cycles,
             66.0
         );
+    }
+
+    #[test]
+    fn a_division_waits_out_its_routines_steps() {
+        // The same chain with the add replaced by an IEEE division of the loaded value: its result is
+        // ready six pipe latencies (24 cycles) after its issue at 31, so the store issues at 55 and the
+        // return at 56; the division's 9 SASS instructions are counted, 2 on the SFU.
+        let text = "
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.global.f32 	%f1, [%rd1];
+	div.rn.f32 	%f2, %f1, 0f40400000;
+	st.global.f32 	[%rd1+4], %f2;
+	ret;
+}
+";
+        let p = Program::parse(text, "k").unwrap();
+        let e =
+            p.execute(&[Arg::Buf(0)], &Memory::default(), Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), 0, &LAT).unwrap();
+        assert_eq!(e.chain_cycles, 56.0);
+        assert_eq!((e.per_warp.sfu, e.per_warp.fp32, e.per_warp.total()), (2.0, 5.0, 12.0));
     }
 
     #[test]
