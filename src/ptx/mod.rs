@@ -587,7 +587,9 @@ mod tests {
         // A double division: MUFU.RCP64H and the DFMA refinement.
         assert_eq!(sass("div.rn.f64 \t%fd1, %fd2, %fd3;").unwrap().total(), 15.0);
         // One MUFU where ptxas emits one: .ftz approximations, tanh; integer division is not a routine.
-        for line in ["ex2.approx.ftz.f32 \t%f1, %f2;", "rsqrt.approx.ftz.f32 \t%f1, %f2;", "tanh.approx.f32 \t%f1, %f2;"] {
+        for line in
+            ["ex2.approx.ftz.f32 \t%f1, %f2;", "rsqrt.approx.ftz.f32 \t%f1, %f2;", "tanh.approx.f32 \t%f1, %f2;"]
+        {
             assert_eq!(sass(line), Some(Mix::of(Pipe::Sfu, 1.0)), "{line}");
         }
         assert_eq!(routine("div.s32"), None);

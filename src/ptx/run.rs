@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use super::mem::{self, Memory, Space};
 use super::Mix;
+use super::mem::{self, Memory, Space};
 use crate::kernels::{Access, Arg};
 use crate::spec::Dim3;
 
