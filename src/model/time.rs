@@ -748,12 +748,19 @@ mod tests {
         // rgV's shape: 4 blocks of 32 warps (one thread per column of a 4096-wide image), each thread
         // walking its 4096-row column twice, every sample waiting for its own load (8192 round trips).
         // Only 4 SMs work, each warp waits its whole chain: 8192 x 404.04 ns (800 cycles at 1980 MHz),
-        // plus DRAM delivering the 128 warps' 64 MiB once at 4220 GB/s (15.9 us): 3.3258 ms.
+        // plus DRAM delivering the 128 warps' 64 MiB once at 4220 GB/s (15.9 us): 3.3258 ms. Its traffic:
+        // 2 x 4096 x 4096 floats read (each warp a 128-byte line a request) and 4096 x 4096 written.
         let t = h200();
+        let lines = 4096.0 * 4096.0 * 4.0 / 128.0;
         let w = Workload {
             blocks: 4,
             warps: 128.0,
             dram_read_bytes: 4096.0 * 4096.0 * 4.0,
+            l2_read_requests: 2.0 * lines,
+            store_lines: lines,
+            store_sectors: 4.0 * lines,
+            l1_load_bytes: 2.0 * 4096.0 * 4096.0 * 4.0,
+            l1_wavefronts: 3.0 * lines,
             serial_loads: 8192.0,
             chain_s: 0.0,
             serial_latency_s: 0.0,
