@@ -66,6 +66,9 @@ pub struct Launchable {
     /// What each buffer holds when the launch starts, where the kernel only reads it and its contents
     /// may decide addresses or trip counts (integers), in [`Arg::Buf`] order; `None` for the others.
     pub data: Vec<Option<std::sync::Arc<[u8]>>>,
+    /// What the module's `__constant__` arrays hold, in the order its PTX declares them
+    /// ([`Program::constants`]); `None` for one not known.
+    pub constants: Vec<Option<std::sync::Arc<[u8]>>>,
     /// The grid.
     pub grid: Dim3,
     /// Dynamic shared memory per block, bytes.
@@ -105,7 +108,7 @@ impl Traced {
             module: l.module,
             ptx: l.ptx,
             program,
-            memory: Memory::new(l.data),
+            memory: Memory::new(l.data).with_constants(l.constants),
             problem: l.problem,
             buffers,
             work,
@@ -245,6 +248,7 @@ mod tests {
             buffers: k.buffers().iter().map(|b| (b.name.to_string(), 4 * b.len as u64, b.role, false)).collect(),
             args: k.args(),
             data: Vec::new(),
+            constants: Vec::new(),
             grid: k.grid(block),
             dynamic_smem: k.dynamic_smem(block),
         };

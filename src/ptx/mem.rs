@@ -12,6 +12,9 @@ pub enum Space {
     Global,
     /// `.shared` (`.shared::cta`): a byte offset in the block's shared memory.
     Shared,
+    /// `.const`: a `__constant__` array's run address ([`const_address`]); its values are read where
+    /// the launch gives them, but it is not traffic the memory model counts (the constant cache's).
+    Const,
     /// No space named: a generic address.
     Generic,
 }
@@ -47,25 +50,47 @@ impl Mem {
 /// What a launch's buffers hold when it starts, for the buffers it only reads (by buffer index; `None`
 /// for the others), so that a run follows what the code does with the values it loads from them: a
 /// CSR matrix's row offsets bound a loop, its column indices place a gather, a point's coordinates
-/// decide a branch.
+/// decide a branch; and its `__constant__` arrays (a polygon's vertices).
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
     buffers: Vec<Option<Arc<[u8]>>>,
+    constants: Vec<Option<Arc<[u8]>>>,
+}
+
+/// Run addresses of `__constant__` arrays start here: array `j` of the module's at `(j + 1) << 48`,
+/// above every buffer's (`(index + 1) << 40`, at most 255 of them).
+const CONST_SHIFT: u32 = 48;
+
+/// The run address of the module's `j`-th `__constant__` array ([`const_symbols`] order).
+pub fn const_address(j: usize) -> u64 {
+    (j as u64 + 1) << CONST_SHIFT
 }
 
 impl Memory {
     /// Buffer `i`'s bytes at `buffers[i]`.
     pub fn new(buffers: Vec<Option<Arc<[u8]>>>) -> Memory {
-        Memory { buffers }
+        Memory { buffers, constants: Vec::new() }
+    }
+
+    /// The module's `__constant__` arrays' contents, in [`const_symbols`] order (`None`: not known).
+    pub fn with_constants(self, constants: Vec<Option<Arc<[u8]>>>) -> Memory {
+        Memory { constants, ..self }
+    }
+
+    /// Whether the contents of all `n` of the module's `__constant__` arrays are held.
+    pub fn holds_constants(&self, n: usize) -> bool {
+        self.constants.len() == n && self.constants.iter().all(Option::is_some)
     }
 
     /// The integer of `bytes` bytes (little-endian) at run address `addr` (a buffer's pointer is
     /// `(index + 1) << 40`), as the run's registers hold it: in 32 bits (a signed one narrower than that
     /// sign-extended to them) or 64; `None` outside the buffers it holds.
     pub fn read(&self, addr: u64, bytes: u64, signed: bool) -> Option<u64> {
-        let buffer = usize::try_from((addr >> 40).checked_sub(1)?).ok()?;
-        let at = usize::try_from(addr & ((1 << 40) - 1)).ok()?;
-        let data = self.buffers.get(buffer)?.as_ref()?.get(at..at.checked_add(bytes as usize)?)?;
+        let (region, shift) =
+            if addr >> CONST_SHIFT != 0 { (&self.constants, CONST_SHIFT) } else { (&self.buffers, 40) };
+        let index = usize::try_from((addr >> shift).checked_sub(1)?).ok()?;
+        let at = usize::try_from(addr & ((1 << shift) - 1)).ok()?;
+        let data = region.get(index)?.as_ref()?.get(at..at.checked_add(bytes as usize)?)?;
         if bytes == 0 || bytes > 8 {
             return None;
         }
@@ -86,20 +111,11 @@ impl Memory {
 /// Also the static arrays' bytes (what ptxas reports as the entry's static shared memory).
 pub fn shared_layout(text: &str, body: &[&str]) -> (HashMap<String, u64>, u64) {
     let decls = |lines: &mut dyn Iterator<Item = &str>| -> Vec<(String, u64, u64, bool)> {
-        lines.filter_map(shared_decl).collect()
+        lines.filter_map(|l| decl(l, ".shared")).collect()
     };
     let own = decls(&mut body.iter().copied());
-    // Module-level declarations: lines outside every entry's braces.
-    let mut depth = 0i32;
-    let mut module = Vec::new();
-    for line in text.lines().map(str::trim) {
-        if depth == 0 {
-            module.push(line);
-        }
-        depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
-    }
     let used = |name: &str| body.iter().any(|l| !l.starts_with('.') && mentions(l, name));
-    let global: Vec<_> = decls(&mut module.into_iter()).into_iter().filter(|d| used(&d.0)).collect();
+    let global: Vec<_> = decls(&mut module_lines(text)).into_iter().filter(|d| used(&d.0)).collect();
     let mut at = 0u64;
     let mut out = HashMap::new();
     let (dynamic, fixed): (Vec<_>, Vec<_>) = own.into_iter().chain(global).partition(|d| d.3);
@@ -115,6 +131,22 @@ pub fn shared_layout(text: &str, body: &[&str]) -> (HashMap<String, u64>, u64) {
     (out, at)
 }
 
+/// The module's `__constant__` arrays (`.const` declarations outside every entry), in order: what
+/// [`const_address`] numbers.
+pub fn const_symbols(text: &str) -> Vec<String> {
+    module_lines(text).filter_map(|l| decl(l, ".const")).map(|d| d.0).collect()
+}
+
+/// The module's lines outside every entry's braces (its declarations).
+fn module_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0i32;
+    text.lines().map(str::trim).filter(move |line| {
+        let outside = depth == 0;
+        depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+        outside
+    })
+}
+
 /// Whether `line` names the symbol `name` (not as part of a longer identifier).
 fn mentions(line: &str, name: &str) -> bool {
     line.match_indices(name).any(|(i, _)| {
@@ -125,11 +157,13 @@ fn mentions(line: &str, name: &str) -> bool {
     })
 }
 
-/// A `.shared` declaration: (name, bytes, alignment, dynamic).
-fn shared_decl(line: &str) -> Option<(String, u64, u64, bool)> {
+/// A declaration in `space` (`.shared`, `.const`): (name, bytes, alignment, extern).
+fn decl(line: &str, space: &str) -> Option<(String, u64, u64, bool)> {
     let line = line.trim().trim_end_matches(';');
+    // An initialiser (`= {...}`) is not part of the name.
+    let line = line.split_once('=').map_or(line, |(d, _)| d.trim());
     let words: Vec<&str> = line.split_whitespace().collect();
-    let at = words.iter().position(|w| *w == ".shared" || w.starts_with(".shared::"))?;
+    let at = words.iter().position(|w| *w == space || w.strip_prefix(space).is_some_and(|r| r.starts_with("::")))?;
     let dynamic = words[..at].contains(&".extern");
     if words[..at].iter().any(|w| !matches!(*w, ".extern" | ".visible" | ".weak")) {
         return None;
@@ -168,11 +202,12 @@ fn type_bytes(ty: &str) -> Option<u64> {
 /// The accesses of an instruction with opcode `op` and operand texts `texts`: an `ld`/`ldu`/`st` (none
 /// for the spaces the memory model does not count: local, constant, parameters), or a `cp.async`'s
 /// global load and shared store (sm_80's copy straight to shared memory, SASS LDGSTS); none for other
-/// instructions. `shared` gives the shared symbols' offsets; `reg` numbers a register.
+/// instructions. `symbols` gives the shared arrays' offsets and the constant arrays' run addresses;
+/// `reg` numbers a register.
 pub fn parse<'t>(
     op: &str,
     texts: &[&'t str],
-    shared: &HashMap<String, u64>,
+    symbols: &HashMap<String, u64>,
     mut reg: impl FnMut(&'t str) -> usize,
 ) -> Vec<Mem> {
     if let Some(rest) = op.strip_prefix("cp.async.")
@@ -181,7 +216,7 @@ pub fn parse<'t>(
         // cp.async.ca.shared.global [dst], [src], cp-size: the bytes each thread copies.
         let bytes = texts.get(2).and_then(|t| t.parse::<u8>().ok());
         let (Some(bytes), Some(dst), Some(src)) = (bytes, texts.first(), texts.get(1)) else { return Vec::new() };
-        let load = address(src, shared, &mut reg).map(|(base, offset)| Mem {
+        let load = address(src, symbols, &mut reg).map(|(base, offset)| Mem {
             store: false,
             space: Space::Global,
             base,
@@ -189,7 +224,7 @@ pub fn parse<'t>(
             bytes,
             reads: None,
         });
-        let store = address(dst, shared, &mut reg).map(|(base, offset)| Mem {
+        let store = address(dst, symbols, &mut reg).map(|(base, offset)| Mem {
             store: true,
             space: Space::Shared,
             base,
@@ -199,14 +234,14 @@ pub fn parse<'t>(
         });
         return load.into_iter().chain(store).collect();
     }
-    single(op, texts, shared, reg).into_iter().collect()
+    single(op, texts, symbols, reg).into_iter().collect()
 }
 
 /// An `ld`/`ldu`/`st`'s access.
 fn single<'t>(
     op: &str,
     texts: &[&'t str],
-    shared: &HashMap<String, u64>,
+    symbols: &HashMap<String, u64>,
     mut reg: impl FnMut(&'t str) -> usize,
 ) -> Option<Mem> {
     let mut parts = op.split('.');
@@ -221,7 +256,8 @@ fn single<'t>(
         match p {
             "global" => space = Space::Global,
             "shared" | "shared::cta" => space = Space::Shared,
-            "local" | "const" | "param" | "shared::cluster" => return None,
+            "const" => space = Space::Const,
+            "local" | "param" | "shared::cluster" => return None,
             "v2" => vector = 2,
             "v4" => vector = 4,
             "v8" => vector = 8,
@@ -234,22 +270,22 @@ fn single<'t>(
         }
     }
     let bytes = u8::try_from(vector * elem?).ok()?;
-    let (base, offset) = address(texts.get(usize::from(!store))?, shared, &mut reg)?;
+    let (base, offset) = address(texts.get(usize::from(!store))?, symbols, &mut reg)?;
     Some(Mem { store, space, base, offset, bytes, reads: reads.filter(|_| !store) })
 }
 
-/// An address operand `[...]`: its base register (`None`: a shared symbol's or an absolute address)
-/// and the bytes added to it; `None` for a global variable or anything else the run cannot place.
+/// An address operand `[...]`: its base register (`None`: a symbol's or an absolute address) and the
+/// bytes added to it; `None` for a global variable or anything else the run cannot place.
 fn address<'t>(
     text: &'t str,
-    shared: &HashMap<String, u64>,
+    symbols: &HashMap<String, u64>,
     reg: &mut impl FnMut(&'t str) -> usize,
 ) -> Option<(Option<usize>, i64)> {
     let address = text.strip_prefix('[')?.strip_suffix(']')?.trim();
     let (base_text, offset) = split_offset(address)?;
     if base_text.starts_with('%') {
         Some((Some(reg(base_text)), offset))
-    } else if let Some(&at) = shared.get(base_text) {
+    } else if let Some(&at) = symbols.get(base_text) {
         Some((None, offset + at as i64))
     } else if base_text.is_empty() {
         Some((None, offset))

@@ -99,9 +99,12 @@ pub struct Program {
     static_shared: u64,
     /// Whether a branch, a guard or an address depends on a float the code loads.
     loaded_floats: bool,
-    /// Whether a guard (a branch's, a store's) depends on a float, loaded or computed: then threads'
-    /// work differs with their data, and the run samples more of them.
-    float_guards: bool,
+    /// Whether a guard (a branch's, a store's) depends on a float, loaded or computed, that the run can
+    /// compute: then threads' work differs with their data, and the run samples more of them. The
+    /// first where the module's `__constant__` arrays are not held, the second where they are.
+    float_guards: [bool; 2],
+    /// The module's `__constant__` arrays, in [`mem::const_address`] order.
+    constants: Vec<String>,
 }
 
 /// What a block's warps execute, per warp, and the part of it that is the block's set-up.
@@ -138,16 +141,23 @@ impl Program {
             }
         }
         let mut names = HashMap::new();
-        let (shared, static_shared) = mem::shared_layout(text, &lines);
+        // Symbols as the run addresses them: shared arrays at their offsets, constant arrays above the
+        // buffers.
+        let (mut symbols, static_shared) = mem::shared_layout(text, &lines);
+        let constants = mem::const_symbols(text);
+        for (j, name) in constants.iter().enumerate() {
+            symbols.insert(name.clone(), mem::const_address(j));
+        }
         let mut insns: Vec<Insn> =
-            text_of.iter().map(|l| parse_insn(l, &params, &labels, &shared, &mut names)).collect::<Option<_>>()?;
+            text_of.iter().map(|l| parse_insn(l, &params, &labels, &symbols, &mut names)).collect::<Option<_>>()?;
         keep_values_that_matter(&mut insns, names.len());
         let float_load =
             |i: &Insn, line: &str| i.loads.is_some() && [".f32", ".f64"].iter().any(|t| opcode(line).ends_with(t));
         let loaded_floats = insns.iter().zip(&text_of).any(|(i, line)| float_load(i, line));
         // Registers holding a float's value or one computed from a float (a comparison, a conversion),
-        // and those the run cannot know (written by what it does not compute: a load from constant or
-        // shared memory, a shuffle), each with what is computed from them.
+        // and those the run cannot know (written by what it does not compute: a load from shared memory,
+        // or from constant memory where the launch does not give it, a shuffle), each with what is
+        // computed from them.
         let taint = |source: &dyn Fn(&Insn, &str) -> bool| {
             let mut set = vec![false; names.len()];
             let mut changed = true;
@@ -165,13 +175,16 @@ impl Program {
             set
         };
         let floats = taint(&|i, line| i.op.is_some_and(|o| o.float) || float_load(i, line));
-        let unknown = taint(&|i, _| {
-            let shared = i.loads.is_some_and(|m| m.space == Space::Shared);
-            !i.dests.is_empty() && ((i.op.is_none() && i.loads.is_none()) || shared)
-        });
         // Work decided by floats the run can compute (not where they come from memory it does not hold,
         // where sampling more threads would only repeat the same unknowns).
-        let float_guards = insns.iter().any(|i| i.guard.is_some_and(|(g, _)| floats[g] && !unknown[g]));
+        let float_guards = [false, true].map(|constants_held| {
+            let unknown = taint(&|i, _| {
+                let unknown_load =
+                    |m: mem::Mem| m.space == Space::Shared || (m.space == Space::Const && !constants_held);
+                !i.dests.is_empty() && ((i.op.is_none() && i.loads.is_none()) || i.loads.is_some_and(unknown_load))
+            });
+            insns.iter().any(|i| i.guard.is_some_and(|(g, _)| floats[g] && !unknown[g]))
+        });
         // Costs as the static count gives them (which reads the labels too).
         let costs = super::costs(&with_labels);
         let priced = with_labels.iter().zip(costs).filter(|(l, _)| !l.ends_with(':')).map(|(_, c)| c);
@@ -206,6 +219,7 @@ impl Program {
             static_shared,
             loaded_floats,
             float_guards,
+            constants,
         })
     }
 
@@ -245,7 +259,7 @@ impl Program {
             // data), SPREAD blocks over the class, on an R3 sequence (Roberts' low-discrepancy points:
             // well spread over the grid's rows and columns alike).
             let count = (0..3).map(span).product::<u64>();
-            let spread = if self.float_guards { SPREAD.min(count) } else { 1 };
+            let spread = if self.spreads(memory) { SPREAD.min(count) } else { 1 };
             let at = |k: u64| {
                 let pick = |d: usize| {
                     if last(d) {
@@ -291,7 +305,7 @@ impl Program {
         // Lanes 0, 1 and 31 of a warp (a thread's work is its index's), or all 32 where guards depend
         // on floats (a warp runs until its slowest lane).
         let lanes = |w: u64| {
-            let mut v: Vec<u64> = if self.float_guards {
+            let mut v: Vec<u64> = if self.spreads(c.memory) {
                 (0..32).map(|l| w * 32 + l).filter(|&t| t < threads).collect()
             } else {
                 [0u64, 1, 31].iter().map(|l| w * 32 + l).filter(|&t| t < threads).collect()
@@ -348,6 +362,18 @@ impl Program {
     /// needs its float inputs' contents).
     pub fn follows_loaded_floats(&self) -> bool {
         self.loaded_floats
+    }
+
+    /// The module's `__constant__` arrays, in the order [`Memory::with_constants`] takes their contents.
+    pub fn constants(&self) -> &[String] {
+        &self.constants
+    }
+
+    /// Whether the run samples every lane and blocks spread over the grid: a guard depends on floats it
+    /// can compute, given what `memory` holds of the constant arrays.
+    fn spreads(&self, memory: &Memory) -> bool {
+        let held = !self.constants.is_empty() && memory.holds_constants(self.constants.len());
+        self.float_guards[usize::from(held)]
     }
 
     /// Barrier instructions in the code (each counted once, in a loop or not).
@@ -1280,7 +1306,7 @@ fn parse_insn<'a>(
     line: &'a str,
     params: &[&str],
     labels: &HashMap<&str, usize>,
-    shared: &HashMap<String, u64>,
+    symbols: &HashMap<String, u64>,
     names: &mut HashMap<&'a str, usize>,
 ) -> Option<Insn> {
     let line = line.trim_end_matches(';').trim();
@@ -1370,18 +1396,21 @@ fn parse_insn<'a>(
                     _ => Operand::Reg(reg(t)),
                 };
             }
-            // A shared array's name (`mov.u32 %r, tile`) is its offset in the block's shared memory.
-            match shared.get(*t) {
+            // A shared array's name (`mov.u32 %r, tile`) is its offset in the block's shared memory, a
+            // constant array's its run address.
+            match symbols.get(*t) {
                 Some(&at) => Operand::Imm(at),
                 None => immediate(t).map_or(Operand::Other, Operand::Imm),
             }
         })
         .collect();
-    let mem = mem::parse(op, &texts, shared, &mut reg);
-    let loads = match mem.as_slice() {
+    let all = mem::parse(op, &texts, symbols, &mut reg);
+    let loads = match all.as_slice() {
         [m] if m.reads.is_some() && !dests.is_empty() => Some(*m),
         _ => None,
     };
+    // A constant array's loads give values, not traffic the memory model counts.
+    let mem = all.into_iter().filter(|m| m.space != Space::Const).collect();
     let ends = matches!(head, "ret" | "exit" | "trap");
     // Registers read: the guard, every operand after the destination (all of a store's), and those
     // inside addresses and vectors.
@@ -1411,7 +1440,10 @@ fn parse_insn<'a>(
 fn keep_values_that_matter(insns: &mut [Insn], registers: usize) {
     let mut matters = vec![false; registers];
     for insn in insns.iter() {
-        for r in insn.guard.map(|g| g.0).into_iter().chain(insn.mem.iter().filter_map(|m| m.base)) {
+        // Guards, and addresses: of the loads and stores the memory model counts, and of the loads
+        // whose values the run reads (a constant array's, which are not traffic).
+        let bases = insn.mem.iter().chain(&insn.loads).filter_map(|m| m.base);
+        for r in insn.guard.map(|g| g.0).into_iter().chain(bases) {
             matters[r] = true;
         }
     }
@@ -1730,9 +1762,6 @@ $L_end:
         assert_ne!(out[1].insn, out[2].insn);
     }
 
-    /// A CSR row per thread: `for j in rows[i]..rows[i+1]: sum += vals[j] * x[cols[j]]`. With the
-    /// buffers' contents the run follows the loop's trip counts and the gather's addresses; without
-    /// them, the first load of `x` cannot be placed and the loop is not taken.
     /// Threads `tids` of block 0 (blocks of `block`, a grid of one) in lockstep, each checked against
     /// its own run one by one (list and unplaced count).
     fn in_lockstep(p: &Program, args: &[Arg], memory: &Memory, block: Dim3, tids: &[Dim3]) -> Vec<(Vec<Access>, u32)> {
@@ -1746,6 +1775,9 @@ $L_end:
         lock
     }
 
+    /// A CSR row per thread: `for j in rows[i]..rows[i+1]: sum += vals[j] * x[cols[j]]`. With the
+    /// buffers' contents the run follows the loop's trip counts and the gather's addresses; without
+    /// them, the first load of `x` cannot be placed and the loop is not taken.
     #[test]
     fn loads_of_integers_from_read_only_memory_set_trip_counts_and_addresses() {
         let ptx = ".visible .entry csr(\n.param .u64 rows,\n.param .u64 cols,\n.param .u64 vals,\n.param .u64 x\n)\n{\n\
@@ -1879,6 +1911,44 @@ $L_end:
         assert_eq!(run("selp.f32", &[f(1.5), f(2.5), 0]), Some(f(2.5)));
     }
 
+    /// `__constant__` arrays the launch fills (a kernel file's `[[constants]]`): a trip count read at a
+    /// fixed address and a float read at one the thread computes decide what runs; the loads are not
+    /// traffic. `tbl` holds 0, 5 (the trip count), 1.0 and -1.0: even lanes store, odd ones do not.
+    #[test]
+    fn constant_arrays_the_launch_fills_decide_trip_counts_and_branches() {
+        let ptx = ".const .align 4 .b8 tbl[16];\n\
+                   .visible .entry k(\n.param .u64 out\n)\n{\n.reg .pred %p<3>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<6>;\n\
+                   .reg .f32 %f<3>;\nld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n\
+                   ld.const.u32 %r1, [tbl+4];\nmov.u32 %r2, 0;\n\
+                   LOOP:\nadd.s32 %r2, %r2, 1;\nsetp.lt.s32 %p1, %r2, %r1;\n@%p1 bra LOOP;\n\
+                   mov.u32 %r3, %tid.x;\nand.b32 %r4, %r3, 1;\nmul.wide.u32 %rd3, %r4, 4;\nmov.u64 %rd4, tbl;\n\
+                   add.s64 %rd5, %rd4, %rd3;\nld.const.f32 %f1, [%rd5+8];\nsetp.gt.f32 %p2, %f1, 0f00000000;\n\
+                   @%p2 st.global.u32 [%rd2], %r2;\nret;\n}\n";
+        let p = Program::parse(ptx, "k").unwrap();
+        assert_eq!(p.constants(), ["tbl"]);
+        let words: Vec<u8> =
+            [0u32, 5, 1.0f32.to_bits(), (-1.0f32).to_bits()].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let held = Memory::default().with_constants(vec![Some(words.into())]);
+        let args = [Arg::Buf(0)];
+        let (one, block) = (Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+        // Even lanes store their count (5 trips), odd ones nothing; the constant loads are no access.
+        let lock = in_lockstep(&p, &args, &held, block, &[Dim3::new(0, 0, 0), Dim3::new(1, 0, 0)]);
+        assert_eq!(lock[0].0.len(), 1);
+        assert_eq!((lock[0].0[0].kind, lock[0].0[0].buffer), (crate::kernels::AccessKind::Store, 0));
+        assert!(lock[1].0.is_empty(), "{:?}", lock[1]);
+        assert_eq!((lock[0].1, lock[1].1), (0, 0));
+        // Not given, the trip count is not known: the loop is not taken again (one trip, 12 fewer
+        // instructions: 4 trips of add, setp, bra), and the float guard spreads no sampling.
+        let without = Memory::default();
+        let count = |m: &Memory| p.execute(&args, m, one, block, 0, &LAT).unwrap().per_warp.total();
+        assert_eq!(count(&held) - count(&without), 12.0);
+        assert!(p.spreads(&held) && !p.spreads(&without));
+        // A constant array's contents stay apart from the buffers': buffer 0 at the same offset reads
+        // nothing of it.
+        assert_eq!(held.read(1 << 40, 4, false), None);
+        assert_eq!(held.read(mem::const_address(0) + 4, 4, false), Some(5));
+    }
+
     /// Where a guard depends on floats, threads' work differs with their data: the blocks sampled are
     /// spread over the grid, so that the count per warp is the grid's mean, not the middle block's.
     #[test]
@@ -1889,7 +1959,7 @@ $L_end:
                    setp.gt.f32 %p1, %f2, 0f3F800000;\n@!%p1 bra DONE;\nmov.u32 %r2, 0;\n\
                    LOOP:\nadd.s32 %r2, %r2, 1;\nsetp.lt.s32 %p2, %r2, 100;\n@%p2 bra LOOP;\nDONE:\nret;\n}\n";
         let p = Program::parse(ptx, "k").unwrap();
-        assert!(p.float_guards && !p.follows_loaded_floats());
+        assert!(p.spreads(&Memory::default()) && !p.follows_loaded_floats());
         let args = [Arg::Buf(0)];
         let (grid, block) = (Dim3::new(16, 1, 1), Dim3::new(32, 1, 1));
         let e = p.execute(&args, &Memory::default(), grid, block, 0, &LAT).unwrap();
@@ -1899,12 +1969,12 @@ $L_end:
         let got = e.per_warp.total();
         assert!((got - mean).abs() < 0.1 * mean, "{got} per warp against the grid's mean {mean}");
         // An integer guard (the same test on blockIdx.x > 4) keeps the middle block's sample, and so does
-        // a float the run cannot know (loaded from constant memory, as pnpoly's vertices).
+        // a float the run cannot know (loaded from constant memory the launch does not give).
         let int = ptx.replace("setp.gt.f32 %p1, %f2, 0f3F800000", "setp.gt.u32 %p1, %r1, 4");
-        assert!(!Program::parse(&int, "k").unwrap().float_guards);
+        assert!(!Program::parse(&int, "k").unwrap().spreads(&Memory::default()));
         let constant = ptx
             .replace("mul.f32 %f2, %f1, 0f3E800000", "ld.const.f32 %f2, [%rd1]")
             .replace(".reg .f32", ".reg .b64 %rd<2>;\n.reg .f32");
-        assert!(!Program::parse(&constant, "k").unwrap().float_guards);
+        assert!(!Program::parse(&constant, "k").unwrap().spreads(&Memory::default()));
     }
 }

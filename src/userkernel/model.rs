@@ -58,6 +58,12 @@ pub fn traced(
             .iter()
             .map(|b| if followed(b) && (floats || !b.ty.is_float()) { data(b) } else { None })
             .collect(),
+        // The `__constant__` arrays the file fills, by the names the PTX declares.
+        constants: program
+            .constants()
+            .iter()
+            .map(|name| c.constants.iter().find(|b| &b.name == name).and_then(&mut *data))
+            .collect(),
         grid: c.grid,
         dynamic_smem: c.dynamic_smem,
     };
