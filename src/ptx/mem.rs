@@ -131,10 +131,31 @@ pub fn shared_layout(text: &str, body: &[&str]) -> (HashMap<String, u64>, u64) {
     (out, at)
 }
 
-/// The module's `__constant__` arrays (`.const` declarations outside every entry), in order: what
-/// [`const_address`] numbers.
-pub fn const_symbols(text: &str) -> Vec<String> {
-    module_lines(text).filter_map(|l| decl(l, ".const")).map(|d| d.0).collect()
+/// The module's `__constant__` arrays (`.const` declarations outside every entry), in order (what
+/// [`const_address`] numbers), each with what a launch finds in it where the host writes nothing: its
+/// initialiser's values (`= {0, 0, 128, 63}`, `= {0f3F800000}`), zeros past them or without one; `None`
+/// where the initialiser is not plain numbers.
+pub fn const_arrays(text: &str) -> Vec<(String, Option<Vec<u8>>)> {
+    module_lines(text)
+        .filter_map(|l| decl(l, ".const").map(|d| (l, d)))
+        .map(|(line, (name, size, _, _))| (name, initial_bytes(line, size)))
+        .collect()
+}
+
+/// The bytes a `.const` declaration `line` of `size` bytes initialises its array to.
+fn initial_bytes(line: &str, size: u64) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; usize::try_from(size).ok()?];
+    let Some((head, values)) = line.split_once('=') else { return Some(out) };
+    let elem = head.split_whitespace().find_map(|w| w.strip_prefix('.').and_then(type_bytes)).filter(|&b| b > 0)?;
+    let values = values.trim().trim_end_matches(';');
+    let words = values.split(|c: char| c == ',' || c == '{' || c == '}').map(str::trim).filter(|w| !w.is_empty());
+    for (k, w) in words.enumerate() {
+        let v = super::run::immediate(w)?;
+        let at = usize::try_from(k as u64 * elem).ok()?;
+        let bytes = out.get_mut(at..at + elem as usize)?;
+        bytes.copy_from_slice(&v.to_le_bytes()[..elem as usize]);
+    }
+    Some(out)
 }
 
 /// The module's lines outside every entry's braces (its declarations).
@@ -306,6 +327,27 @@ fn split_offset(address: &str) -> Option<(&str, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constant_arrays_start_as_their_declarations_say() {
+        let text = ".const .align 4 .b8 kTaps[8] = {0, 0, 128, 61, 0, 0, 128, 62};\n\
+                    .const .align 4 .u32 pair[4] = {7, 0xFFFFFFFF};\n\
+                    .const .align 8 .f64 one[1] = {0d3FF0000000000000};\n\
+                    .const .align 4 .f32 later[2];\n\
+                    .const .align 4 .f32 decimal[1] = {1.5};\n\
+                    .visible .entry k()\n{\n.const .u32 not_module[1];\nret;\n}\n";
+        let arrays = const_arrays(text);
+        let names: Vec<&str> = arrays.iter().map(|a| a.0.as_str()).collect();
+        assert_eq!(names, ["kTaps", "pair", "one", "later", "decimal"]);
+        // Bytes as given; 32-bit words little-endian, the rest of the array zeros; a double's bits.
+        assert_eq!(arrays[0].1.as_deref(), Some(&[0u8, 0, 128, 61, 0, 0, 128, 62][..]));
+        let pair: Vec<u8> = [7u32, u32::MAX, 0, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(arrays[1].1.as_deref(), Some(&pair[..]));
+        assert_eq!(arrays[2].1.as_deref(), Some(&1.0f64.to_le_bytes()[..]));
+        // No initialiser: zeros. A value the run does not read as a number: not known.
+        assert_eq!(arrays[3].1.as_deref(), Some(&[0u8; 8][..]));
+        assert_eq!(arrays[4].1, None);
+    }
 
     #[test]
     fn memory_reads_little_endian_integers_sign_extended_inside_its_buffers_only() {

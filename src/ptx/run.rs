@@ -103,8 +103,9 @@ pub struct Program {
     /// compute: then threads' work differs with their data, and the run samples more of them. The
     /// first where the module's `__constant__` arrays are not held, the second where they are.
     float_guards: [bool; 2],
-    /// The module's `__constant__` arrays, in [`mem::const_address`] order.
-    constants: Vec<String>,
+    /// The module's `__constant__` arrays, in [`mem::const_address`] order, each with what its
+    /// declaration initialises it to ([`mem::const_arrays`]).
+    constants: Vec<(String, Option<Vec<u8>>)>,
 }
 
 /// What a block's warps execute, per warp, and the part of it that is the block's set-up.
@@ -144,8 +145,8 @@ impl Program {
         // Symbols as the run addresses them: shared arrays at their offsets, constant arrays above the
         // buffers.
         let (mut symbols, static_shared) = mem::shared_layout(text, &lines);
-        let constants = mem::const_symbols(text);
-        for (j, name) in constants.iter().enumerate() {
+        let constants = mem::const_arrays(text);
+        for (j, (name, _)) in constants.iter().enumerate() {
             symbols.insert(name.clone(), mem::const_address(j));
         }
         let mut insns: Vec<Insn> =
@@ -364,8 +365,10 @@ impl Program {
         self.loaded_floats
     }
 
-    /// The module's `__constant__` arrays, in the order [`Memory::with_constants`] takes their contents.
-    pub fn constants(&self) -> &[String] {
+    /// The module's `__constant__` arrays, in the order [`Memory::with_constants`] takes their contents,
+    /// each with what its declaration initialises it to (what a launch finds where the host writes
+    /// nothing; `None` where the run cannot read the initialiser).
+    pub fn constants(&self) -> &[(String, Option<Vec<u8>>)] {
         &self.constants
     }
 
@@ -1513,7 +1516,7 @@ fn sign_extend(v: u64, bits: u32) -> i64 {
 }
 
 /// An integer immediate: decimal, `0x` hex, or a float's bits (`0f3F800000`).
-fn immediate(a: &str) -> Option<u64> {
+pub(super) fn immediate(a: &str) -> Option<u64> {
     let (neg, body) = a.strip_prefix('-').map_or((false, a), |b| (true, b));
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         u64::from_str_radix(h.trim_end_matches('U'), 16).ok()?
@@ -1910,9 +1913,15 @@ $L_end:
                    add.s64 %rd5, %rd4, %rd3;\nld.const.f32 %f1, [%rd5+8];\nsetp.gt.f32 %p2, %f1, 0f00000000;\n\
                    @%p2 st.global.u32 [%rd2], %r2;\nret;\n}\n";
         let p = Program::parse(ptx, "k").unwrap();
-        assert_eq!(p.constants(), ["tbl"]);
+        // Declared without an initialiser: zeros, where the host writes nothing.
+        assert_eq!(p.constants(), [("tbl".to_string(), Some(vec![0u8; 16]))]);
         let words: Vec<u8> =
             [0u32, 5, 1.0f32.to_bits(), (-1.0f32).to_bits()].iter().flat_map(|w| w.to_le_bytes()).collect();
+        // The same words as the declaration's initialiser: what the launch finds there.
+        let declared = ptx
+            .replace(".const .align 4 .b8 tbl[16];", ".const .align 4 .u32 tbl[4] = {0, 5, 0f3F800000, 3212836864};");
+        let declared = Program::parse(&declared, "k").unwrap();
+        assert_eq!(declared.constants()[0].1.as_deref(), Some(&words[..]));
         let held = Memory::default().with_constants(vec![Some(words.into())]);
         let args = [Arg::Buf(0)];
         let (one, block) = (Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));

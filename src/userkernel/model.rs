@@ -58,11 +58,15 @@ pub fn traced(
             .iter()
             .map(|b| if followed(b) && (floats || !b.ty.is_float()) { data(b) } else { None })
             .collect(),
-        // The `__constant__` arrays the file fills, by the names the PTX declares.
+        // The `__constant__` arrays: what the file fills them with, by the names the PTX declares; the
+        // others hold their declarations' initial values (warpscope writes nothing else to them).
         constants: program
             .constants()
             .iter()
-            .map(|name| c.constants.iter().find(|b| &b.name == name).and_then(&mut *data))
+            .map(|(name, initial)| match c.constants.iter().find(|b| &b.name == name) {
+                Some(b) => data(b),
+                None => initial.as_deref().map(Arc::from),
+            })
             .collect(),
         grid: c.grid,
         dynamic_smem: c.dynamic_smem,
