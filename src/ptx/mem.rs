@@ -61,7 +61,7 @@ pub struct Memory {
 /// above every buffer's (`(index + 1) << 40`, at most 255 of them).
 const CONST_SHIFT: u32 = 48;
 
-/// The run address of the module's `j`-th `__constant__` array ([`const_symbols`] order).
+/// The run address of the module's `j`-th `__constant__` array ([`const_arrays`] order).
 pub fn const_address(j: usize) -> u64 {
     (j as u64 + 1) << CONST_SHIFT
 }
@@ -72,7 +72,7 @@ impl Memory {
         Memory { buffers, constants: Vec::new() }
     }
 
-    /// The module's `__constant__` arrays' contents, in [`const_symbols`] order (`None`: not known).
+    /// The module's `__constant__` arrays' contents, in [`const_arrays`] order (`None`: not known).
     pub fn with_constants(self, constants: Vec<Option<Arc<[u8]>>>) -> Memory {
         Memory { constants, ..self }
     }
@@ -83,7 +83,7 @@ impl Memory {
     }
 
     /// The integer of `bytes` bytes (little-endian) at run address `addr` (a buffer's pointer is
-    /// `(index + 1) << 40`), as the run's registers hold it: in 32 bits (a signed one narrower than that
+    /// `(index + 1) << 40`, a constant array's [`const_address`]), as the run's registers hold it: in 32 bits (a signed one narrower than that
     /// sign-extended to them) or 64; `None` outside the buffers it holds.
     pub fn read(&self, addr: u64, bytes: u64, signed: bool) -> Option<u64> {
         let (region, shift) =
@@ -144,7 +144,11 @@ pub fn const_arrays(text: &str) -> Vec<(String, Option<Vec<u8>>)> {
 
 /// The bytes a `.const` declaration `line` of `size` bytes initialises its array to.
 fn initial_bytes(line: &str, size: u64) -> Option<Vec<u8>> {
-    let mut out = vec![0u8; usize::try_from(size).ok()?];
+    // Constant memory is 64 KiB a bank: a larger declaration is not one a launch runs with.
+    if size > 1 << 16 {
+        return None;
+    }
+    let mut out = vec![0u8; size as usize];
     let Some((head, values)) = line.split_once('=') else { return Some(out) };
     let elem = head.split_whitespace().find_map(|w| w.strip_prefix('.').and_then(type_bytes)).filter(|&b| b > 0)?;
     let values = values.trim().trim_end_matches(';');
