@@ -152,7 +152,7 @@ fn initial_bytes(line: &str, size: u64) -> Option<Vec<u8>> {
     let Some((head, values)) = line.split_once('=') else { return Some(out) };
     let elem = head.split_whitespace().find_map(|w| w.strip_prefix('.').and_then(type_bytes)).filter(|&b| b > 0)?;
     let values = values.trim().trim_end_matches(';');
-    let words = values.split(|c: char| c == ',' || c == '{' || c == '}').map(str::trim).filter(|w| !w.is_empty());
+    let words = values.split([',', '{', '}']).map(str::trim).filter(|w| !w.is_empty());
     for (k, w) in words.enumerate() {
         let v = super::run::immediate(w)?;
         let at = usize::try_from(k as u64 * elem).ok()?;
