@@ -73,6 +73,8 @@ step kfs-spmv       "$bin" sweep --kernel-file "$here/../examples/kernels/spmv_c
 # Work decided by floats the kernel computes (escape-time Mandelbrot): the model computes each sampled
 # pixel's iterations, over blocks spread across the image.
 step kfs-mandelbrot "$bin" sweep --kernel-file "$here/../examples/kernels/mandelbrot.toml" --model --format json -o "$out/kfs-mandelbrot.json"
+# A polygon in __constant__ memory ([[constants]]) deciding each point's work (MODEL.md section 29).
+step kfs-polygon    "$bin" sweep --kernel-file "$here/../examples/kernels/polygon.toml" --model --metrics inst_executed --format json -o "$out/kfs-polygon.json"
 step kfs-matmul-run "$bin" run --kernel-file "$here/../examples/kernels/matmul.toml" --block 16x16 --define TILE=16
 kblocks=32x32,32x16,16x32,16x16,32x8,64x2,128x1,256x1
 step kfs-sum_matrix "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix.toml" --block "$kblocks" --seed 7 --model --format json -o "$out/kfs-sum_matrix.json"
@@ -80,7 +82,7 @@ step kfs-builtin    "$bin" sweep sum-matrix --block "$kblocks" --seed 7 --model 
 step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --metrics gld_throughput --model --format json -o "$out/kfs-ptx.json"
 # The model on kernel files (traced from their PTX) against their measured times, per kernel; the
 # kernel file's sumMatrix and the built-in one must get the same predictions.
-step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,spmv,mandelbrot,ptx,sum_matrix,builtin}.json
+step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,spmv,mandelbrot,polygon,ptx,sum_matrix,builtin}.json
 # The same kernel files estimated offline from their PTX (NVRTC on this machine; registers given).
 step kfe-conv2d     "$bin" estimate --kernel-file "$here/../examples/kernels/conv2d.toml" --gpu H100 --registers 32 --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfe-conv2d.json"
 # Kernel-file sweeps predicted again from their files (model-check --kernel-file): the same predictions
@@ -92,6 +94,7 @@ for n in conv2d spmv matmul; do
 done
 step kfe-spmv       "$bin" estimate --kernel-file "$here/../examples/kernels/spmv_csr.toml" --gpu H100 --registers 32 --format json -o "$out/kfe-spmv.json"
 step kfe-mandelbrot "$bin" estimate --kernel-file "$here/../examples/kernels/mandelbrot.toml" --gpu H100 --registers 32 --format json -o "$out/kfe-mandelbrot.json"
+step kfe-polygon    "$bin" estimate --kernel-file "$here/../examples/kernels/polygon.toml" --gpu H100 --registers 32 --format json -o "$out/kfe-polygon.json"
 step kfe-ptx        "$bin" estimate --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --gpu H100 --registers 12 --format json -o "$out/kfe-ptx.json"
 step kfs-oob        "$bin" sweep --kernel-file "$here/../examples/kernels/oob.toml" --format json -o "$out/kfs-oob.json"
 # Every element type compared on the GPU against a reference kernel: BREAK = 1 puts one wrong element in
@@ -270,7 +273,7 @@ out = sys.argv[1]
 def load(n):
     p = os.path.join(out, n + ".json")
     return json.load(open(p)) if os.path.exists(p) else None
-for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-sums", "kfs-vector", "kfs-headers", "kfs-conv2d", "kfs-matmul", "kfs-spmv", "kfs-mandelbrot", "kfs-ptx", "kfs-oob", "kfs-crash"]:
+for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-sums", "kfs-vector", "kfs-headers", "kfs-conv2d", "kfs-matmul", "kfs-spmv", "kfs-mandelbrot", "kfs-polygon", "kfs-ptx", "kfs-oob", "kfs-crash"]:
     r = load(n)
     if not r:
         print(f"{n}: no report"); continue

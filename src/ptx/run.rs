@@ -334,22 +334,33 @@ impl Program {
     }
 
     /// One warp: per instruction the most any sampled lane ran it (a divergent branch's both sides, a
-    /// loop's longest trip), its longest lane's chain and steps.
+    /// loop's longest trip), its longest lane's chain and steps. Where work follows data (every lane
+    /// sampled, [`Program::spreads`]), the counts are the warp's own as it runs its lanes in lockstep:
+    /// an instruction once for every step any lane takes it, so a branch inside a loop that different
+    /// lanes take on different trips costs every such trip, not the busiest lane's.
     fn warp(&self, c: &Context, lanes: &[u64]) -> Option<Run> {
         let mut all = Run { counts: vec![0u32; self.insns.len()], steps: 0, chain: 0.0 };
-        for &t in lanes {
-            let b = c.block;
-            let tid = Dim3::new(
+        let b = c.block;
+        let tid = |t: u64| {
+            Dim3::new(
                 (t % b.x as u64) as u32,
                 (t / b.x as u64 % b.y as u64) as u32,
                 (t / (b.x as u64 * b.y as u64)) as u32,
-            );
-            let run = self.thread(c, tid, (t % 32) as u32, (t / 32) as u32, None)?;
+            )
+        };
+        for &t in lanes {
+            let run = self.thread(c, tid(t), (t % 32) as u32, (t / 32) as u32, None)?;
             for (a, b) in all.counts.iter_mut().zip(run.counts) {
                 *a = (*a).max(b);
             }
             all.steps = all.steps.max(run.steps);
             all.chain = all.chain.max(run.chain);
+        }
+        if self.spreads(c.memory) && lanes.len() > 1 {
+            let tids: Vec<Dim3> = lanes.iter().map(|&t| tid(t)).collect();
+            let mut simt = vec![0u32; self.insns.len()];
+            self.lockstep(c.args, c.memory, c.grid, c.block, c.at, &tids, Some(&mut simt))?;
+            all.counts = simt;
         }
         Some(all)
     }
@@ -423,6 +434,22 @@ impl Program {
         at: Dim3,
         tids: &[Dim3],
     ) -> Option<Vec<(Vec<Access>, u32)>> {
+        self.lockstep(args, memory, grid, block, at, tids, None)
+    }
+
+    /// The lockstep run of [`Program::lockstep_accesses`]; `counts`, where given, gets each
+    /// instruction's executions by the warp (once for every step any of the threads takes it).
+    #[allow(clippy::too_many_arguments)]
+    fn lockstep(
+        &self,
+        args: &[Arg],
+        memory: &Memory,
+        grid: Dim3,
+        block: Dim3,
+        at: Dim3,
+        tids: &[Dim3],
+        mut counts: Option<&mut [u32]>,
+    ) -> Option<Vec<(Vec<Access>, u32)>> {
         let n = tids.len();
         if n == 0 || n > 32 {
             return None;
@@ -463,6 +490,9 @@ impl Program {
             steps += 1;
             if steps > MAX_STEPS {
                 return None;
+            }
+            if let Some(c) = counts.as_deref_mut() {
+                c[pc] += 1;
             }
             let insn = &self.insns[pc];
             // Lanes here whose guard is known true, known false; the rest do not know it.
@@ -1941,6 +1971,35 @@ $L_end:
         // nothing of it.
         assert_eq!(held.read(1 << 40, 4, false), None);
         assert_eq!(held.read(mem::const_address(0) + 4, 4, false), Some(5));
+    }
+
+    /// Where work follows data, a warp runs a branch as often as any of its lanes takes it: lane l (l < 8)
+    /// stores on trip l of an 8-trip loop (a float comparison of its index with the trip's), so the warp
+    /// runs the store on 8 trips, where its busiest lane runs it once.
+    #[test]
+    fn a_warp_runs_a_branch_its_lanes_take_on_different_trips_once_per_trip() {
+        let ptx = ".visible .entry k(\n.param .u64 out\n)\n{\n.reg .pred %p<3>;\n.reg .b32 %r<6>;\n.reg .f32 %f<3>;\n\
+                   .reg .b64 %rd<3>;\nld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+                   cvt.rn.f32.u32 %f1, %r1;\nmov.u32 %r2, 0;\nLOOP:\ncvt.rn.f32.u32 %f2, %r2;\n\
+                   setp.neu.f32 %p1, %f1, %f2;\n@%p1 bra SKIP;\nadd.s32 %r3, %r2, %r1;\nst.global.u32 [%rd2], %r3;\n\
+                   SKIP:\nadd.s32 %r2, %r2, 1;\nsetp.lt.u32 %p2, %r2, 8;\n@%p2 bra LOOP;\nret;\n}\n";
+        let p = Program::parse(ptx, "k").unwrap();
+        assert!(p.spreads(&Memory::default()));
+        let one = Dim3::new(1, 1, 1);
+        let e = p.execute(&[Arg::Buf(0)], &Memory::default(), one, Dim3::new(32, 1, 1), 0, &LAT).unwrap();
+        assert_eq!(e.per_warp.mem, 8.0);
+        // Each lane alone stores once: the busiest lane's count, which the warp's exceeds.
+        let mut out = Vec::new();
+        let lane = p.accesses(
+            &[Arg::Buf(0)],
+            &Memory::default(),
+            one,
+            Dim3::new(32, 1, 1),
+            Dim3::new(0, 0, 0),
+            Dim3::new(3, 0, 0),
+            &mut out,
+        );
+        assert_eq!((lane, out.len()), (Some(0), 1));
     }
 
     /// Where a guard depends on floats, threads' work differs with their data: the blocks sampled are
