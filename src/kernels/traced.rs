@@ -215,7 +215,7 @@ impl Traced {
             .flat_map_iter(|part| {
                 // Past the step limit, the threads one by one: a thread whose run fails lists what it
                 // reached (the constructor checked that such threads are placed).
-                match self.program.lockstep_accesses(&self.args, &self.memory, self.grid, d, at, part) {
+                match self.program.lockstep_accesses(&self.args, &self.memory, self.grid, d, at, part, None) {
                     Some(v) => v.into_iter().map(|(acc, _)| acc).collect::<Vec<_>>(),
                     None => part
                         .iter()
@@ -308,7 +308,8 @@ mod tests {
                     let tids: Vec<Dim3> = (w * 32..(w * 32 + 32).min(block.volume()))
                         .map(|i| crate::model::memory::thread_of(i, block))
                         .collect();
-                    let Some(lock) = t.program.lockstep_accesses(&t.args, &t.memory, grid, block, at, &tids) else {
+                    let Some(lock) = t.program.lockstep_accesses(&t.args, &t.memory, grid, block, at, &tids, None)
+                    else {
                         apart += 1;
                         continue;
                     };

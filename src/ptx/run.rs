@@ -359,7 +359,7 @@ impl Program {
         if self.spreads(c.memory) && lanes.len() > 1 {
             let tids: Vec<Dim3> = lanes.iter().map(|&t| tid(t)).collect();
             let mut simt = vec![0u32; self.insns.len()];
-            self.lockstep(c.args, c.memory, c.grid, c.block, c.at, &tids, Some(&mut simt))?;
+            self.lockstep_accesses(c.args, c.memory, c.grid, c.block, c.at, &tids, Some(&mut simt))?;
             all.counts = simt;
         }
         Some(all)
@@ -424,23 +424,10 @@ impl Program {
     /// first and the others wait, so that they run together again where the paths meet (the end of an
     /// `if`, a loop's exit); the threads share nothing, so the order changes no thread's list. Each
     /// thread's list and unplaced count are exactly what `accesses` gives it; `None` past the step limit
-    /// (run the threads one by one to see which).
-    pub fn lockstep_accesses(
-        &self,
-        args: &[Arg],
-        memory: &Memory,
-        grid: Dim3,
-        block: Dim3,
-        at: Dim3,
-        tids: &[Dim3],
-    ) -> Option<Vec<(Vec<Access>, u32)>> {
-        self.lockstep(args, memory, grid, block, at, tids, None)
-    }
-
-    /// The lockstep run of [`Program::lockstep_accesses`]; `counts`, where given, gets each
-    /// instruction's executions by the warp (once for every step any of the threads takes it).
+    /// (run the threads one by one to see which). `counts`, where given, gets each instruction's
+    /// executions by the warp: once for every step any of the threads takes it.
     #[allow(clippy::too_many_arguments)]
-    fn lockstep(
+    pub fn lockstep_accesses(
         &self,
         args: &[Arg],
         memory: &Memory,
@@ -1784,7 +1771,7 @@ $L_end:
     /// its own run one by one (list and unplaced count).
     fn in_lockstep(p: &Program, args: &[Arg], memory: &Memory, block: Dim3, tids: &[Dim3]) -> Vec<(Vec<Access>, u32)> {
         let (one, at) = (Dim3::new(1, 1, 1), Dim3::new(0, 0, 0));
-        let lock = p.lockstep_accesses(args, memory, one, block, at, tids).unwrap();
+        let lock = p.lockstep_accesses(args, memory, one, block, at, tids, None).unwrap();
         for (t, (acc, unplaced)) in tids.iter().zip(&lock) {
             let mut one_by_one = Vec::new();
             assert_eq!(p.accesses(args, memory, one, block, at, *t, &mut one_by_one), Some(*unplaced));
@@ -1879,7 +1866,7 @@ $L_end:
         assert!(lock.iter().all(|(_, unplaced)| *unplaced == 0));
         // Without the memory: the gather cannot be placed, and the branch on an unknown value is not
         // taken (every thread stores).
-        let none = p.lockstep_accesses(&args, &Memory::default(), one, block, Dim3::new(0, 0, 0), &tids).unwrap();
+        let none = p.lockstep_accesses(&args, &Memory::default(), one, block, Dim3::new(0, 0, 0), &tids, None).unwrap();
         let stores: Vec<Vec<i64>> = none.iter().map(|(acc, _)| of(acc, 2)).collect();
         assert_eq!(stores, [vec![0], vec![1], vec![2], vec![3]]);
         assert!(none.iter().all(|(_, unplaced)| *unplaced == 1));
@@ -1989,17 +1976,8 @@ $L_end:
         let e = p.execute(&[Arg::Buf(0)], &Memory::default(), one, Dim3::new(32, 1, 1), 0, &LAT).unwrap();
         assert_eq!(e.per_warp.mem, 8.0);
         // Each lane alone stores once: the busiest lane's count, which the warp's exceeds.
-        let mut out = Vec::new();
-        let lane = p.accesses(
-            &[Arg::Buf(0)],
-            &Memory::default(),
-            one,
-            Dim3::new(32, 1, 1),
-            Dim3::new(0, 0, 0),
-            Dim3::new(3, 0, 0),
-            &mut out,
-        );
-        assert_eq!((lane, out.len()), (Some(0), 1));
+        let lane = in_lockstep(&p, &[Arg::Buf(0)], &Memory::default(), Dim3::new(32, 1, 1), &[Dim3::new(3, 0, 0)]);
+        assert_eq!((lane[0].0.len(), lane[0].1), (1, 0));
     }
 
     /// Where a guard depends on floats, threads' work differs with their data: the blocks sampled are
