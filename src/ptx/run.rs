@@ -247,6 +247,7 @@ impl Program {
         let mut per_warp = Mix::default();
         let mut chain_cycles = 0.0;
         let mut setup = None;
+        let follows_data = self.spreads(memory);
         for class in 0..8u32 {
             // Bit d set: the last block along dimension d, else one in the middle.
             let last = |d: usize| class & (1 << d) != 0;
@@ -260,7 +261,7 @@ impl Program {
             // data), SPREAD blocks over the class, on an R3 sequence (Roberts' low-discrepancy points:
             // well spread over the grid's rows and columns alike).
             let count = (0..3).map(span).product::<u64>();
-            let spread = if self.spreads(memory) { SPREAD.min(count) } else { 1 };
+            let spread = if follows_data { SPREAD.min(count) } else { 1 };
             let at = |k: u64| {
                 let pick = |d: usize| {
                     if last(d) {
@@ -274,7 +275,9 @@ impl Program {
                 };
                 Dim3::new(pick(0), pick(1), pick(2))
             };
-            let run = |k: u64| self.block(&Context { args, memory, grid, block, at: at(k), lat }, BUDGET / spread);
+            let run = |k: u64| {
+                self.block(&Context { args, memory, grid, block, at: at(k), lat, follows_data }, BUDGET / spread)
+            };
             // The first block's cost sets how many the class's budget allows (long loops: fewer).
             let first = run(0)?;
             let samples = if spread > 1 { (SPREAD_BUDGET / first.steps.max(1)).clamp(1, spread) } else { 1 };
@@ -306,7 +309,7 @@ impl Program {
         // Lanes 0, 1 and 31 of a warp (a thread's work is its index's), or all 32 where guards depend
         // on floats (a warp runs until its slowest lane).
         let lanes = |w: u64| {
-            let mut v: Vec<u64> = if self.spreads(c.memory) {
+            let mut v: Vec<u64> = if c.follows_data {
                 (0..32).map(|l| w * 32 + l).filter(|&t| t < threads).collect()
             } else {
                 [0u64, 1, 31].iter().map(|l| w * 32 + l).filter(|&t| t < threads).collect()
@@ -356,7 +359,7 @@ impl Program {
             all.steps = all.steps.max(run.steps);
             all.chain = all.chain.max(run.chain);
         }
-        if self.spreads(c.memory) && lanes.len() > 1 {
+        if c.follows_data && lanes.len() > 1 {
             let tids: Vec<Dim3> = lanes.iter().map(|&t| tid(t)).collect();
             let mut simt = vec![0u32; self.insns.len()];
             self.lockstep_accesses(c.args, c.memory, c.grid, c.block, c.at, &tids, Some(&mut simt))?;
@@ -413,7 +416,7 @@ impl Program {
         let lat = Latencies { pipe: 0.0, global: 0.0, shared: 0.0 };
         let linear = tid.x as u64 + block.x as u64 * (tid.y as u64 + block.y as u64 * tid.z as u64);
         let mut rec = Recorder { out, unplaced: 0 };
-        let c = Context { args, memory, grid, block, at, lat: &lat };
+        let c = Context { args, memory, grid, block, at, lat: &lat, follows_data: false };
         self.thread(&c, tid, (linear % 32) as u32, (linear / 32) as u32, Some(&mut rec))?;
         Some(rec.unplaced)
     }
@@ -770,7 +773,7 @@ impl Program {
 }
 
 /// A launch as one run sees it: the kernel's arguments, the grid and block, the block run, the
-/// latencies.
+/// latencies, and how its warps are sampled.
 struct Context<'a> {
     args: &'a [Arg],
     memory: &'a Memory,
@@ -778,6 +781,9 @@ struct Context<'a> {
     block: Dim3,
     at: Dim3,
     lat: &'a Latencies,
+    /// Whether work follows data here ([`Program::spreads`]): every lane sampled, the warp counted in
+    /// lockstep.
+    follows_data: bool,
 }
 
 /// A thread's accesses as its run records them, and how many it could not place.
