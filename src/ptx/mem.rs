@@ -83,8 +83,9 @@ impl Memory {
     }
 
     /// The integer of `bytes` bytes (little-endian) at run address `addr` (a buffer's pointer is
-    /// `(index + 1) << 40`, a constant array's [`const_address`]), as the run's registers hold it: in 32 bits (a signed one narrower than that
-    /// sign-extended to them) or 64; `None` outside the buffers it holds.
+    /// `(index + 1) << 40`, a constant array's [`const_address`]), as the run's registers hold it: in
+    /// 32 bits (a signed one narrower than that sign-extended to them) or 64; `None` outside the
+    /// buffers and arrays it holds.
     pub fn read(&self, addr: u64, bytes: u64, signed: bool) -> Option<u64> {
         let (region, shift) =
             if addr >> CONST_SHIFT != 0 { (&self.constants, CONST_SHIFT) } else { (&self.buffers, 40) };

@@ -244,8 +244,8 @@ fn body_in<'a>(text: &'a str, entry: &str) -> Option<Vec<&'a str>> {
     Some(body[..body.find("\n}")?].lines().map(str::trim).collect())
 }
 
-/// What each of `lines` costs when it runs: its pipe and SASS instructions, `None` for a line that is
-/// not an instruction, or that folds into the next instruction that executes.
+/// What each of `lines` costs when it runs: its SASS instructions per pipe ([`sass`]), `None` for a
+/// line that is not an instruction, or that folds into the next instruction that executes.
 fn costs(lines: &[&str]) -> Vec<Option<Mix>> {
     let executed: Vec<usize> = (0..lines.len()).filter(|&i| executes(lines[i])).collect();
     let mut out = vec![None; lines.len()];
