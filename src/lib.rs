@@ -38,6 +38,7 @@ pub mod studies;
 pub mod sweep;
 pub mod userkernel;
 pub mod verify;
+pub mod watch;
 
 pub use error::{Error, Input, Result};
 pub use outcome::Outcome;

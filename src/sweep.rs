@@ -19,6 +19,8 @@ use crate::profile::Unavailable;
 use crate::record::{Conditions, Metric, ModelFit, Record, Report, Source, Status, TimeStats, Timing};
 use crate::signals::stop_requested as interrupted;
 use crate::spec::Dim3;
+use crate::watch::Watch;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// How to measure.
@@ -43,6 +45,8 @@ pub struct Options {
     /// Configurations whose hardware counters are collected together, at most ([`COUNTER_WINDOW`]; 1
     /// measures each configuration's counters before the next configuration runs).
     pub counter_window: usize,
+    /// The busy clock `--timeout` reads: each configuration's GPU calls are counted on it.
+    pub watch: Option<Arc<Watch>>,
 }
 
 /// A seed for the random inputs that differs from run to run (the clock's nanoseconds), for commands
@@ -84,6 +88,7 @@ impl Default for Options {
             until_noise: None,
             interleave: false,
             counter_window: COUNTER_WINDOW,
+            watch: None,
         }
     }
 }
@@ -325,12 +330,14 @@ impl Waiting {
     ) -> bool {
         let launches: Vec<Launch> = self.launches.iter().map(|&(_, l)| l).collect();
         let n = launches.len();
-        let mut measured =
-            spent.time("per config: hardware counters", n, || backend.measure_counters(kernel, &launches));
+        let mut measured = spent
+            .time("per config: hardware counters", n, || on_gpu(opts, || backend.measure_counters(kernel, &launches)));
         // A window whose ranges came back short (once in about a dozen two-GPU sweeps on 2 x H200) is
         // measured again, once, before the counters are given up for the rest of the sweep.
         if matches!(measured, Err(Unavailable::Failed(_))) {
-            measured = spent.time("per config: hardware counters", 0, || backend.measure_counters(kernel, &launches));
+            measured = spent.time("per config: hardware counters", 0, || {
+                on_gpu(opts, || backend.measure_counters(kernel, &launches))
+            });
         }
         let waited = std::mem::take(&mut self.launches);
         self.since = None;
@@ -534,7 +541,10 @@ fn measure(
     spent: &mut StepTimes,
 ) -> Result<Record> {
     let launch = p.launch;
-    let (verification, took) = match backend.launch_verified(kernel, &launch) {
+    if let Some(w) = &opts.watch {
+        w.next();
+    }
+    let (verification, took) = match on_gpu(opts, || backend.launch_verified(kernel, &launch)) {
         Err(Error::LaunchRejected(reason)) => return Ok(invalid_record(kernel, p, reason)),
         other => other?,
     };
@@ -576,18 +586,18 @@ fn time_config(
     warmup: u32,
 ) -> Result<(Vec<f64>, Option<Conditions>)> {
     let Some(n) = opts.until_noise else {
-        let samples = backend.time(kernel, launch, warmup, opts.iters, opts.cold)?;
+        let samples = on_gpu(opts, || backend.time(kernel, launch, warmup, opts.iters, opts.cold))?;
         return Ok((samples, backend.last_conditions()));
     };
     let start = Instant::now();
-    let mut samples = backend.time(kernel, launch, warmup, n.min_iters, opts.cold)?;
+    let mut samples = on_gpu(opts, || backend.time(kernel, launch, warmup, n.min_iters, opts.cold))?;
     let mut seen = backend.last_conditions();
     while (samples.len() as u32) < n.max_iters && start.elapsed().as_secs_f64() < n.max_secs && !interrupted() {
         if TimeStats::from_samples(&samples).is_some_and(|t| t.iqr_pct() <= n.pct) {
             break;
         }
         let more = n.min_iters.min(n.max_iters - samples.len() as u32);
-        samples.extend(backend.time(kernel, launch, 0, more, opts.cold)?);
+        samples.extend(on_gpu(opts, || backend.time(kernel, launch, 0, more, opts.cold))?);
         seen = Conditions::merge(seen, backend.last_conditions());
     }
     Ok((samples, seen))
@@ -612,14 +622,25 @@ fn interleaved(
         for ((_, launch), s) in pending.iter().zip(samples.iter_mut()) {
             // Each slice re-warms the configuration it switches to.
             let warmup = if round == 0 { opts.warmup } else { opts.warmup.min(1) };
+            if let Some(w) = &opts.watch {
+                w.next();
+            }
             let t = spent.time("per config: warm-up and timed launches", usize::from(round == 0), || {
-                backend.time(kernel, launch, warmup, iters, opts.cold)
+                on_gpu(opts, || backend.time(kernel, launch, warmup, iters, opts.cold))
             })?;
             s.0.extend(t);
             s.1 = Conditions::merge(s.1.take(), backend.last_conditions());
         }
     }
     Ok(samples)
+}
+
+/// Runs `f`, GPU work of the configuration in progress, on the sweep's busy clock where it has one.
+fn on_gpu<T>(opts: &Options, f: impl FnOnce() -> T) -> T {
+    match &opts.watch {
+        Some(w) => w.busy(f),
+        None => f(),
+    }
 }
 
 /// Fills a verified record's time and the metrics derived from it (the counters' stay after them).

@@ -178,23 +178,22 @@ fn timeouts_and_memory_are_checked_before_harm_is_done() {
             "a configuration ran past --timeout 0.15 s; the 0 finished configurations are kept in",
         ));
     // The third configuration hangs: the two finished before it are written, in the chosen format,
-    // with the device and the copy baseline, and the process ends with 124. (A limit of 1 s: the
-    // models of a window of configurations take about 0.3 s in a test build before its records come.)
+    // with the device and the copy baseline, and the process ends with 124.
     let json = dir.path().join("t.json");
-    mock(&[SWEEP, &["--format", "json", "-o", json.to_str().unwrap(), "--timeout", "1"]].concat())
+    mock(&[SWEEP, &["--format", "json", "-o", json.to_str().unwrap(), "--timeout", "0.5"]].concat())
         .env("WARPSCOPE_MOCK_HANG_AT", "3")
         .timeout(std::time::Duration::from_secs(60))
         .assert()
         .code(124)
         .stderr(predicate::str::contains(format!(
-            "a configuration ran past --timeout 1 s; the 2 finished configurations are written to {}",
+            "a configuration ran past --timeout 0.5 s; the 2 finished configurations are written to {}",
             json.display()
         )));
     let kept = warpscope::report::read(&json).unwrap();
     assert_eq!(kept.records.len(), 2);
     assert!(kept.records.iter().all(|r| r.status == warpscope::record::Status::Ok));
     assert!(kept.device.name.contains("mock") && kept.baselines.memcpy_dtod_gbs.is_some());
-    mock(&[SWEEP, &["--timeout", "1", "-q"]].concat())
+    mock(&[SWEEP, &["--timeout", "0.5", "-q"]].concat())
         .env("WARPSCOPE_MOCK_HANG_AT", "2")
         .timeout(std::time::Duration::from_secs(60))
         .assert()
@@ -203,6 +202,17 @@ fn timeouts_and_memory_are_checked_before_harm_is_done() {
         .stderr(predicate::str::contains("the 1 finished configuration is printed above"));
     // A limit the configurations keep: they all finish.
     mock(&[SWEEP, &["--timeout", "5"]].concat()).env("WARPSCOPE_MOCK_SLEEP_MS", "10").assert().success();
+    // The limit is on the GPU's busy time, not the wall clock: each configuration's timing takes
+    // 250 ms of its 400 ms, and its counters, its models (about 0.3 s in a test build) and the
+    // records coming out after them are the host's time, not counted. Every configuration finishes.
+    let healthy = dir.path().join("healthy.jsonl");
+    let with_counters = ["--metrics", "achieved_occupancy", "--model", "--format", "jsonl", "-o"];
+    mock(&[SWEEP, &with_counters, &[healthy.to_str().unwrap(), "--timeout", "0.4"]].concat())
+        .env("WARPSCOPE_MOCK_SLEEP_MS", "250")
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success();
+    assert_eq!(lines(&healthy).len(), 8);
     mock(&[SWEEP, &["--timeout", "0"]].concat())
         .assert()
         .code(2)

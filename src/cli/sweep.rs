@@ -143,8 +143,9 @@ pub struct SweepArgs {
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
     #[arg(long, value_name = "SECS", value_parser = ranges::TIMEOUT.parser(), help = ranges::TIMEOUT.help(
-        "Give up when one configuration takes longer than SECS (a hung kernel cannot be stopped any other way): \
-         exit 124, the finished configurations written"
+        "Give up when one configuration keeps the GPU busy longer than SECS (its verified launch, timed launches \
+         and counters; the host's work between them does not count; a hung kernel cannot be stopped any other \
+         way): exit 124, the finished configurations written"
     ))]
     timeout: Option<f64>,
     /// Only these configurations of a kernel file's sweep, by index (how a sweep goes on in a new

@@ -24,6 +24,7 @@ use crate::record::Report;
 use crate::report::Destination;
 use crate::spec::Dim3;
 use crate::sweep::{self, Options};
+use crate::watch::Watch;
 use crate::{Outcome, signals};
 
 use printer::{Message, Printer, Progress};
@@ -119,7 +120,6 @@ impl Session {
                 timing: Some(self.options.timing()),
                 ..Report::new(DeviceInfo::unknown())
             },
-            last: None,
             done: 0,
         }));
         let mut printer = Printer {
@@ -172,10 +172,15 @@ impl Session {
         // The host draws the inputs and computes the reference while the devices open.
         let (kernel, seed) = (self.kernel.clone(), self.options.seed);
         let _ = handout.prepare(move || sweep::host_set_up(kernel.as_ref(), seed));
+        // Each device's busy clock, which `--timeout` reads.
+        let watches: Vec<Arc<Watch>> = devices.iter().map(|_| Arc::default()).collect();
         let handles: Vec<_> = devices
             .iter()
-            .map(|&d| {
-                let (tx, kernel, opts, kind) = (tx.clone(), self.kernel.clone(), self.options.clone(), self.backend);
+            .zip(&watches)
+            .map(|(&d, watch)| {
+                let (tx, kernel, kind) = (tx.clone(), self.kernel.clone(), self.backend);
+                let watch = self.timeout.is_some().then(|| watch.clone());
+                let opts = Options { watch, ..self.options.clone() };
                 let handout = handout.clone();
                 std::thread::spawn(move || {
                     let leaving = handout.leaving();
@@ -226,7 +231,7 @@ impl Session {
                 Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => {}
             }
-            if self.past_timeout(printer) {
+            if self.past_timeout(&watches) {
                 printer.bar.finish_and_clear();
                 return Ok(None);
             }
@@ -235,10 +240,6 @@ impl Session {
         if self.to.verbose && !self.to.quiet {
             timeline.lines().iter().for_each(|l| note(l));
             note(&format!("every device closed at {:.2} s", output::since_start()));
-        }
-        // The sweep is over: --timeout no longer applies (writing and plotting may take their time).
-        if let Ok(mut p) = printer.progress.lock() {
-            p.last = None;
         }
         for h in handles {
             if h.join().is_err() {
@@ -252,12 +253,10 @@ impl Session {
         Ok(Some(reports.and_then(crate::merge::merge)))
     }
 
-    /// Whether no configuration has finished for `--timeout` seconds since the set-up ended or the
-    /// last one did.
-    fn past_timeout(&self, printer: &Printer<'_>) -> bool {
-        let Some(secs) = self.timeout else { return false };
-        let since = printer.progress.lock().ok().and_then(|p| p.last).map(|t| t.elapsed().as_secs_f64());
-        since.is_some_and(|s| s > secs)
+    /// Whether a device's configuration in progress has kept it busy for more than `--timeout`
+    /// seconds (its launches, timed launches and counters; not the host's work between them).
+    fn past_timeout(&self, watches: &[Arc<Watch>]) -> bool {
+        self.timeout.is_some_and(|secs| watches.iter().any(|w| w.secs() > secs))
     }
 
     /// After `--timeout`: the finished configurations are kept (streamed already with `--format

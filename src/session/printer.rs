@@ -4,7 +4,6 @@
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use crate::output::{self, note};
 use crate::profile::Unavailable;
@@ -14,8 +13,6 @@ use crate::sweep::{Event, Options};
 
 /// What the watchdog and an early end need to know of the session so far.
 pub(super) struct Progress {
-    /// When the last configuration finished (or the set-up ended): `None` before, and after the sweep.
-    pub last: Option<Instant>,
     /// The report so far (resumed and finished records, the device, the copy yardstick).
     pub partial: Report,
     /// Configurations finished in this run.
@@ -45,13 +42,11 @@ impl Printer<'_> {
                 Event::Record(r) => {
                     p.done += 1;
                     p.partial.records.push((*r).clone());
-                    p.last = Some(Instant::now());
                 }
                 Event::Baseline(m) => {
                     if p.partial.baselines.memcpy_dtod_gbs.is_none() {
                         p.partial.baselines.memcpy_dtod_gbs = Some((*m).clone());
                     }
-                    p.last = Some(Instant::now());
                 }
                 _ => {}
             }

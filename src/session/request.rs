@@ -145,6 +145,8 @@ impl Request {
             interleave: m.interleave,
             // A timeout judges each configuration alone: its counters are measured before the next one runs.
             counter_window: if self.timeout.is_some() { 1 } else { sweep::COUNTER_WINDOW },
+            // Each device's clock is set when its thread starts.
+            watch: None,
         })
     }
 
