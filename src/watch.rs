@@ -31,10 +31,10 @@ impl Watch {
             b.since = Some(Instant::now());
         }
         let out = f();
-        if let Ok(mut b) = self.0.lock() {
-            if let Some(t) = b.since.take() {
-                b.done += t.elapsed().as_secs_f64();
-            }
+        if let Ok(mut b) = self.0.lock()
+            && let Some(t) = b.since.take()
+        {
+            b.done += t.elapsed().as_secs_f64();
         }
         out
     }

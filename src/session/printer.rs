@@ -43,10 +43,8 @@ impl Printer<'_> {
                     p.done += 1;
                     p.partial.records.push((*r).clone());
                 }
-                Event::Baseline(m) => {
-                    if p.partial.baselines.memcpy_dtod_gbs.is_none() {
-                        p.partial.baselines.memcpy_dtod_gbs = Some((*m).clone());
-                    }
+                Event::Baseline(m) if p.partial.baselines.memcpy_dtod_gbs.is_none() => {
+                    p.partial.baselines.memcpy_dtod_gbs = Some((*m).clone());
                 }
                 _ => {}
             }
