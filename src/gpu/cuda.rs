@@ -895,11 +895,13 @@ impl Backend for CudaBackend {
         let (inflight_read, runs_pass, rows_read) = (func("calInflight")?, func("calRuns")?, func("calRows")?);
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
-        // Buffers: the chase over 4 x L2 (at least 256 MiB), two arrays of 4 x L2 (at least 128 MiB) to
-        // read from DRAM, re-read in part (L2, L1) and store to; a flush buffer of 2 x L2.
+        // Buffers: the chase over 4 x L2 (at least 256 MiB), then calRead's 16 x L2 (at least 512 MiB),
+        // then two arrays of 4 x L2 (at least 128 MiB) to read from DRAM, re-read in part (L2, L1) and
+        // store to, one after another; a flush buffer of 2 x L2 throughout.
         let chase_words = ((4 * l2).max(256 << 20) / 4) & !7;
+        let read_words = ((16 * l2).max(512 << 20) / 4) & !255;
         let stream_elems = ((4 * l2).max(128 << 20) / 4) & !255;
-        let need = 4 * (chase_words + 2 * stream_elems) + 2 * l2;
+        let need = 4 * chase_words.max(read_words).max(2 * stream_elems) + 2 * l2;
         let (free, _) = self.ctx.mem_get_info().map_err(cu("cuMemGetInfo"))?;
         if need + (64 << 20) > free {
             return Err(Error::usage(format!(
@@ -987,8 +989,33 @@ impl Backend for CudaBackend {
         let l2_chase = hit_chase(l2_words, (4096 + 128) / 4, 8192)?;
         drop(next);
 
-        // DRAM read bandwidth: half a buffer of 4 x L2 and all of it read once, L2 flushed before each run
-        // (the rate between the two leaves out the launch and the first and last loads' latency).
+        // DRAM read bandwidth: an eighth of a buffer of 16 x L2 and all of it read once, L2 flushed before
+        // each run (the rate between the two leaves out the launch and the first and last loads' latency).
+        // SAFETY: zeroed before it is read.
+        let big = unsafe { stream.alloc::<u32>(read_words) }.map_err(cu("cuMemAlloc"))?;
+        zero(&big)?;
+        let all_n4 = (read_words / 4) as i32;
+        // Short and long alternate, 21 of each. On an H200 a read of 4 x L2's time switches between two
+        // levels 2 % apart every 3 to 5 reads, and the rate between 2 and 4 x L2 still moved by 15 %
+        // between sessions (4075-4687 GB/s over ten stored calibrations) while the kernels it predicts
+        // did not (aosSum 169-170.5 us); between 2 and 16 x L2 six processes agreed within 0.3 %
+        // (docs/MODEL.md section 31). The warm-up read (time_with's first call) is a long one; the
+        // timed ones then go short, long.
+        let turn = std::cell::Cell::new(1u32);
+        let times = self.time_with(1, 2 * READ_PAIRS, "calRead", Some(&flush), || {
+            let n4 = if turn.replace(turn.get() + 1).is_multiple_of(2) { all_n4 / 8 } else { all_n4 };
+            let mut b = stream.launch_builder(&read);
+            b.arg(&big).arg(&n4).arg(&1i32).arg(&sink);
+            // SAFETY: reads n4 <= read_words / 4 float4 of a zeroed array of read_words words.
+            unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
+        })?;
+        drop(big);
+        let every_other = |from: usize| times.iter().skip(from).step_by(2).copied().collect::<Vec<f64>>();
+        let dram_read_half_ms = median(every_other(0), "calRead")?;
+        let dram_read_ms = median(every_other(1), "calRead")?;
+        let dram_read_bytes = all_n4 as f64 * 16.0;
+        let dram_read_short_bytes = (all_n4 / 8) as f64 * 16.0;
+
         let arrays: Vec<CudaSlice<u32>> = (0..2)
             .map(|_| unsafe { stream.alloc::<u32>(stream_elems) }.map_err(cu("cuMemAlloc")))
             .collect::<Result<_>>()?;
@@ -1006,23 +1033,6 @@ impl Backend for CudaBackend {
             median(times, "calRead")
         };
         let all_n4 = (stream_elems / 4) as i32;
-        // Half and whole alternate, 21 of each: on an H200 a whole read's time switches between two
-        // levels 2 % apart every 3 to 5 reads (40 reads in each of four processes), so five in a row
-        // put the median on either level and the figure moved by up to 7 % between calibrations; 21
-        // alternated reads land it within 0.5 % (docs/MODEL.md section 21).
-        // The warm-up read (time_with's first call) is a whole one; the timed ones then go half, whole.
-        let turn = std::cell::Cell::new(1u32);
-        let times = self.time_with(1, 2 * READ_PAIRS, "calRead", Some(&flush), || {
-            let n4 = if turn.replace(turn.get() + 1).is_multiple_of(2) { all_n4 / 2 } else { all_n4 };
-            let mut b = stream.launch_builder(&read);
-            b.arg(&arrays[0]).arg(&n4).arg(&1i32).arg(&sink);
-            // SAFETY: reads n4 <= stream_elems / 4 float4 of a zeroed array of stream_elems words.
-            unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
-        })?;
-        let every_other = |from: usize| times.iter().skip(from).step_by(2).copied().collect::<Vec<f64>>();
-        let dram_read_half_ms = median(every_other(0), "calRead")?;
-        let dram_read_ms = median(every_other(1), "calRead")?;
-        let dram_read_bytes = all_n4 as f64 * 16.0;
         // DRAM reads against the bytes in flight: 1 to 64 warps per SM (one block of them per SM, two of
         // 1024 threads for 64), each warp one 512-byte load in flight, 2 and 4 x L2 read once, L2 flushed.
         let mut inflight = Vec::new();
@@ -1165,6 +1175,7 @@ impl Backend for CudaBackend {
             dram_read_bytes,
             dram_read_ms,
             dram_read_half_ms,
+            dram_read_short_bytes,
             inflight,
             runs,
             rows,

@@ -374,7 +374,8 @@ impl Backend for MockBackend {
             // Each read pays the launch; the rate between the half and the whole is the mock's.
             dram_read_bytes: 1e9,
             dram_read_ms: MOCK_LAUNCH_MS + 1e9 / (MOCK_GBS * 1e9) * 1e3,
-            dram_read_half_ms: MOCK_LAUNCH_MS + 0.5e9 / (MOCK_GBS * 1e9) * 1e3,
+            dram_read_half_ms: MOCK_LAUNCH_MS + 0.125e9 / (MOCK_GBS * 1e9) * 1e3,
+            dram_read_short_bytes: 0.125e9,
             // Little's law at the 600 ns latency, up to the mock's bandwidth.
             inflight: [1.0f64, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
                 .iter()

@@ -30,13 +30,19 @@ pub struct Measurements {
     /// The pointer chase within L2 and beyond L1 (warm): steps and time at two lengths, as above.
     #[serde(default)]
     pub l2_chase: Chase,
-    /// Bytes calRead loaded from a buffer of 4 x L2 (from DRAM), and its time.
+    /// Bytes calRead loaded from a buffer of 16 x L2 (4 x L2 in calibrations before version 8), from
+    /// DRAM, and its time.
     pub dram_read_bytes: f64,
     /// Time of that read.
     pub dram_read_ms: f64,
-    /// Time of calRead over the first half of the buffer (0 in calibrations made before it was measured).
+    /// Time of calRead's shorter read, of [`Measurements::dram_read_short_bytes`] from the start of the
+    /// same buffer (0 in calibrations made before it was measured).
     #[serde(default)]
     pub dram_read_half_ms: f64,
+    /// Bytes of that shorter read: an eighth of the buffer (absent, 0, in calibrations before version
+    /// 8, whose shorter read was half of it).
+    #[serde(default)]
+    pub dram_read_short_bytes: f64,
     /// Bytes calL2Read loaded re-reading a quarter of L2 past L1, and its time.
     pub l2_bytes: f64,
     /// Time of that read.
@@ -212,9 +218,10 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
     let sms = m.sms.max(1) as f64;
     let clock = m.clock_mhz.max(1) as f64 * 1e6;
     let block_secs = work_s(m.empty_ms);
+    let short_read = if m.dram_read_short_bytes > 0.0 { m.dram_read_short_bytes } else { m.dram_read_bytes / 2.0 };
     Figures {
         copy_gbs: if m.copy_ms > 0.0 { m.copy_bytes / (m.copy_ms * 1e-3) / 1e9 } else { 0.0 },
-        read_gbs: between(m.dram_read_bytes / 2.0, m.dram_read_half_ms, m.dram_read_bytes, m.dram_read_ms) / 1e9,
+        read_gbs: between(short_read, m.dram_read_half_ms, m.dram_read_bytes, m.dram_read_ms) / 1e9,
         dram_latency_ns: if m.chase_steps > 0 { work_s(m.chase_ms) * 1e9 / m.chase_steps as f64 } else { 0.0 },
         l1_latency_ns: hop_ns(&m.l1_chase),
         l2_latency_ns: hop_ns(&m.l2_chase),
@@ -283,9 +290,11 @@ mod tests {
             l2_chase: Chase { steps: 8192, ms: 2.0, more_steps: 16384, more_ms: 3.6384 },
             // DRAM reads also pay a ramp (here 0.010 ms) that the rate between two lengths leaves out:
             // 3 GB in 1.012 ms and 1.5 GB in 0.512 ms: 1.5 GB more in 0.5 ms more = 3000 GB/s.
+            // (A calibration before version 8, whose shorter read was half the buffer.)
             dram_read_bytes: 3e9,
             dram_read_ms: 1.012,
             dram_read_half_ms: 0.512,
+            dram_read_short_bytes: 0.0,
             // 1 GB in 1 ms = 1000 GB/s.
             l2_bytes: 1e9,
             l2_ms: 1.002,
@@ -374,6 +383,12 @@ mod tests {
             "test".into(),
         );
         assert!((old.read_gbs - 3e9 / 1.010e-3 / 1e9).abs() < 1e-6, "{}", old.read_gbs);
+        // Version 8: an eighth of the buffer, 0.375 GB in 0.137 ms: 2.625 GB more in 0.875 ms more.
+        let eighth = figures(
+            &Measurements { dram_read_short_bytes: 0.375e9, dram_read_half_ms: 0.137, ..m.clone() },
+            "test".into(),
+        );
+        assert!((eighth.read_gbs - 3000.0).abs() < 1e-6, "{}", eighth.read_gbs);
         assert!((old.read_curve[0][1] - 0.2e9 / 1.008e-3 / 1e9).abs() < 1e-6, "{:?}", old.read_curve);
         let no_run = Figures { read_curve: vec![[512.0, 0.0]], ..f.clone() };
         assert_eq!(check(&no_run).unwrap_err(), "calibration gave a DRAM read bandwidth in flight of 0");
