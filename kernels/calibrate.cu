@@ -4,7 +4,9 @@
 //   calEmpty          launch overhead (1 block) and the block scheduler's rate (many empty blocks)
 //   calChainInit      builds the pointer chain calChase follows
 //   calChase          DRAM latency on an idle GPU: one thread, each load's address the previous value
-//   calRead           reads a buffer with float4 loads: DRAM read bandwidth (4 x L2, once)
+//   calRead           reads a buffer with float4 loads, a grid-stride loop of one block wave: evicts L2
+//   calReadBlocks     each block reads its own 16 KiB with float4 loads, as many blocks as the buffer needs:
+//                     DRAM read bandwidth (2 and 16 x L2, once)
 //   calInflight       reads a buffer with one float4 load in flight per thread: DRAM read bandwidth
 //                     against the bytes in flight per SM (Little's law, measured), at 1 to 64 warps per SM
 //   calRuns           reads or writes a buffer in runs of k contiguous words, the runs in flight together far
@@ -52,6 +54,25 @@ extern "C" __global__ void calRead(const float4 *in, int n4, int passes, float *
             acc += v.x + v.y + v.z + v.w;
         }
     if (acc == 1234.5f) out[tid] = acc;
+}
+
+// Each block of 256 threads reads its own 16 KiB (four float4 a thread, the loads issued together), and the
+// grid has as many blocks as the n4 float4 need, handed to whichever SM is free as a kernel's blocks are.
+// A grid-stride loop of one block wave (calRead) gives every SM the same share, so it ends with the
+// slowest SM and read 3-8 % slower than this on H200s, by an amount that differed between machines.
+extern "C" __global__ void calReadBlocks(const float4 *in, int n4, float *out)
+{
+    int base = blockIdx.x * 1024 + threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        int i = base + k * 256;
+        if (i < n4) {
+            float4 v = in[i];
+            acc += v.x + v.y + v.z + v.w;
+        }
+    }
+    if (acc == 1234.5f) out[blockIdx.x * 256 + threadIdx.x] = acc;
 }
 
 // One float4 load in flight per thread: the loop is not unrolled and each load's value is added before the

@@ -890,8 +890,13 @@ impl Backend for CudaBackend {
         let m = self.module(Module::Embedded("calibrate"))?;
         let func = |name: &str| m.load_function(name).map_err(cu(&format!("cuModuleGetFunction({name})")));
         let (empty, chain_init, chase) = (func("calEmpty")?, func("calChainInit")?, func("calChase")?);
-        let (read, l2_read, l1_read, smem_read, partial) =
-            (func("calRead")?, func("calL2Read")?, func("calL1Read")?, func("calSmemRead")?, func("calPartialStore")?);
+        let (read_blocks, l2_read, l1_read, smem_read, partial) = (
+            func("calReadBlocks")?,
+            func("calL2Read")?,
+            func("calL1Read")?,
+            func("calSmemRead")?,
+            func("calPartialStore")?,
+        );
         let (inflight_read, runs_pass, rows_read) = (func("calInflight")?, func("calRuns")?, func("calRows")?);
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
@@ -990,7 +995,8 @@ impl Backend for CudaBackend {
         drop(next);
 
         // DRAM read bandwidth: an eighth of a buffer of 16 x L2 and all of it read once, L2 flushed before
-        // each run (the rate between the two leaves out the launch and the first and last loads' latency).
+        // each run (the rate between the two leaves out the launch and the first and last loads' latency),
+        // by blocks that each read their own 16 KiB (calReadBlocks), not a grid-stride loop.
         // SAFETY: zeroed before it is read.
         let big = unsafe { stream.alloc::<u32>(read_words) }.map_err(cu("cuMemAlloc"))?;
         zero(&big)?;
@@ -998,16 +1004,20 @@ impl Backend for CudaBackend {
         // Short and long alternate, 21 of each. On an H200 a read of 4 x L2's time switches between two
         // levels 2 % apart every 3 to 5 reads, and the rate between 2 and 4 x L2 still moved by 15 %
         // between sessions (4075-4687 GB/s over ten stored calibrations) while the kernels it predicts
-        // did not (aosSum 169-170.5 us); between 2 and 16 x L2 six processes agreed within 0.3 %
-        // (docs/MODEL.md section 31). The warm-up read (time_with's first call) is a long one; the
+        // did not (aosSum 169-170.5 us); between 2 and 16 x L2 six processes agreed within 0.3 %, and
+        // blocks that each read their own part read 3 % faster than one wave striding over all of it, which
+        // ends with its slowest SM (docs/MODEL.md section 31). The warm-up read (time_with's first call) is a long one; the
         // timed ones then go short, long.
         let turn = std::cell::Cell::new(1u32);
-        let times = self.time_with(1, 2 * READ_PAIRS, "calRead", Some(&flush), || {
+        let times = self.time_with(1, 2 * READ_PAIRS, "calReadBlocks", Some(&flush), || {
             let n4 = if turn.replace(turn.get() + 1).is_multiple_of(2) { all_n4 / 8 } else { all_n4 };
-            let mut b = stream.launch_builder(&read);
-            b.arg(&big).arg(&n4).arg(&1i32).arg(&sink);
-            // SAFETY: reads n4 <= read_words / 4 float4 of a zeroed array of read_words words.
-            unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calRead"))
+            let mut b = stream.launch_builder(&read_blocks);
+            // The buffer is also the kernel's `out`: it writes only where the sum is 1234.5, never.
+            b.arg(&big).arg(&n4).arg(&big);
+            let blocks = (n4 as u32).div_ceil(1024);
+            // SAFETY: reads n4 <= read_words / 4 float4 of a zeroed array of read_words words; a write
+            // would land below n4 / 4 words.
+            unsafe { b.launch(cfg(blocks, 256)) }.map(|_| ()).map_err(cu("calReadBlocks"))
         })?;
         drop(big);
         let every_other = |from: usize| times.iter().skip(from).step_by(2).copied().collect::<Vec<f64>>();
