@@ -177,7 +177,6 @@ impl CudaBackend {
         self.current.as_ref().ok_or_else(|| Error::internal("no kernel loaded"))
     }
 
-    /// Launches the current kernel once on the stream (arguments built from the kernel's list).
     /// Measures the counters of one empty kernel: CUPTI's first range start sets the device's profiler
     /// up (0.15-0.19 s on an H200), which belongs to the set-up, not to the first configuration's
     /// counters (nor to what `--timeout` counts).
@@ -200,6 +199,7 @@ impl CudaBackend {
         .map(|_| ())
     }
 
+    /// Launches the current kernel once on the stream (arguments built from the kernel's list).
     fn launch_once(&self, launch: &Launch) -> std::result::Result<(), DriverError> {
         let cur = self.current.as_ref().expect("launch after load");
         let ints: Vec<i32> =
@@ -900,7 +900,7 @@ impl Backend for CudaBackend {
         let (inflight_read, runs_pass, rows_read) = (func("calInflight")?, func("calRuns")?, func("calRows")?);
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
-        // Buffers: the chase over 4 x L2 (at least 256 MiB), then calRead's 16 x L2 (at least 512 MiB),
+        // Buffers: the chase over 4 x L2 (at least 256 MiB), then calReadBlocks' 16 x L2 (at least 512 MiB),
         // then two arrays of 4 x L2 (at least 128 MiB) to read from DRAM, re-read in part (L2, L1) and
         // store to, one after another; a flush buffer of 2 x L2 throughout.
         let chase_words = ((4 * l2).max(256 << 20) / 4) & !7;
@@ -1005,9 +1005,9 @@ impl Backend for CudaBackend {
         // levels 2 % apart every 3 to 5 reads, and the rate between 2 and 4 x L2 still moved by 15 %
         // between sessions (4075-4687 GB/s over ten stored calibrations) while the kernels it predicts
         // did not (aosSum 169-170.5 us); between 2 and 16 x L2 six processes agreed within 0.3 %, and
-        // blocks that each read their own part read 3 % faster than one wave striding over all of it, which
-        // ends with its slowest SM (docs/MODEL.md section 31). The warm-up read (time_with's first call) is a long one; the
-        // timed ones then go short, long.
+        // blocks that each read their own part read 3 % faster than one wave striding over all of it,
+        // which ends with its slowest SM (docs/MODEL.md section 31). The warm-up read (time_with's first
+        // call) is a long one; the timed ones then go short, long.
         let turn = std::cell::Cell::new(1u32);
         let times = self.time_with(1, 2 * READ_PAIRS, "calReadBlocks", Some(&flush), || {
             let n4 = if turn.replace(turn.get() + 1).is_multiple_of(2) { all_n4 / 8 } else { all_n4 };
@@ -1021,8 +1021,8 @@ impl Backend for CudaBackend {
         })?;
         drop(big);
         let every_other = |from: usize| times.iter().skip(from).step_by(2).copied().collect::<Vec<f64>>();
-        let dram_read_half_ms = median(every_other(0), "calRead")?;
-        let dram_read_ms = median(every_other(1), "calRead")?;
+        let dram_read_half_ms = median(every_other(0), "calReadBlocks")?;
+        let dram_read_ms = median(every_other(1), "calReadBlocks")?;
         let dram_read_bytes = all_n4 as f64 * 16.0;
         let dram_read_short_bytes = (all_n4 / 8) as f64 * 16.0;
 

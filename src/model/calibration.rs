@@ -30,12 +30,12 @@ pub struct Measurements {
     /// The pointer chase within L2 and beyond L1 (warm): steps and time at two lengths, as above.
     #[serde(default)]
     pub l2_chase: Chase,
-    /// Bytes calRead loaded from a buffer of 16 x L2 (4 x L2 in calibrations before version 8), from
-    /// DRAM, and its time.
+    /// Bytes the DRAM read loaded from a buffer of 16 x L2, from DRAM (calReadBlocks since calibration
+    /// version 9, calRead's one grid-stride wave in version 8, calRead over 4 x L2 before), and its time.
     pub dram_read_bytes: f64,
     /// Time of that read.
     pub dram_read_ms: f64,
-    /// Time of calRead's shorter read, of [`Measurements::dram_read_short_bytes`] from the start of the
+    /// Time of the shorter read, of [`Measurements::dram_read_short_bytes`] from the start of the
     /// same buffer (0 in calibrations made before it was measured).
     #[serde(default)]
     pub dram_read_half_ms: f64,

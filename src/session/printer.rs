@@ -11,7 +11,7 @@ use crate::record::{self, Metric, Record, Report};
 use crate::report::{self, Destination};
 use crate::sweep::{Event, Options};
 
-/// What the watchdog and an early end need to know of the session so far.
+/// What an early end (past `--timeout`, a stop signal) needs to know of the session so far.
 pub(super) struct Progress {
     /// The report so far (resumed and finished records, the device, the copy yardstick).
     pub partial: Report,
