@@ -105,7 +105,11 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
     let m = &c.measurements;
     let rows: Vec<(&str, String, &str)> = vec![
         ("copy bandwidth", format!("{:.0} GB/s", f.copy_gbs), "device-to-device cuMemcpy, bytes read + written"),
-        ("DRAM read bandwidth", format!("{:.0} GB/s", f.read_gbs), "calRead: 2 and 16 x L2 once, the rate between"),
+        (
+            "DRAM read bandwidth",
+            format!("{:.0} GB/s", f.read_gbs),
+            "calReadBlocks: 2 and 16 x L2 once, the rate between",
+        ),
         ("DRAM latency", format!("{:.0} ns", f.dram_latency_ns), "calChase: one thread, dependent loads 1 MiB apart"),
         (
             "L1 / L2 hit latency",
