@@ -356,9 +356,7 @@ fn compute_cycles_per_sm(a: &Arch, m: &Mix, warps_per_sm: f64) -> f64 {
 pub fn predict(t: &Target, w: &Workload) -> Prediction {
     let f = &t.figures;
     let s = t.sms as f64;
-    // The SMs' own units (L1, the pipes) work only where a block runs: a grid of fewer blocks than
-    // SMs leaves the rest idle.
-    let busy = s.min(w.blocks.max(1) as f64);
+    let busy = busy_sms(t, w);
     let clock = t.clock_hz();
     // Reads and writes in short runs scattered over DRAM's pages move at the rate calRuns measured
     // for their length.
@@ -423,6 +421,12 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     }
 }
 
+/// The SMs with a block to run: the SMs' own units (L1, the pipes) work only where a block runs, and
+/// a grid of fewer blocks than SMs leaves the rest idle.
+fn busy_sms(t: &Target, w: &Workload) -> f64 {
+    (t.sms as f64).min(w.blocks.max(1) as f64)
+}
+
 /// Cycles the requests from L1 to L2 take at either end of the crossbar: a cycle per request (a line
 /// of one instruction: a load's that misses L1, every store's) and one per sector of store data. L2's
 /// input port takes them at its calibrated rate over the whole GPU (the L2 term); each SM's L1 sends
@@ -472,7 +476,7 @@ fn block_waits_s(t: &Target, w: &Workload) -> f64 {
     if w.barriers <= 0.0 || w.blocks == 0 || w.warps <= 0.0 {
         return 0.0;
     }
-    let busy = (t.sms as f64).min(w.blocks as f64);
+    let busy = busy_sms(t, w);
     let b = w.resident_blocks.max(1.0);
     let setup = w.setup.map_or(0.0, |m| m.total() * t.arch.dependent_latency_cycles());
     let waits = if w.loads_global { round_trip_s(t, w, w.resident_warps) * t.clock_hz() } else { 0.0 };
