@@ -112,8 +112,8 @@ enum Check {
 /// Device memory left free beside the buffers and the reference (the copy baseline's scratch buffers,
 /// `--cold`'s flush buffer and CUPTI fit in it).
 const HEADROOM: u64 = 1 << 30;
-/// Timed reads of each size (half and whole buffer, alternated) calRead's DRAM read bandwidth takes the
-/// medians of.
+/// Timed reads of each size (an eighth and all of the buffer, alternated) whose medians calReadBlocks'
+/// DRAM read bandwidth takes.
 const READ_PAIRS: u32 = 21;
 
 /// Opens the driver; returns its version and the device count.

@@ -25,7 +25,7 @@ const SYNC_CYCLES_PER_WARP: f64 = 4.0;
 pub struct Figures {
     /// DRAM bandwidth of a device-to-device copy (bytes read + written), GB/s.
     pub copy_gbs: f64,
-    /// DRAM bandwidth of reads alone (calRead: the rate between reading 2 and 16 x L2 once), GB/s.
+    /// DRAM bandwidth of reads alone (calReadBlocks: the rate between reading 2 and 16 x L2 once), GB/s.
     pub read_gbs: f64,
     /// Latency of one global load that misses L2, on an otherwise idle GPU (a pointer chase), ns.
     pub dram_latency_ns: f64,
