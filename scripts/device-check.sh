@@ -112,6 +112,10 @@ extern "C" __global__ void crash(float *a, int n) {
 CU
 printf 'name = "crash"\nsource = "crash.cu"\nentry = "crash"\nproblem_size = "n"\n[sizes]\nn = 100000\n[tune_params]\nblock_size_x = [64, 128]\nBAD = [0, 1]\n[[args]]\nname = "a"\ntype = "f32"\nlen = "n"\noutput = true\n[[args]]\nname = "n"\ntype = "i32"\nvalue = "n"\n[verify]\nsame_as_first = true\n' >"$out/crash/crash.toml"
 step kfs-crash      "$bin" sweep --kernel-file "$out/crash/crash.toml" --format json -o "$out/kfs-crash.json"
+# A kernel that never ends at one block shape (examples/kernels/spin.toml: 64-thread blocks wait for a
+# flag that stays 0): --timeout gives up on it, exit 124, the 32-thread configuration written; the outer
+# guard kills with SIGKILL (exit 137) if the give-up did not come.
+step kfs-timeout    timeout -s KILL 60 "$bin" sweep --kernel-file "$here/../examples/kernels/spin.toml" --timeout 2 --format json -o "$out/kfs-timeout.json"
 export WARPSCOPE_CACHE_DIR="$out/cache-starts"
 step kfs-start1     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
 step kfs-start2     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
@@ -284,6 +288,12 @@ for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-su
     print(f"{n}: {st.count('ok')} ok ({sum(1 for x in r['records'] if x.get('verification'))} verified), "
           f"{st.count('failed')} failed ({hint} naming compute-sanitizer), {st.count('invalid')} invalid"
           + (f"; fastest {best['block']} {best.get('params') or ''} {best['time_ms']['median']:.4f} ms" if best else ""))
+t = load("kfs-timeout")
+if t:
+    st = [(x["block"][0], x["status"]) for x in t["records"]]
+    print(f"kfs-timeout: {len(st)} finished configuration(s) written {st} (want [(32, 'ok')] and exit 124)")
+elif os.path.exists(os.path.join(out, "kfs-timeout.log")):
+    print("kfs-timeout: no report written")
 t = load("kfs-types")
 if t:
     # BREAK=0: every element of the 12 outputs equal; BREAK=1: exactly one wrong in each, the first in f16 at n / 3.

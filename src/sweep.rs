@@ -94,6 +94,21 @@ impl Default for Options {
 }
 
 impl Options {
+    /// Runs `f`, GPU work of the configuration in progress, on the busy clock where there is one.
+    pub fn on_gpu<T>(&self, f: impl FnOnce() -> T) -> T {
+        match &self.watch {
+            Some(w) => w.busy(f),
+            None => f(),
+        }
+    }
+
+    /// A new configuration begins: the busy clock, where there is one, starts from zero.
+    pub fn next_config(&self) {
+        if let Some(w) = &self.watch {
+            w.next();
+        }
+    }
+
     /// The report's account of the timing.
     pub fn timing(&self) -> Timing {
         Timing {
@@ -331,12 +346,12 @@ impl Waiting {
         let launches: Vec<Launch> = self.launches.iter().map(|&(_, l)| l).collect();
         let n = launches.len();
         let mut measured = spent
-            .time("per config: hardware counters", n, || on_gpu(opts, || backend.measure_counters(kernel, &launches)));
+            .time("per config: hardware counters", n, || opts.on_gpu(|| backend.measure_counters(kernel, &launches)));
         // A window whose ranges came back short (once in about a dozen two-GPU sweeps on 2 x H200) is
         // measured again, once, before the counters are given up for the rest of the sweep.
         if matches!(measured, Err(Unavailable::Failed(_))) {
             measured = spent.time("per config: hardware counters", 0, || {
-                on_gpu(opts, || backend.measure_counters(kernel, &launches))
+                opts.on_gpu(|| backend.measure_counters(kernel, &launches))
             });
         }
         let waited = std::mem::take(&mut self.launches);
@@ -541,10 +556,8 @@ fn measure(
     spent: &mut StepTimes,
 ) -> Result<Record> {
     let launch = p.launch;
-    if let Some(w) = &opts.watch {
-        w.next();
-    }
-    let (verification, took) = match on_gpu(opts, || backend.launch_verified(kernel, &launch)) {
+    opts.next_config();
+    let (verification, took) = match opts.on_gpu(|| backend.launch_verified(kernel, &launch)) {
         Err(Error::LaunchRejected(reason)) => return Ok(invalid_record(kernel, p, reason)),
         other => other?,
     };
@@ -586,18 +599,18 @@ fn time_config(
     warmup: u32,
 ) -> Result<(Vec<f64>, Option<Conditions>)> {
     let Some(n) = opts.until_noise else {
-        let samples = on_gpu(opts, || backend.time(kernel, launch, warmup, opts.iters, opts.cold))?;
+        let samples = opts.on_gpu(|| backend.time(kernel, launch, warmup, opts.iters, opts.cold))?;
         return Ok((samples, backend.last_conditions()));
     };
     let start = Instant::now();
-    let mut samples = on_gpu(opts, || backend.time(kernel, launch, warmup, n.min_iters, opts.cold))?;
+    let mut samples = opts.on_gpu(|| backend.time(kernel, launch, warmup, n.min_iters, opts.cold))?;
     let mut seen = backend.last_conditions();
     while (samples.len() as u32) < n.max_iters && start.elapsed().as_secs_f64() < n.max_secs && !interrupted() {
         if TimeStats::from_samples(&samples).is_some_and(|t| t.iqr_pct() <= n.pct) {
             break;
         }
         let more = n.min_iters.min(n.max_iters - samples.len() as u32);
-        samples.extend(on_gpu(opts, || backend.time(kernel, launch, 0, more, opts.cold))?);
+        samples.extend(opts.on_gpu(|| backend.time(kernel, launch, 0, more, opts.cold))?);
         seen = Conditions::merge(seen, backend.last_conditions());
     }
     Ok((samples, seen))
@@ -622,25 +635,15 @@ fn interleaved(
         for ((_, launch), s) in pending.iter().zip(samples.iter_mut()) {
             // Each slice re-warms the configuration it switches to.
             let warmup = if round == 0 { opts.warmup } else { opts.warmup.min(1) };
-            if let Some(w) = &opts.watch {
-                w.next();
-            }
+            opts.next_config();
             let t = spent.time("per config: warm-up and timed launches", usize::from(round == 0), || {
-                on_gpu(opts, || backend.time(kernel, launch, warmup, iters, opts.cold))
+                opts.on_gpu(|| backend.time(kernel, launch, warmup, iters, opts.cold))
             })?;
             s.0.extend(t);
             s.1 = Conditions::merge(s.1.take(), backend.last_conditions());
         }
     }
     Ok(samples)
-}
-
-/// Runs `f`, GPU work of the configuration in progress, on the sweep's busy clock where it has one.
-fn on_gpu<T>(opts: &Options, f: impl FnOnce() -> T) -> T {
-    match &opts.watch {
-        Some(w) => w.busy(f),
-        None => f(),
-    }
 }
 
 /// Fills a verified record's time and the metrics derived from it (the counters' stay after them).

@@ -132,6 +132,16 @@ fn configs_runs_a_subset_and_streams_json_lines() {
     assert_eq!(indices, [2, 0]);
 }
 
+/// `--timeout` is taken with a kernel file (that it gives up on a hung kernel needs a GPU: the mock
+/// runs no user kernel; scripts/device-check.sh's `kfs-timeout` step runs examples/kernels/spin.toml).
+#[test]
+fn a_timeout_is_taken_with_a_kernel_file() {
+    let v = json(&["sweep", "--kernel-file", "examples/kernels/spin.toml", "--timeout", "2", "--format", "json", "-q"]);
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 3);
+    assert!(records.iter().all(|r| r["reason"] == MOCK_REASON), "{records:?}");
+}
+
 #[test]
 fn bad_use_is_one_line_and_exit_2() {
     let k = PTX_64;

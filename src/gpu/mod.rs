@@ -262,7 +262,7 @@ pub struct Launch {
 }
 
 /// What the sweep needs from a GPU. One problem (kernel + buffers) is current at a time.
-pub trait Backend {
+pub trait Backend: Send {
     /// The device.
     fn info(&self) -> &DeviceInfo;
     /// `Measured` for a real GPU, `Mock` for the mock.

@@ -56,7 +56,7 @@ pub struct Session {
 }
 
 /// How often the session looks at the watchdog while the devices work.
-const TICK: Duration = Duration::from_millis(20);
+pub(crate) const TICK: Duration = Duration::from_millis(20);
 
 impl Session {
     /// Runs the session: checks everything that can be checked before any GPU work, runs this
@@ -263,30 +263,30 @@ impl Session {
     /// jsonl`, or written now in the chosen format) and the session ends timed out.
     fn give_up(&self, printer: &Printer<'_>, progress: &Mutex<Progress>) -> Result<Outcome> {
         let secs = self.timeout.unwrap_or_default();
-        let (n, kept) = match progress.lock() {
-            Ok(p) if printer.stream.is_some() => (
-                p.done,
-                format!(
-                    "kept in {}",
-                    self.to.file().map_or("the JSON Lines on standard output".to_string(), |p| p.display().to_string())
-                ),
-            ),
-            Ok(p) => (
-                p.done,
-                match self.to.emit(&p.partial) {
-                    Ok(()) => {
-                        self.to.file().map_or("printed above".to_string(), |p| format!("written to {}", p.display()))
-                    }
-                    Err(_) => "lost: they could not be written".to_string(),
-                },
-            ),
-            Err(_) => (0, "lost: they could not be written".to_string()),
-        };
-        let (s, are) = if n == 1 { ("", "is") } else { ("s", "are") };
-        let timeout = (self.names)(Input::Timeout);
-        note(&format!(
-            "error: a configuration ran past {timeout} {secs} s; the {n} finished configuration{s} {are} {kept}"
-        ));
-        Ok(Outcome::TimedOut)
+        Ok(match progress.lock() {
+            Ok(p) => gave_up(&self.to, self.names, secs, p.done, printer.stream.is_none().then_some(&p.partial)),
+            Err(_) => gave_up(&self.to, self.names, secs, 0, None),
+        })
     }
+}
+
+/// A sweep gave up on a configuration past `--timeout` (`secs`) after `done` finished: `unwritten`,
+/// the report of those, is written now (`None`: they were streamed as they finished); says so.
+pub(crate) fn gave_up(to: &Destination, names: Names, secs: f64, done: usize, unwritten: Option<&Report>) -> Outcome {
+    let kept = match unwritten {
+        None => format!(
+            "kept in {}",
+            to.file().map_or("the JSON Lines on standard output".to_string(), |p| p.display().to_string())
+        ),
+        Some(report) => match to.emit(report) {
+            Ok(()) => to.file().map_or("printed above".to_string(), |p| format!("written to {}", p.display())),
+            Err(_) => "lost: they could not be written".to_string(),
+        },
+    };
+    let (s, are) = if done == 1 { ("", "is") } else { ("s", "are") };
+    let timeout = names(Input::Timeout);
+    note(&format!(
+        "error: a configuration ran past {timeout} {secs} s; the {done} finished configuration{s} {are} {kept}"
+    ));
+    Outcome::TimedOut
 }

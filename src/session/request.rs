@@ -163,7 +163,6 @@ impl Request {
             (Input::Devices, self.devices.is_some()),
             (Input::Shard, self.shard.is_some()),
             (Input::Resume, self.resume.is_some()),
-            (Input::Timeout, self.timeout.is_some()),
             (Input::Interleave, m.interleave),
             (Input::UntilNoise, m.until_noise.is_some()),
         ];
@@ -189,7 +188,16 @@ impl Request {
             })
             .transpose()?;
         let options = self.options()?;
-        let rerun = rerun_line(path, &file, blocks.as_deref(), defines, self.device, &options, m.metrics.as_deref());
+        let rerun = rerun_line(
+            path,
+            &file,
+            blocks.as_deref(),
+            defines,
+            self.device,
+            &options,
+            m.metrics.as_deref(),
+            self.timeout,
+        );
         FileSession {
             file: &file,
             blocks: blocks.as_deref(),
@@ -201,6 +209,7 @@ impl Request {
             single: self.single,
             only: only.as_deref(),
             rerun: Some(rerun),
+            timeout: self.timeout,
             names: self.names,
         }
         .run()

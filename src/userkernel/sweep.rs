@@ -26,6 +26,35 @@ const NOTHING_COMPARED: &str =
 /// Why the mock cannot give a row of a user's kernel.
 pub const MOCK_REASON: &str = "not run: the mock backend does not run user kernels";
 
+/// What the thread sweeping a kernel file tells the session as it goes.
+enum Said {
+    Record(Box<Record>),
+    Note(String),
+    Done(Box<Result<Report>>),
+}
+
+/// The sweep thread's next message; `None` once the configuration in progress has kept the GPU busy
+/// (`watch`) for more than `timeout` seconds.
+fn heard(
+    rx: &std::sync::mpsc::Receiver<Said>,
+    watch: &crate::watch::Watch,
+    timeout: Option<f64>,
+) -> Result<Option<Said>> {
+    use std::sync::mpsc::RecvTimeoutError;
+    loop {
+        match rx.recv_timeout(crate::session::TICK) {
+            Ok(said) => return Ok(Some(said)),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Error::internal("the kernel file's sweep ended without its report"));
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if timeout.is_some_and(|secs| watch.secs() > secs) {
+            return Ok(None);
+        }
+    }
+}
+
 /// A kernel file, expanded and built, to sweep on one device.
 pub struct UserSweep<'a> {
     /// The file.
@@ -166,6 +195,7 @@ impl UserSweep<'_> {
             let mut r = self.record(c, Status::Invalid);
             r.index = Some(index as u32);
             r.sweep_size = Some(self.ex.configs.len() as u32);
+            self.options.next_config();
             match self.reason_not_to_run(c, backend.as_mut()) {
                 Some(reason) => r.reason = Some(reason),
                 None => match self.measure(backend.as_mut(), c, &mut inputs, &mut expected, &mut state, &mut r) {
@@ -267,7 +297,13 @@ impl UserSweep<'_> {
         // Whatever the new process could not report stays in the results, as a row.
         let missing: Vec<usize> =
             rest.iter().copied().filter(|&i| !records.iter().any(|r| r.index == Some(i as u32))).collect();
-        let why = format!("not run: the process that took over after the fault ended with {}", out.status);
+        let why = match out.status.code() {
+            // `main`'s code for a sweep that gave up on a configuration past its timeout.
+            Some(124) => "not run: the process that took over after the fault gave up on a hung configuration \
+                          (its timeout)"
+                .to_string(),
+            _ => format!("not run: the process that took over after the fault ended with {}", out.status),
+        };
         records.extend(not_run(why).into_iter().filter(|r| r.index.is_some_and(|i| missing.contains(&(i as usize)))));
         records.sort_by_key(|r| rest.iter().position(|&i| r.index == Some(i as u32)));
         Ok(records)
@@ -443,8 +479,9 @@ impl UserSweep<'_> {
         self.prepare_outputs(gpu, reference, Poison::Reference, inputs)?;
         let launch = Launch { grid: reference.grid, block: reference.block, dynamic_smem: reference.dynamic_smem };
         let args = args_of(reference);
-        gpu.user_launch(&launch, &args)?;
-        self.keep_expected(gpu, reference)
+        self.options.next_config();
+        self.options.on_gpu(|| gpu.user_launch(&launch, &args))?;
+        self.options.on_gpu(|| self.keep_expected(gpu, reference))
     }
 
     /// The outputs `c` just wrote, kept as the expected ones: on the device where it has room, else
@@ -523,13 +560,13 @@ impl UserSweep<'_> {
         let first = expected.is_none();
         self.prepare_outputs(gpu, c, if first { Poison::Reference } else { Poison::Checked }, inputs)?;
         steps.mark("poison");
-        gpu.user_launch(&launch, &args)?;
+        self.options.on_gpu(|| gpu.user_launch(&launch, &args))?;
         steps.mark("launch");
         // What a failed check says beyond its counts: an output whose length differs from the expected
         // one's (an output sized by the grid, compared with another configuration's), or the two sums.
         let mut explained = None;
         let verification = if let Expected::Sums(pairs) = &self.file.verify.expected {
-            let got = self.read_outputs(gpu, c)?;
+            let got = self.options.on_gpu(|| self.read_outputs(gpu, c))?;
             steps.mark("read back");
             let outputs: Vec<&super::expand::Buffer> = c.buffers.iter().filter(|b| b.compared()).collect();
             for &(_, i) in pairs {
@@ -569,12 +606,12 @@ impl UserSweep<'_> {
         } else {
             match expected.as_ref() {
                 Some(Want::Device(want)) => {
-                    let (v, why) = self.compare_on_device(gpu, c, want)?;
+                    let (v, why) = self.options.on_gpu(|| self.compare_on_device(gpu, c, want))?;
                     explained = why;
                     Some(v)
                 }
                 Some(Want::Host(want)) => {
-                    let got = self.read_outputs(gpu, c)?;
+                    let got = self.options.on_gpu(|| self.read_outputs(gpu, c))?;
                     steps.mark("read back");
                     let names: Vec<&str> = c.buffers.iter().filter(|b| b.compared()).map(|b| b.name.as_str()).collect();
                     let outputs: Vec<(&str, &HostData)> = names.iter().copied().zip(got.iter()).collect();
@@ -584,13 +621,14 @@ impl UserSweep<'_> {
                     Some(check::compare(&outputs, &want.iter().collect::<Vec<_>>(), &self.file.verify))
                 }
                 None => {
-                    *expected = Some(self.keep_expected(gpu, c)?);
+                    *expected = Some(self.options.on_gpu(|| self.keep_expected(gpu, c))?);
                     None
                 }
             }
         };
         steps.mark("compare");
-        let times = gpu.user_time(&launch, &args, self.options.warmup, self.options.iters, self.options.cold)?;
+        let o = self.options;
+        let times = o.on_gpu(|| gpu.user_time(&launch, &args, o.warmup, o.iters, o.cold))?;
         steps.mark("timing");
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("no timing".into()))?;
         let metric =
@@ -617,7 +655,7 @@ impl UserSweep<'_> {
             active = Some(blocks);
         }
         if let Some(Ok(_)) = state.counters {
-            match gpu.user_counters(&launch, &args) {
+            match self.options.on_gpu(|| gpu.user_counters(&launch, &args)) {
                 Ok(values) => {
                     let order = m::counters_of(&self.options.metrics);
                     for q in &self.options.metrics {
@@ -780,6 +818,7 @@ fn args_of(c: &Config) -> Vec<UserArg<'_>> {
 
 /// The command line that runs the sweep of `file` (given as `path`) in a new process ([`UserSweep::rerun`]):
 /// every option that shapes its configurations or their numbers, as `sweep --kernel-file` takes them.
+#[allow(clippy::too_many_arguments)]
 pub fn rerun_line(
     path: &std::path::Path,
     file: &KernelFile,
@@ -788,6 +827,7 @@ pub fn rerun_line(
     device: u32,
     options: &Options,
     metrics: Option<&str>,
+    timeout: Option<f64>,
 ) -> Vec<String> {
     let mut rerun: Vec<String> = vec!["sweep".into(), "--kernel-file".into(), path.display().to_string()];
     for size in &file.sizes {
@@ -814,6 +854,12 @@ pub fn rerun_line(
     ]);
     if options.cold {
         rerun.push("--cold".into());
+    }
+    if options.model {
+        rerun.push("--model".into());
+    }
+    if let Some(secs) = timeout {
+        rerun.extend(["--timeout".into(), secs.to_string()]);
     }
     if let Some(m) = metrics {
         rerun.extend(["--metrics".into(), m.to_string()]);
@@ -844,6 +890,8 @@ pub struct FileSession<'a> {
     pub only: Option<&'a [usize]>,
     /// The command line that reruns this sweep (see [`UserSweep::rerun`]).
     pub rerun: Option<Vec<String>>,
+    /// Seconds of GPU work a configuration may take before the session gives up (`--timeout`).
+    pub timeout: Option<f64>,
     /// The front end's names of the inputs, for the messages that name them.
     pub names: crate::error::Names,
 }
@@ -919,31 +967,62 @@ impl FileSession<'_> {
                 format!("the sweep has {} configurations", ex.configs.len()),
             ));
         }
-        let sweep = UserSweep {
-            file: self.file,
-            ex: &ex,
-            built: &built,
-            options: self.options,
-            only: self.only,
-            rerun: self.rerun.clone(),
-            verbose: self.to.verbose,
-        };
         let bar = self.to.progress(self.only.map_or(ex.configs.len(), <[usize]>::len));
         let mut stream = self.to.stream(false)?;
         let mut streamed = Ok(());
-        let report = sweep.run(
-            backend,
-            ordinal,
-            &mut |r| {
-                bar.inc(1);
-                if let (Some(w), Ok(())) = (stream.as_mut(), &streamed) {
-                    streamed = crate::report::jsonl::line(r).and_then(|l| {
-                        w.write_all(l.as_bytes()).and_then(|()| w.flush()).map_err(|e| Error::Output(e.to_string()))
-                    });
+        // The sweep runs on a thread of its own, so that a kernel that hangs can be given up on
+        // (`--timeout`): the thread is then left blocked in the driver, and ends with the process.
+        let watch = Arc::new(crate::watch::Watch::default());
+        let options = Options { watch: self.timeout.is_some().then(|| watch.clone()), ..self.options.clone() };
+        let (file, only, rerun, verbose) =
+            (self.file.clone(), self.only.map(<[usize]>::to_vec), self.rerun.clone(), self.to.verbose);
+        let (tx, rx) = std::sync::mpsc::channel::<Said>();
+        std::thread::spawn(move || {
+            let sweep = UserSweep {
+                file: &file,
+                ex: &ex,
+                built: &built,
+                options: &options,
+                only: only.as_deref(),
+                rerun,
+                verbose,
+            };
+            let (records, notes) = (tx.clone(), tx.clone());
+            let report = sweep.run(
+                backend,
+                ordinal,
+                &mut |r| {
+                    let _ = records.send(Said::Record(Box::new(r.clone())));
+                },
+                &mut |n| {
+                    let _ = notes.send(Said::Note(n.to_string()));
+                },
+            );
+            let _ = tx.send(Said::Done(Box::new(report)));
+        });
+        let mut partial = Report::new(info);
+        partial.timing = Some(self.options.timing());
+        let report = loop {
+            let Some(said) = heard(&rx, &watch, self.timeout)? else {
+                bar.finish_and_clear();
+                let unwritten = stream.is_none().then_some(&partial);
+                let secs = self.timeout.unwrap_or_default();
+                return Ok(crate::session::gave_up(self.to, self.names, secs, partial.records.len(), unwritten));
+            };
+            match said {
+                Said::Record(r) => {
+                    bar.inc(1);
+                    if let (Some(w), Ok(())) = (stream.as_mut(), &streamed) {
+                        streamed = crate::report::jsonl::line(&r).and_then(|l| {
+                            w.write_all(l.as_bytes()).and_then(|()| w.flush()).map_err(|e| Error::Output(e.to_string()))
+                        });
+                    }
+                    partial.records.push(*r);
                 }
-            },
-            &mut |n| bar.suspend(|| say(n)),
-        )?;
+                Said::Note(n) => bar.suspend(|| say(&n)),
+                Said::Done(report) => break (*report)?,
+            }
+        };
         streamed?;
         bar.finish_and_clear();
         if stream.is_none() {
@@ -951,5 +1030,59 @@ impl FileSession<'_> {
         }
         self.visuals.emit(&report)?;
         Ok(crate::Outcome::checked(report.any_failed()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn the_session_gives_up_on_a_configuration_that_keeps_the_gpu_busy_past_the_timeout() {
+        let (tx, rx) = mpsc::channel();
+        let watch = Arc::new(crate::watch::Watch::default());
+        tx.send(Said::Note("first".into())).unwrap();
+        assert!(matches!(heard(&rx, &watch, Some(0.2)), Ok(Some(Said::Note(n))) if n == "first"));
+        // The sweep thread enters a GPU call that never returns (a hung kernel), its sender kept alive.
+        let busy = watch.clone();
+        std::thread::spawn(move || {
+            let _keep = tx;
+            busy.busy(|| std::thread::sleep(Duration::from_secs(3600)));
+        });
+        let t = Instant::now();
+        assert!(matches!(heard(&rx, &watch, Some(0.2)), Ok(None)));
+        let waited = t.elapsed().as_secs_f64();
+        assert!((0.2..2.0).contains(&waited), "gave up after {waited} s");
+    }
+
+    #[test]
+    fn without_a_timeout_a_long_call_is_waited_for_and_a_lost_thread_is_an_error() {
+        let (tx, rx) = mpsc::channel();
+        let watch = Arc::new(crate::watch::Watch::default());
+        let busy = watch.clone();
+        std::thread::spawn(move || {
+            busy.busy(|| std::thread::sleep(Duration::from_millis(300)));
+            tx.send(Said::Note("done".into())).unwrap();
+        });
+        assert!(matches!(heard(&rx, &watch, None), Ok(Some(Said::Note(_)))));
+        // The thread ended without its report.
+        assert!(matches!(heard(&rx, &watch, None), Err(Error::Internal(_))));
+    }
+
+    #[test]
+    fn the_process_that_goes_on_after_a_fault_keeps_the_model_and_the_timeout() {
+        let path = std::path::Path::new("examples/kernels/sum_matrix_ptx.toml");
+        let file = KernelFile::load(path, &[]).unwrap();
+        let options = Options { model: true, seed: 9, ..Options::default() };
+        let line = rerun_line(path, &file, None, &[], 1, &options, Some("gld_efficiency"), Some(2.5));
+        let joined = line.join(" ");
+        for part in ["--model", "--timeout 2.5", "--seed 9", "--device 1", "--metrics gld_efficiency", "--format jsonl"]
+        {
+            assert!(joined.contains(part), "{part} missing from {joined}");
+        }
+        let plain = rerun_line(path, &file, None, &[], 0, &Options::default(), None, None).join(" ");
+        assert!(!plain.contains("--model") && !plain.contains("--timeout"), "{plain}");
     }
 }
