@@ -116,6 +116,12 @@ step kfs-crash      "$bin" sweep --kernel-file "$out/crash/crash.toml" --format 
 # flag that stays 0): --timeout gives up on it, exit 124, the 32-thread configuration written; the outer
 # guard kills with SIGKILL (exit 137) if the give-up did not come.
 step kfs-timeout    timeout -s KILL 60 "$bin" sweep --kernel-file "$here/../examples/kernels/spin.toml" --timeout 2 --format json -o "$out/kfs-timeout.json"
+# A kernel file's sweep in two shards merged, and resumed from the first shard (8 configurations).
+kshard=(sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8,16x16 --define tile_x=1,2 --define tile_y=1,2 --seed 7 --format json)
+step kfs-shard1     "$bin" "${kshard[@]}" --shard 1/2 -o "$out/kfs-shard1.json"
+step kfs-shard2     "$bin" "${kshard[@]}" --shard 2/2 -o "$out/kfs-shard2.json"
+step kfs-merge      "$bin" merge "$out/kfs-shard2.json" "$out/kfs-shard1.json" --format json -o "$out/kfs-merged.json"
+step kfs-resume     "$bin" "${kshard[@]}" --resume "$out/kfs-shard1.json" -o "$out/kfs-resumed.json"
 export WARPSCOPE_CACHE_DIR="$out/cache-starts"
 step kfs-start1     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
 step kfs-start2     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
@@ -288,6 +294,12 @@ for n in ["kfs-vector_add", "kfs-scale", "kfs-template", "kfs-constant", "kfs-su
     print(f"{n}: {st.count('ok')} ok ({sum(1 for x in r['records'] if x.get('verification'))} verified), "
           f"{st.count('failed')} failed ({hint} naming compute-sanitizer), {st.count('invalid')} invalid"
           + (f"; fastest {best['block']} {best.get('params') or ''} {best['time_ms']['median']:.4f} ms" if best else ""))
+for n in ["kfs-merged", "kfs-resumed"]:
+    r = load(n)
+    if r:
+        rs = r["records"]
+        print(f"{n}: {len(rs)} records, {sum(1 for x in rs if x['status'] == 'ok' and x.get('verification'))} verified, "
+              f"{len({(tuple(x['block']), tuple(sorted((x.get('params') or {}).items()))) for x in rs})} distinct configurations (want 8, 8, 8)")
 t = load("kfs-timeout")
 if t:
     st = [(x["block"][0], x["status"]) for x in t["records"]]

@@ -3,6 +3,7 @@
 # the GPU Slurm gives it, and the last task to finish merges the slices into one report.
 #
 #   sbatch --array=1-8 scripts/slurm-array.sh OUTDIR -- sum-matrix --bx 32..1024:32 --by 1..8 --metrics all
+#   sbatch --array=1-4 scripts/slurm-array.sh OUTDIR -- --kernel-file my.toml --define TILE=1,2,4,8
 #   scripts/slurm-array.sh --merge OUTDIR        # merge by hand (e.g. after re-running a failed task)
 #
 # Everything after `--` is given to `warpscope sweep` as is (the kernel and its options; not --shard,

@@ -117,12 +117,17 @@ pub fn merge(reports: Vec<Report>) -> Result<Report> {
     let group = |k: &str, p: &str| groups.iter().position(|(gk, gp)| gk == k && gp == p).unwrap_or(usize::MAX);
     out.records.sort_by_key(|r| (group(&r.kernel, &r.problem), r.index.unwrap_or(u32::MAX)));
     for w in out.records.windows(2) {
-        if (&w[0].kernel, &w[0].problem, w[0].block) == (&w[1].kernel, &w[1].problem, w[1].block) {
+        // A kernel file's configuration is its block and its parameters.
+        if (&w[0].kernel, &w[0].problem, w[0].block, &w[0].params)
+            == (&w[1].kernel, &w[1].problem, w[1].block, &w[1].params)
+        {
+            let params = w[0].params_label();
             return Err(Error::usage(format!(
-                "{} {} block {} is in the results twice: merge slices of a sweep, not repeats",
+                "{} {} block {}{} is in the results twice: merge slices of a sweep, not repeats",
                 w[0].kernel,
                 w[0].problem,
-                crate::record::dims(w[0].block)
+                crate::record::dims(w[0].block),
+                if params.is_empty() { params } else { format!(" ({params})") }
             )));
         }
     }
@@ -189,5 +194,22 @@ mod tests {
         assert!(e.contains("k p block 32x1 is in the results twice"), "{e}");
         assert!(merge(Vec::new()).is_err());
         assert!(merge(vec![report(0, &[(0, 32)])]).unwrap().devices.is_empty());
+    }
+
+    #[test]
+    fn a_kernel_files_configurations_are_told_apart_by_their_parameters() {
+        let with = |r: Report, tile: i64| {
+            let mut r = r;
+            for rec in &mut r.records {
+                rec.params = Some([("tile".to_string(), serde_json::json!(tile))].into_iter().collect());
+            }
+            r
+        };
+        // The same block with tile 1 and tile 2: two configurations of one sweep, in index order.
+        let m = merge(vec![with(report(1, &[(1, 32)]), 2), with(report(0, &[(0, 32)]), 1)]).unwrap();
+        let labels: Vec<String> = m.records.iter().map(Record::params_label).collect();
+        assert_eq!(labels, ["tile=1", "tile=2"]);
+        let e = merge(vec![with(report(0, &[(0, 32)]), 2), with(report(1, &[(0, 32)]), 2)]).unwrap_err().to_string();
+        assert!(e.contains("k p block 32x1 (tile=2) is in the results twice"), "{e}");
     }
 }

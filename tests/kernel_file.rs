@@ -142,6 +142,48 @@ fn a_timeout_is_taken_with_a_kernel_file() {
     assert!(records.iter().all(|r| r["reason"] == MOCK_REASON), "{records:?}");
 }
 
+/// `--shard` slices a kernel file's configurations as it slices a built-in sweep's (configuration i in
+/// slice i % N + 1, by its index in the whole expansion), `merge` joins the slices, and `--resume`
+/// runs only what an earlier run's results lack; a resume file of another sweep is refused.
+#[test]
+fn shards_merge_and_resume_complete_a_kernel_file_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let base = [&PTX_64[..], &["--block", "32x32,32x16,16x16,16x8,8x8", "--format", "json"]].concat();
+    let indices = |path: &str| -> Vec<i64> {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        v["records"].as_array().unwrap().iter().map(|r| r["index"].as_i64().unwrap()).collect()
+    };
+    for k in 1..=2 {
+        mock(&[&base[..], &["--shard", &format!("{k}/2"), "-o", &d(&format!("s{k}.json"))]].concat())
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(format!("shard {k}/2: {} of 5 configurations", [3, 2][k - 1])));
+    }
+    assert_eq!(indices(&d("s1.json")), [0, 2, 4]);
+    assert_eq!(indices(&d("s2.json")), [1, 3]);
+    mock(&["merge", &d("s2.json"), &d("s1.json"), "--format", "json", "-o", &d("all.json")]).assert().success();
+    assert_eq!(indices(&d("all.json")), [0, 1, 2, 3, 4]);
+    // The first slice's results resumed: the second slice's two configurations run, the three kept.
+    mock(&[&base[..], &["--resume", &d("s1.json"), "-o", &d("resumed.json")]].concat())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("resuming: 3 of 5 configurations already done, 2 to run"));
+    assert_eq!(indices(&d("resumed.json")), [0, 2, 4, 1, 3]);
+    // Resumed again from the whole sweep: nothing runs, the report is the earlier records.
+    mock(&[&base[..], &["--resume", &d("all.json"), "-o", &d("again.json")]].concat())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("resuming: 5 of 5 configurations already done, 0 to run"));
+    assert_eq!(indices(&d("again.json")), [0, 1, 2, 3, 4]);
+    // Another problem size is another sweep.
+    let other = [&PTX_64[..3], &["--size", "nx=128", "--size", "ny=64", "--block", "32x32"]].concat();
+    mock(&[&other[..], &["--resume", &d("s1.json")]].concat())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("its records are of another sweep"));
+}
+
 #[test]
 fn bad_use_is_one_line_and_exit_2() {
     let k = PTX_64;

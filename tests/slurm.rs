@@ -29,11 +29,16 @@ fn script() -> PathBuf {
 
 /// The array task `k` of `n`, as Slurm starts it (its environment variables), on the mock backend.
 fn task(out: &Path, k: u32, n: u32) -> Command {
+    task_of(SWEEP, out, k, n)
+}
+
+/// As [`task`], for the sweep `sweep`.
+fn task_of(sweep: &[&str], out: &Path, k: u32, n: u32) -> Command {
     let mut c = Command::new("bash");
     c.arg(script())
         .arg(out)
         .arg("--")
-        .args(SWEEP)
+        .args(sweep)
         .env("WARPSCOPE_BIN", env!("CARGO_BIN_EXE_warpscope"))
         .env("WARPSCOPE_BACKEND", "mock")
         .env("SLURM_ARRAY_TASK_ID", k.to_string())
@@ -62,10 +67,14 @@ fn configs(report: &Value) -> Vec<(String, String)> {
 }
 
 fn one_sweep(dir: &Path) -> Value {
+    one_sweep_of(SWEEP, dir)
+}
+
+fn one_sweep_of(sweep: &[&str], dir: &Path) -> Value {
     let path = dir.join("one.json");
     let status = Command::new(env!("CARGO_BIN_EXE_warpscope"))
         .arg("sweep")
-        .args(SWEEP)
+        .args(sweep)
         .args(["--format", "json", "-q", "-o"])
         .arg(&path)
         .env("WARPSCOPE_BACKEND", "mock")
@@ -93,6 +102,38 @@ fn the_array_runs_every_slice_and_the_last_task_merges_them() {
     assert_eq!(configs(&merged), configs(&whole));
     assert_eq!(configs(&merged).len(), 16);
     assert!(!out.join(".merging").exists());
+}
+
+/// A kernel file's sweep goes through the array as a built-in one does: slices, merge, and a re-queued
+/// task that resumes its slice and runs nothing again.
+#[test]
+fn a_kernel_file_sweeps_through_the_array() {
+    let sweep = [
+        "--kernel-file",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/kernels/conv2d.toml"),
+        "--bx",
+        "16,32",
+        "--by",
+        "2,4",
+        "--define",
+        "tile_x=1,2",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("array");
+    for k in 1..=3 {
+        assert!(task_of(&sweep, &out, k, 3).output().unwrap().status.success());
+    }
+    let read = || -> Value { serde_json::from_str(&fs::read_to_string(out.join("merged.json")).unwrap()).unwrap() };
+    let whole = one_sweep_of(&sweep, dir.path());
+    assert_eq!(configs(&read()), configs(&whole));
+    assert_eq!(configs(&whole).len(), 18);
+    let slice2 = out.join("slice-2-of-3.jsonl");
+    let before = fs::read_to_string(&slice2).unwrap();
+    assert_eq!(before.lines().count(), 6);
+    let again = task_of(&sweep, &out, 2, 3).output().unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(fs::read_to_string(&slice2).unwrap(), before);
+    assert_eq!(configs(&read()), configs(&whole));
 }
 
 #[test]

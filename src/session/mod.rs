@@ -8,7 +8,7 @@ mod request;
 mod select;
 
 pub use request::{Measure, Request, What};
-pub use select::{Devices, Shard, done_before, resumed};
+pub use select::{Devices, Part, Planned, Shard, done_before, resumed};
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -19,7 +19,7 @@ use crate::error::{Error, Input, Names, Result};
 use crate::gpu::{self, BackendKind, DeviceInfo};
 use crate::handout::Handout;
 use crate::kernels::Kernel;
-use crate::output::{self, Named, note};
+use crate::output::{self, note};
 use crate::record::Report;
 use crate::report::Destination;
 use crate::spec::Dim3;
@@ -65,55 +65,25 @@ impl Session {
         let kernel = self.kernel.as_ref();
         let _nvml = gpu::prepare(self.backend);
         let devices = self.devices.resolve(self.backend)?;
-        // Resuming into the file resumed from (JSON Lines appended, a report rewritten whole) is the one
-        // way an input may be an output.
-        let append =
-            matches!((&self.resume, self.to.file()), (Some(r), Some(o)) if output::resolve(r) == output::resolve(o));
-        let resume_input: Vec<Named<'_>> =
-            self.resume.iter().filter(|_| !append).map(|p| Named { what: "--resume", path: p }).collect();
-        let mut outputs = vec![Named { what: "-o", path: self.to.dest() }];
-        outputs.extend(self.visuals.outputs());
-        output::check_distinct(&resume_input, &outputs)?;
-        let resumed = match &self.resume {
-            Some(path) => resumed(path, self.backend, kernel, &devices)?.records,
-            None => Vec::new(),
+        let planned = Planned {
+            to: &self.to,
+            visuals: &self.visuals,
+            shard: self.shard,
+            resume: self.resume.as_deref(),
+            candidates: (0..self.blocks.len() as u32).collect(),
+            total: self.blocks.len(),
         };
-        self.visuals.check()?;
-        if !append {
-            self.to.check()?;
+        let part = Part::plan(
+            planned,
+            |path| resumed(path, self.backend, kernel.entry(), &kernel.problem(), &devices),
+            |r, i| done_before(r, kernel, self.blocks[i as usize]),
+        )?;
+        let stream = part.stream(&self.to)?;
+        if part.todo.is_empty() {
+            return part.already_done(&self.to, &self.visuals, stream.is_some());
         }
-        // The configurations to run: this shard's, less those already done; each keeps its index in
-        // the whole list.
-        let mine: Vec<(u32, Dim3)> =
-            (0u32..).zip(self.blocks.iter().copied()).filter(|(i, _)| self.shard.is_none_or(|s| s.holds(*i))).collect();
-        let todo: Vec<(u32, Dim3)> =
-            mine.iter().copied().filter(|&(_, b)| !resumed.iter().any(|r| done_before(r, kernel, b))).collect();
-        if let (Some(s), false) = (self.shard, self.to.quiet) {
-            note(&format!("shard {}/{}: {} of {} configurations", s.k, s.of, mine.len(), self.blocks.len()));
-        }
-        if !resumed.is_empty() && !self.to.quiet {
-            note(&format!(
-                "resuming: {} of {} configurations already done, {} to run",
-                mine.len() - todo.len(),
-                mine.len(),
-                todo.len()
-            ));
-        }
-        let mut stream = self.to.stream(append)?;
-        if let Some(w) = stream.as_mut().filter(|_| !append) {
-            for r in &resumed {
-                w.write_all(crate::report::jsonl::line(r)?.as_bytes())
-                    .map_err(|e| output::write_error(&self.to.dest_name(), &e))?;
-            }
-        }
-        if todo.is_empty() {
-            let report = Report { records: resumed, ..Report::new(DeviceInfo::unknown()) };
-            if stream.is_none() {
-                self.to.emit(&report)?;
-            }
-            self.visuals.emit(&report)?;
-            return Ok(Outcome::checked(report.any_failed()));
-        }
+        let todo: Vec<(u32, Dim3)> = part.todo.iter().map(|&i| (i, self.blocks[i as usize])).collect();
+        let resumed = part.resumed;
         let progress = Arc::new(Mutex::new(Progress {
             partial: Report {
                 records: resumed.clone(),
@@ -144,15 +114,7 @@ impl Session {
         if self.to.verbose && !self.to.quiet {
             note(&format!("results written at {:.2} s", output::since_start()));
         }
-        if let Some(signal) = signals::first() {
-            note(&format!(
-                "interrupted: {ran} of {} configurations finished and kept{}",
-                todo.len(),
-                self.to.file().map(|p| format!(" in {}", p.display())).unwrap_or_default()
-            ));
-            return Ok(Outcome::Interrupted(signal));
-        }
-        Ok(Outcome::checked(report.any_failed()))
+        Ok(interrupted(&self.to, ran, todo.len()).unwrap_or(Outcome::checked(report.any_failed())))
     }
 
     /// Runs `todo` on `devices`, a thread and a context each, every configuration handed to the next
@@ -268,6 +230,17 @@ impl Session {
             Err(_) => gave_up(&self.to, self.names, secs, 0, None),
         })
     }
+}
+
+/// After a stop signal ended a sweep early (its report written, `ran` of the `todo` configurations in
+/// it): says so, and the outcome that signal gives; `None` when no signal came.
+pub(crate) fn interrupted(to: &Destination, ran: usize, todo: usize) -> Option<Outcome> {
+    let signal = signals::first()?;
+    note(&format!(
+        "interrupted: {ran} of {todo} configurations finished and kept{}",
+        to.file().map(|p| format!(" in {}", p.display())).unwrap_or_default()
+    ));
+    Some(Outcome::Interrupted(signal))
 }
 
 /// A sweep gave up on a configuration past `--timeout` (`secs`) after `done` finished: `unwritten`,

@@ -161,8 +161,6 @@ impl Request {
         let (m, name) = (&self.measure, self.names);
         let not_yet = [
             (Input::Devices, self.devices.is_some()),
-            (Input::Shard, self.shard.is_some()),
-            (Input::Resume, self.resume.is_some()),
             (Input::Interleave, m.interleave),
             (Input::UntilNoise, m.until_noise.is_some()),
         ];
@@ -210,6 +208,8 @@ impl Request {
             only: only.as_deref(),
             rerun: Some(rerun),
             timeout: self.timeout,
+            shard: self.shard.as_deref().map(str::parse).transpose()?,
+            resume: self.resume.as_deref(),
             names: self.names,
         }
         .run()

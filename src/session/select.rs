@@ -1,12 +1,16 @@
 //! Which configurations a session runs where: the devices (`--devices all|0,1`), this host's slice of
 //! the sweep (`--shard K/N`), and what an earlier run already did (`--resume`).
 
+use std::io::Write;
 use std::path::Path;
 
+use crate::Outcome;
 use crate::error::{Error, Input, Result};
-use crate::gpu::{self, BackendKind};
+use crate::gpu::{self, BackendKind, DeviceInfo};
 use crate::kernels::Kernel;
+use crate::output::{self, Named, note};
 use crate::record::{Record, Report, Status};
+use crate::report::{Destination, Visuals};
 use crate::spec::{self, Dim3};
 
 /// The GPUs of this host a session spreads its configurations over.
@@ -73,20 +77,110 @@ impl Shard {
     }
 }
 
-/// The records of an earlier run to resume from (`path`), checked to be of the same sweep and, where
-/// they name their devices, of the same kind of device as `devices`.
-pub fn resumed(path: &Path, kind: BackendKind, kernel: &dyn Kernel, devices: &[u32]) -> Result<Report> {
+/// The records of an earlier run to resume from (`path`), checked to be of the same sweep (`entry` on
+/// `problem`) and, where they name their devices, of the same kind of device as `devices`.
+pub fn resumed(path: &Path, kind: BackendKind, entry: &str, problem: &str, devices: &[u32]) -> Result<Report> {
     if !path.exists() {
         return Err(Error::input(Input::Resume, Some(path.display().to_string()), "no such file"));
     }
     let r = crate::report::read(path)?;
-    crate::resume::check_sweep(&r, path, kernel.entry(), &kernel.problem())?;
+    crate::resume::check_sweep(&r, path, entry, problem)?;
     if !crate::resume::measured_on(&r).is_empty() {
         for d in gpu::list(kind)?.iter().filter(|d| devices.contains(&d.ordinal)) {
             crate::resume::check_device(&r, path, d)?;
         }
     }
     Ok(r)
+}
+
+/// This run's part of a sweep: this shard's configurations (`--shard`) less those an earlier run's
+/// results hold (`--resume`), each by its index in the whole sweep.
+pub struct Part {
+    /// The earlier run's records, kept ahead of this run's in its report.
+    pub resumed: Vec<Record>,
+    /// The indices to run, in order.
+    pub todo: Vec<u32>,
+    /// The results go to the file resumed from: JSON Lines appended, a report rewritten whole.
+    pub append: bool,
+}
+
+/// What [`Part::plan`] works from.
+pub struct Planned<'a> {
+    /// Where the report goes.
+    pub to: &'a Destination,
+    /// The figures drawn from it.
+    pub visuals: &'a Visuals,
+    /// `--shard K/N`.
+    pub shard: Option<Shard>,
+    /// `--resume FILE`.
+    pub resume: Option<&'a Path>,
+    /// The sweep's configurations this run may take, by index (all, or those `--configs` names).
+    pub candidates: Vec<u32>,
+    /// How many the whole sweep has.
+    pub total: usize,
+}
+
+impl Part {
+    /// Checks, before any GPU work, that the results can go where asked (an input may be an output
+    /// only when resuming into it); `earlier` reads and checks the file resumed from, and `done(r, i)`
+    /// says whether its record `r` is configuration `i` done (and not failed).
+    pub fn plan(
+        p: Planned<'_>,
+        earlier: impl FnOnce(&Path) -> Result<Report>,
+        done: impl Fn(&Record, u32) -> bool,
+    ) -> Result<Part> {
+        let append = matches!((p.resume, p.to.file()), (Some(r), Some(o)) if output::resolve(r) == output::resolve(o));
+        let resume_input: Vec<Named<'_>> =
+            p.resume.iter().filter(|_| !append).map(|&path| Named { what: "--resume", path }).collect();
+        let mut outputs = vec![Named { what: "-o", path: p.to.dest() }];
+        outputs.extend(p.visuals.outputs());
+        output::check_distinct(&resume_input, &outputs)?;
+        let resumed = match p.resume {
+            Some(path) => earlier(path)?.records,
+            None => Vec::new(),
+        };
+        p.visuals.check()?;
+        if !append {
+            p.to.check()?;
+        }
+        let mine: Vec<u32> = p.candidates.into_iter().filter(|&i| p.shard.is_none_or(|s| s.holds(i))).collect();
+        let todo: Vec<u32> = mine.iter().copied().filter(|&i| !resumed.iter().any(|r| done(r, i))).collect();
+        if let (Some(s), false) = (p.shard, p.to.quiet) {
+            note(&format!("shard {}/{}: {} of {} configurations", s.k, s.of, mine.len(), p.total));
+        }
+        if !resumed.is_empty() && !p.to.quiet {
+            note(&format!(
+                "resuming: {} of {} configurations already done, {} to run",
+                mine.len() - todo.len(),
+                mine.len(),
+                todo.len()
+            ));
+        }
+        Ok(Part { resumed, todo, append })
+    }
+
+    /// The JSON Lines stream (`--format jsonl`), the resumed records written first unless appended to
+    /// the file they came from.
+    pub fn stream(&self, to: &Destination) -> Result<Option<Box<dyn Write + Send>>> {
+        let mut stream = to.stream(self.append)?;
+        if let Some(w) = stream.as_mut().filter(|_| !self.append) {
+            for r in &self.resumed {
+                w.write_all(crate::report::jsonl::line(r)?.as_bytes())
+                    .map_err(|e| output::write_error(&to.dest_name(), &e))?;
+            }
+        }
+        Ok(stream)
+    }
+
+    /// Nothing left to run: the resumed records are the report.
+    pub fn already_done(self, to: &Destination, visuals: &Visuals, streamed: bool) -> Result<Outcome> {
+        let report = Report { records: self.resumed, ..Report::new(DeviceInfo::unknown()) };
+        if !streamed {
+            to.emit(&report)?;
+        }
+        visuals.emit(&report)?;
+        Ok(Outcome::checked(report.any_failed()))
+    }
 }
 
 /// The same configuration: kernel entry, problem and block, and not failed (a failed one runs again).

@@ -892,6 +892,10 @@ pub struct FileSession<'a> {
     pub rerun: Option<Vec<String>>,
     /// Seconds of GPU work a configuration may take before the session gives up (`--timeout`).
     pub timeout: Option<f64>,
+    /// This host's slice of the sweep (`--shard K/N`).
+    pub shard: Option<crate::session::Shard>,
+    /// An earlier run's results whose configurations are skipped (`--resume`).
+    pub resume: Option<&'a std::path::Path>,
     /// The front end's names of the inputs, for the messages that name them.
     pub names: crate::error::Names,
 }
@@ -916,9 +920,42 @@ impl FileSession<'_> {
                 ex.summary()
             )));
         }
-        self.visuals.check()?;
-        self.to.check()?;
+        if let Some(i) = self.only.and_then(|o| o.iter().find(|&&i| i >= ex.configs.len())) {
+            return Err(Error::input(
+                Input::Configs,
+                Some(i.to_string()),
+                format!("the sweep has {} configurations", ex.configs.len()),
+            ));
+        }
         let (kind, ordinal) = self.device;
+        let planned = crate::session::Planned {
+            to: self.to,
+            visuals: self.visuals,
+            shard: self.shard,
+            resume: self.resume,
+            candidates: match self.only {
+                Some(list) => list.iter().map(|&i| i as u32).collect(),
+                None => (0..ex.configs.len() as u32).collect(),
+            },
+            total: ex.configs.len(),
+        };
+        let (entry, problem) = (&self.file.name, self.file.problem_label());
+        let part = crate::session::Part::plan(
+            planned,
+            |path| crate::session::resumed(path, kind, entry, &problem, &[ordinal]),
+            |r, i| {
+                let want = record_of(self.file, &ex.configs[i as usize], Status::Ok);
+                r.status != Status::Failed
+                    && (&r.kernel, &r.problem, r.block, &r.params)
+                        == (&want.kernel, &want.problem, want.block, &want.params)
+            },
+        )?;
+        let mut stream = part.stream(self.to)?;
+        if part.todo.is_empty() {
+            return part.already_done(self.to, self.visuals, stream.is_some());
+        }
+        let todo: Vec<usize> = part.todo.iter().map(|&i| i as usize).collect();
+        let resumed = part.resumed;
         let backend = gpu::open(kind, ordinal)?;
         let info = backend.info().clone();
         let target = super::compile::Target {
@@ -945,10 +982,11 @@ impl FileSession<'_> {
         };
         let cached = built.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count();
         say(&format!(
-            "{} {}: {}; built for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({}); ready {:.2} s after start",
+            "{} {}: {}{}; built for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({}); ready {:.2} s after start",
             self.file.name,
             self.file.problem_label(),
             ex.summary(),
+            if todo.len() < ex.configs.len() { format!("; {} of them in this run", todo.len()) } else { String::new() },
             target.cc.0,
             target.cc.1,
             start.elapsed().as_secs_f64(),
@@ -960,33 +998,17 @@ impl FileSession<'_> {
                 crate::output::note(&format!("{}\n{}", e.summary, e.log.trim_end()));
             }
         }
-        if let Some(i) = self.only.and_then(|o| o.iter().find(|&&i| i >= ex.configs.len())) {
-            return Err(Error::input(
-                Input::Configs,
-                Some(i.to_string()),
-                format!("the sweep has {} configurations", ex.configs.len()),
-            ));
-        }
-        let bar = self.to.progress(self.only.map_or(ex.configs.len(), <[usize]>::len));
-        let mut stream = self.to.stream(false)?;
+        let bar = self.to.progress(todo.len());
         let mut streamed = Ok(());
         // The sweep runs on a thread of its own, so that a kernel that hangs can be given up on
         // (`--timeout`): the thread is then left blocked in the driver, and ends with the process.
         let watch = Arc::new(crate::watch::Watch::default());
         let options = Options { watch: self.timeout.is_some().then(|| watch.clone()), ..self.options.clone() };
-        let (file, only, rerun, verbose) =
-            (self.file.clone(), self.only.map(<[usize]>::to_vec), self.rerun.clone(), self.to.verbose);
+        let (file, only, rerun, verbose) = (self.file.clone(), todo.clone(), self.rerun.clone(), self.to.verbose);
         let (tx, rx) = std::sync::mpsc::channel::<Said>();
         std::thread::spawn(move || {
-            let sweep = UserSweep {
-                file: &file,
-                ex: &ex,
-                built: &built,
-                options: &options,
-                only: only.as_deref(),
-                rerun,
-                verbose,
-            };
+            let sweep =
+                UserSweep { file: &file, ex: &ex, built: &built, options: &options, only: Some(&only), rerun, verbose };
             let (records, notes) = (tx.clone(), tx.clone());
             let report = sweep.run(
                 backend,
@@ -1002,12 +1024,14 @@ impl FileSession<'_> {
         });
         let mut partial = Report::new(info);
         partial.timing = Some(self.options.timing());
+        partial.records = resumed.clone();
         let report = loop {
             let Some(said) = heard(&rx, &watch, self.timeout)? else {
                 bar.finish_and_clear();
                 let unwritten = stream.is_none().then_some(&partial);
                 let secs = self.timeout.unwrap_or_default();
-                return Ok(crate::session::gave_up(self.to, self.names, secs, partial.records.len(), unwritten));
+                let done = partial.records.len() - resumed.len();
+                return Ok(crate::session::gave_up(self.to, self.names, secs, done, unwritten));
             };
             match said {
                 Said::Record(r) => {
@@ -1025,11 +1049,15 @@ impl FileSession<'_> {
         };
         streamed?;
         bar.finish_and_clear();
+        let mut report = report;
+        let ran = report.records.len();
+        report.records.splice(0..0, resumed);
         if stream.is_none() {
             self.to.emit(&report)?;
         }
         self.visuals.emit(&report)?;
-        Ok(crate::Outcome::checked(report.any_failed()))
+        Ok(crate::session::interrupted(self.to, ran, todo.len())
+            .unwrap_or(crate::Outcome::checked(report.any_failed())))
     }
 }
 
