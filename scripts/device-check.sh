@@ -122,6 +122,8 @@ step kfs-shard1     "$bin" "${kshard[@]}" --shard 1/2 -o "$out/kfs-shard1.json"
 step kfs-shard2     "$bin" "${kshard[@]}" --shard 2/2 -o "$out/kfs-shard2.json"
 step kfs-merge      "$bin" merge "$out/kfs-shard2.json" "$out/kfs-shard1.json" --format json -o "$out/kfs-merged.json"
 step kfs-resume     "$bin" "${kshard[@]}" --resume "$out/kfs-shard1.json" -o "$out/kfs-resumed.json"
+# A kernel file timed until its spread is under 1 % (batches of 10, at most 500 launches).
+step kfs-noise      "$bin" sweep --kernel-file "$here/../examples/kernels/scale.toml" --until-noise 1 --min-iters 10 --max-iters 500 --format json -o "$out/kfs-noise.json"
 export WARPSCOPE_CACHE_DIR="$out/cache-starts"
 step kfs-start1     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
 step kfs-start2     "$bin" sweep --kernel-file "$here/../examples/kernels/conv2d.toml" --block 32x8 --define tile_x=1,2 --define tile_y=1,2
@@ -300,6 +302,13 @@ for n in ["kfs-merged", "kfs-resumed"]:
         rs = r["records"]
         print(f"{n}: {len(rs)} records, {sum(1 for x in rs if x['status'] == 'ok' and x.get('verification'))} verified, "
               f"{len({(tuple(x['block']), tuple(sorted((x.get('params') or {}).items()))) for x in rs})} distinct configurations (want 8, 8, 8)")
+r = load("kfs-noise")
+if r:
+    rs = [x for x in r["records"] if x.get("time_ms")]
+    n = [x["time_ms"]["iters"] for x in rs]
+    spread = [100 * (x["time_ms"]["q3"] - x["time_ms"]["q1"]) / x["time_ms"]["median"] for x in rs]
+    print(f"kfs-noise: {len(rs)} timed, launches {min(n)}-{max(n)}, IQR {min(spread):.2f}-{max(spread):.2f} % of the median "
+          f"(each under 1 % or at 500 launches or 10 s)")
 t = load("kfs-timeout")
 if t:
     st = [(x["block"][0], x["status"]) for x in t["records"]]

@@ -589,8 +589,8 @@ fn measure(
     Ok(record)
 }
 
-/// Times one configuration: `iters` launches, or with `until_noise` batches of `min_iters` until the
-/// spread is under the threshold or a cap (iterations, seconds, Ctrl-C) is reached.
+/// Times one configuration: `opts.iters` launches after `warmup`, or with `--until-noise` batches of
+/// them until the spread is small enough (within its caps), each batch on the busy clock.
 fn time_config(
     backend: &mut dyn Backend,
     kernel: &dyn Kernel,
@@ -598,20 +598,34 @@ fn time_config(
     opts: &Options,
     warmup: u32,
 ) -> Result<(Vec<f64>, Option<Conditions>)> {
+    timed(opts, warmup, |warmup, iters| {
+        let samples = backend.time(kernel, launch, warmup, iters, opts.cold)?;
+        Ok((samples, backend.last_conditions()))
+    })
+}
+
+/// The timing rule of every sweep: `batch(warmup, iters)` times `iters` launches after `warmup`
+/// untimed ones (and says the conditions it saw); called once with `opts.iters`, or with
+/// `--until-noise` in batches of `min_iters` until the IQR is at most `pct` % of the median, or
+/// `max_iters` launches, or `max_secs` seconds, or a stop signal.
+pub fn timed(
+    opts: &Options,
+    warmup: u32,
+    mut batch: impl FnMut(u32, u32) -> Result<(Vec<f64>, Option<Conditions>)>,
+) -> Result<(Vec<f64>, Option<Conditions>)> {
     let Some(n) = opts.until_noise else {
-        let samples = opts.on_gpu(|| backend.time(kernel, launch, warmup, opts.iters, opts.cold))?;
-        return Ok((samples, backend.last_conditions()));
+        return opts.on_gpu(|| batch(warmup, opts.iters));
     };
     let start = Instant::now();
-    let mut samples = opts.on_gpu(|| backend.time(kernel, launch, warmup, n.min_iters, opts.cold))?;
-    let mut seen = backend.last_conditions();
+    let (mut samples, mut seen) = opts.on_gpu(|| batch(warmup, n.min_iters))?;
     while (samples.len() as u32) < n.max_iters && start.elapsed().as_secs_f64() < n.max_secs && !interrupted() {
         if TimeStats::from_samples(&samples).is_some_and(|t| t.iqr_pct() <= n.pct) {
             break;
         }
         let more = n.min_iters.min(n.max_iters - samples.len() as u32);
-        samples.extend(opts.on_gpu(|| backend.time(kernel, launch, 0, more, opts.cold))?);
-        seen = Conditions::merge(seen, backend.last_conditions());
+        let (again, saw) = opts.on_gpu(|| batch(0, more))?;
+        samples.extend(again);
+        seen = Conditions::merge(seen, saw);
     }
     Ok((samples, seen))
 }
@@ -772,6 +786,40 @@ mod tests {
     use super::*;
     use crate::gpu::MockBackend;
     use crate::kernels::SumMatrix;
+
+    #[test]
+    fn until_noise_times_in_batches_until_the_spread_is_small_or_a_cap_is_reached() {
+        let noise = Noise { pct: 5.0, min_iters: 4, max_iters: 20, max_secs: 60.0 };
+        let opts = Options { until_noise: Some(noise), ..Options::default() };
+        // Two noisy batches, then tight ones: the spread is judged over all samples, which the noisy
+        // ones keep above 5 % of the median, so the batches go on to the cap of 20 launches.
+        let mut calls = Vec::new();
+        let (samples, _) = timed(&opts, 2, |warmup, iters| {
+            calls.push((warmup, iters));
+            let spread = if calls.len() <= 2 { [1.0, 2.0, 1.5, 1.0] } else { [1.5, 1.5, 1.5, 1.5] };
+            Ok((spread[..iters as usize].to_vec(), None))
+        })
+        .unwrap();
+        // Warm-up only before the first batch.
+        assert_eq!(calls, [(2, 4), (0, 4), (0, 4), (0, 4), (0, 4)]);
+        assert_eq!(samples.len(), 20);
+        // Tight from the start: one batch.
+        let mut n = 0;
+        let (samples, _) = timed(&opts, 0, |_, iters| {
+            n += 1;
+            Ok((vec![1.0; iters as usize], None))
+        })
+        .unwrap();
+        assert_eq!((n, samples.len()), (1, 4));
+        // Without --until-noise: one call of --iters.
+        let fixed = Options { iters: 7, ..Options::default() };
+        let (samples, _) = timed(&fixed, 3, |warmup, iters| {
+            assert_eq!((warmup, iters), (3, 7));
+            Ok((vec![1.0; iters as usize], None))
+        })
+        .unwrap();
+        assert_eq!(samples.len(), 7);
+    }
 
     #[test]
     fn mock_sweep_end_to_end() {

@@ -132,11 +132,23 @@ fn configs_runs_a_subset_and_streams_json_lines() {
     assert_eq!(indices, [2, 0]);
 }
 
-/// `--timeout` is taken with a kernel file (that it gives up on a hung kernel needs a GPU: the mock
+/// `--timeout` and `--until-noise` are taken with a kernel file (that it gives up on a hung kernel needs a GPU: the mock
 /// runs no user kernel; scripts/device-check.sh's `kfs-timeout` step runs examples/kernels/spin.toml).
 #[test]
-fn a_timeout_is_taken_with_a_kernel_file() {
-    let v = json(&["sweep", "--kernel-file", "examples/kernels/spin.toml", "--timeout", "2", "--format", "json", "-q"]);
+fn a_timeout_and_until_noise_are_taken_with_a_kernel_file() {
+    let v = json(&[
+        "sweep",
+        "--kernel-file",
+        "examples/kernels/spin.toml",
+        "--timeout",
+        "2",
+        "--until-noise",
+        "2",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(v["timing"]["until_noise_pct"], 2.0, "{}", v["timing"]);
     let records = v["records"].as_array().unwrap();
     assert_eq!(records.len(), 3);
     assert!(records.iter().all(|r| r["reason"] == MOCK_REASON), "{records:?}");

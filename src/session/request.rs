@@ -159,11 +159,7 @@ impl Request {
         configs: &Option<String>,
     ) -> Result<Outcome> {
         let (m, name) = (&self.measure, self.names);
-        let not_yet = [
-            (Input::Devices, self.devices.is_some()),
-            (Input::Interleave, m.interleave),
-            (Input::UntilNoise, m.until_noise.is_some()),
-        ];
+        let not_yet = [(Input::Devices, self.devices.is_some()), (Input::Interleave, m.interleave)];
         if let Some((input, _)) = not_yet.iter().find(|(_, on)| *on) {
             return Err(Error::usage(format!(
                 "{} is not supported with {} yet",

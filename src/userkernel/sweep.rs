@@ -628,7 +628,10 @@ impl UserSweep<'_> {
         };
         steps.mark("compare");
         let o = self.options;
-        let times = o.on_gpu(|| gpu.user_time(&launch, &args, o.warmup, o.iters, o.cold))?;
+        // The conditions the timing saw are read from the backend once it is done (below).
+        let (times, _) = crate::sweep::timed(o, o.warmup, |warmup, iters| {
+            Ok((gpu.user_time(&launch, &args, warmup, iters, o.cold)?, None))
+        })?;
         steps.mark("timing");
         let t = TimeStats::from_samples(&times).ok_or_else(|| Error::Output("no timing".into()))?;
         let metric =
@@ -844,14 +847,25 @@ pub fn rerun_line(
         device.to_string(),
         "--warmup".into(),
         options.warmup.to_string(),
-        "--iters".into(),
-        options.iters.to_string(),
         "--seed".into(),
         options.seed.to_string(),
         "--format".into(),
         "jsonl".into(),
         "-q".into(),
     ]);
+    match options.until_noise {
+        Some(n) => rerun.extend([
+            "--until-noise".into(),
+            n.pct.to_string(),
+            "--min-iters".into(),
+            n.min_iters.to_string(),
+            "--max-iters".into(),
+            n.max_iters.to_string(),
+            "--max-time".into(),
+            n.max_secs.to_string(),
+        ]),
+        None => rerun.extend(["--iters".into(), options.iters.to_string()]),
+    }
     if options.cold {
         rerun.push("--cold".into());
     }
@@ -1112,5 +1126,11 @@ mod tests {
         }
         let plain = rerun_line(path, &file, None, &[], 0, &Options::default(), None, None).join(" ");
         assert!(!plain.contains("--model") && !plain.contains("--timeout"), "{plain}");
+        assert!(plain.contains("--iters 20") && !plain.contains("--until-noise"), "{plain}");
+        let noise = crate::sweep::Noise { pct: 1.5, min_iters: 8, max_iters: 400, max_secs: 3.0 };
+        let until = Options { until_noise: Some(noise), ..Options::default() };
+        let line = rerun_line(path, &file, None, &[], 0, &until, None, None).join(" ");
+        assert!(line.contains("--until-noise 1.5 --min-iters 8 --max-iters 400 --max-time 3"), "{line}");
+        assert!(!line.contains("--iters 20"), "--iters conflicts with --until-noise: {line}");
     }
 }
