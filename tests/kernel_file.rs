@@ -188,6 +188,13 @@ fn shards_merge_and_resume_complete_a_kernel_file_sweep() {
         .success()
         .stderr(predicate::str::contains("resuming: 5 of 5 configurations already done, 0 to run"));
     assert_eq!(indices(&d("again.json")), [0, 1, 2, 3, 4]);
+    // A slice compiles only its own configurations' modules (one per block and parameter set here).
+    let conv =
+        ["sweep", "--kernel-file", "examples/kernels/conv2d.toml", "--block", "32x8,16x16", "--define", "tile_x=1,2"];
+    mock(&[&conv[..], &["--define", "tile_y=1,2", "--shard", "2/3", "-o", &d("c.json")]].concat())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("3 of them in this run; built 3 of the modules for compute_"));
     // Another problem size is another sweep.
     let other = [&PTX_64[..3], &["--size", "nx=128", "--size", "ny=64", "--block", "32x32"]].concat();
     mock(&[&other[..], &["--resume", &d("s1.json")]].concat())

@@ -17,6 +17,9 @@ use super::file::{Image, KernelFile, include_dirs};
 use super::prepro;
 use super::source::{self, CudaSource};
 
+/// What stands for a module no configuration of a run uses (it is not compiled).
+pub const NOT_BUILT: &str = "not built: no configuration of this run uses it";
+
 /// A compile that failed: the first error line, and NVRTC's whole log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileError {

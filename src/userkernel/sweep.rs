@@ -987,7 +987,19 @@ impl FileSession<'_> {
         // The mock's stub modules are not cached: nothing of a mock run lands in the user's cache.
         let cache =
             if kind == BackendKind::Mock { super::compile::Cache::none() } else { super::compile::Cache::user() };
-        let built = super::compile::build(self.file, &ex.modules, &target, compiler, &cache);
+        // Only the modules this run's configurations (and the reference) use: a shard or a resumed run
+        // of a sweep over many parameter sets does not compile the others' modules.
+        let uses = |m: usize| todo.iter().map(|&i| &ex.configs[i]).chain(ex.reference.as_ref()).any(|c| c.module == m);
+        let wanted: Vec<bool> = (0..ex.modules.len()).map(uses).collect();
+        let specs: Vec<_> = ex.modules.iter().zip(&wanted).filter(|(_, w)| **w).map(|(m, _)| m.clone()).collect();
+        let mut some = super::compile::build(self.file, &specs, &target, compiler, &cache).into_iter();
+        let built: Vec<_> = wanted
+            .iter()
+            .map(|&w| match w.then(|| some.next()).flatten() {
+                Some(b) => b,
+                None => Err(CompileError { summary: super::compile::NOT_BUILT.into(), log: String::new() }),
+            })
+            .collect();
         super::describe::check_built(self.file, &ex, &built)?;
         let say = |s: &str| {
             if !self.to.quiet {
@@ -996,11 +1008,12 @@ impl FileSession<'_> {
         };
         let cached = built.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count();
         say(&format!(
-            "{} {}: {}{}; built for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({}); ready {:.2} s after start",
+            "{} {}: {}{}; built {}for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({}); ready {:.2} s after start",
             self.file.name,
             self.file.problem_label(),
             ex.summary(),
             if todo.len() < ex.configs.len() { format!("; {} of them in this run", todo.len()) } else { String::new() },
+            if specs.len() < ex.modules.len() { format!("{} of the modules ", specs.len()) } else { String::new() },
             target.cc.0,
             target.cc.1,
             start.elapsed().as_secs_f64(),
