@@ -203,11 +203,31 @@ fn shards_merge_and_resume_complete_a_kernel_file_sweep() {
         .stderr(predicate::str::contains("its records are of another sweep"));
 }
 
+/// `--devices` spreads a kernel file's configurations over the host's GPUs (two mock devices here):
+/// every configuration once, in the sweep's order, and both devices named.
+#[test]
+fn devices_spread_a_kernel_file_over_the_gpus() {
+    let out = mock(
+        &[&PTX_64[..], &["--block", "32x32,32x16,16x16,16x8,8x8", "--devices", "all", "--format", "json"]].concat(),
+    )
+    .env("WARPSCOPE_MOCK_DEVICES", "2")
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("on devices 0 (warpscope mock GPU"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let indices: Vec<i64> = v["records"].as_array().unwrap().iter().map(|r| r["index"].as_i64().unwrap()).collect();
+    assert_eq!(indices, [0, 1, 2, 3, 4]);
+    assert_eq!(v["devices"].as_array().map(Vec::len), Some(2), "{}", v["devices"]);
+}
+
 #[test]
 fn bad_use_is_one_line_and_exit_2() {
     let k = PTX_64;
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--devices", "all"], "--devices is not supported with --kernel-file yet"),
+        (vec!["--interleave"], "--interleave is not supported with --kernel-file yet"),
+        (vec!["--devices", "0,7"], "--devices: no CUDA device 7"),
         (vec!["--block", "32x8", "--configs", "7"], "--configs 7: the sweep has 1 configurations"),
         (vec!["--size", "nope=3"], "nope"),
         (vec!["--define", "tile"], "expected NAME=VALUE"),

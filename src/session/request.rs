@@ -159,11 +159,10 @@ impl Request {
         configs: &Option<String>,
     ) -> Result<Outcome> {
         let (m, name) = (&self.measure, self.names);
-        let not_yet = [(Input::Devices, self.devices.is_some()), (Input::Interleave, m.interleave)];
-        if let Some((input, _)) = not_yet.iter().find(|(_, on)| *on) {
+        if m.interleave {
             return Err(Error::usage(format!(
                 "{} is not supported with {} yet",
-                name(*input),
+                name(Input::Interleave),
                 name(Input::KernelFile)
             )));
         }
@@ -182,16 +181,7 @@ impl Request {
             })
             .transpose()?;
         let options = self.options()?;
-        let rerun = rerun_line(
-            path,
-            &file,
-            blocks.as_deref(),
-            defines,
-            self.device,
-            &options,
-            m.metrics.as_deref(),
-            self.timeout,
-        );
+        let rerun = rerun_line(path, &file, blocks.as_deref(), defines, &options, m.metrics.as_deref(), self.timeout);
         FileSession {
             file: &file,
             blocks: blocks.as_deref(),
@@ -206,6 +196,7 @@ impl Request {
             timeout: self.timeout,
             shard: self.shard.as_deref().map(str::parse).transpose()?,
             resume: self.resume.as_deref(),
+            devices: self.devices.clone(),
             names: self.names,
         }
         .run()

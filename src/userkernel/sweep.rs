@@ -26,6 +26,30 @@ const NOTHING_COMPARED: &str =
 /// Why the mock cannot give a row of a user's kernel.
 pub const MOCK_REASON: &str = "not run: the mock backend does not run user kernels";
 
+/// One build result per module (the modules a run does not use stand as [`super::compile::NOT_BUILT`]).
+type Builds = Vec<std::result::Result<Built, CompileError>>;
+
+/// The configurations of a run left to run: each device takes the next when it is free.
+#[derive(Debug, Default)]
+pub struct Queue(std::sync::Mutex<std::collections::VecDeque<usize>>);
+
+impl Queue {
+    /// `todo`, in order.
+    pub fn new(todo: &[usize]) -> Self {
+        Queue(std::sync::Mutex::new(todo.iter().copied().collect()))
+    }
+
+    /// The next configuration, if any is left.
+    fn next(&self) -> Option<usize> {
+        self.0.lock().ok()?.pop_front()
+    }
+
+    /// Every configuration left, taken at once (no device gets them after this).
+    fn take_rest(&self) -> Vec<usize> {
+        self.0.lock().map(|mut q| q.drain(..).collect()).unwrap_or_default()
+    }
+}
+
 /// What the thread sweeping a kernel file tells the session as it goes.
 enum Said {
     Record(Box<Record>),
@@ -33,11 +57,11 @@ enum Said {
     Done(Box<Result<Report>>),
 }
 
-/// The sweep thread's next message; `None` once the configuration in progress has kept the GPU busy
-/// (`watch`) for more than `timeout` seconds.
+/// The sweep threads' next message; `None` once a device's configuration in progress has kept it busy
+/// (its watch) for more than `timeout` seconds.
 fn heard(
     rx: &std::sync::mpsc::Receiver<Said>,
-    watch: &crate::watch::Watch,
+    watches: &[Arc<crate::watch::Watch>],
     timeout: Option<f64>,
 ) -> Result<Option<Said>> {
     use std::sync::mpsc::RecvTimeoutError;
@@ -49,7 +73,7 @@ fn heard(
             }
             Err(RecvTimeoutError::Timeout) => {}
         }
-        if timeout.is_some_and(|secs| watch.secs() > secs) {
+        if timeout.is_some_and(|secs| watches.iter().any(|w| w.secs() > secs)) {
             return Ok(None);
         }
     }
@@ -65,8 +89,8 @@ pub struct UserSweep<'a> {
     pub built: &'a [std::result::Result<Built, CompileError>],
     /// How to measure (warm-up, iterations, seed, counters).
     pub options: &'a Options,
-    /// The configurations to run (indices into `ex.configs`, in order); all when `None`.
-    pub only: Option<&'a [usize]>,
+    /// The configurations left to run (indices into `ex.configs`), shared with the run's other devices.
+    pub queue: &'a Queue,
     /// The command line that runs this same sweep in a new process (`warpscope sweep --kernel-file ...`
     /// with every option that shapes it, `--format jsonl`): after a kernel faults, CUDA allows this
     /// process no more work, so the configurations left run there (`--configs`).
@@ -166,10 +190,6 @@ impl UserSweep<'_> {
             let got = self.reference_outputs(backend.as_mut(), reference, &mut inputs, &mut state);
             expected = Some(got.map_err(|e| Error::usage(format!("the reference kernel: {e}")))?);
         }
-        let order: Vec<usize> = match self.only {
-            Some(list) => list.to_vec(),
-            None => (0..self.ex.configs.len()).collect(),
-        };
         // The configuration whose outputs are the expected ones (same-as-first), once one has run.
         let mut first_ok: Option<usize> = None;
         state.copy_gbs = report.baselines.memcpy_dtod_gbs.as_ref().map(|m| m.value);
@@ -187,11 +207,9 @@ impl UserSweep<'_> {
                 }
             }
         }
-        for (at, &index) in order.iter().enumerate() {
+        while !crate::signals::stop_requested() {
+            let Some(index) = self.queue.next() else { break };
             let c = &self.ex.configs[index];
-            if crate::signals::stop_requested() {
-                break;
-            }
             let mut r = self.record(c, Status::Invalid);
             r.index = Some(index as u32);
             r.sweep_size = Some(self.ex.configs.len() as u32);
@@ -210,11 +228,12 @@ impl UserSweep<'_> {
                         r.device = Some(ordinal);
                         on_record(&r);
                         report.records.push(r);
-                        // CUDA takes no more work from this process: the rest run in a new one.
+                        // CUDA takes no more work from this process: the rest (all that no device has
+                        // taken yet) run in a new one, on this device.
                         drop(backend);
-                        let rest = &order[at + 1..];
+                        let rest = self.queue.take_rest();
                         let again: Vec<usize> = first_ok.iter().copied().chain(rest.iter().copied()).collect();
-                        for r in self.continue_elsewhere(&again, rest, index, note)? {
+                        for r in self.continue_elsewhere(&again, &rest, index, ordinal, note)? {
                             on_record(&r);
                             report.records.push(r);
                         }
@@ -254,6 +273,7 @@ impl UserSweep<'_> {
         configs: &[usize],
         rest: &[usize],
         faulted: usize,
+        ordinal: u32,
         note: &mut dyn FnMut(&str),
     ) -> Result<Vec<Record>> {
         let not_run = |why: String| -> Vec<Record> {
@@ -281,6 +301,7 @@ impl UserSweep<'_> {
         let exe = std::env::current_exe().map_err(|e| Error::internal(format!("warpscope's own path: {e}")))?;
         let out = std::process::Command::new(exe)
             .args(args)
+            .args(["--device".to_string(), ordinal.to_string()])
             .arg("--configs")
             .arg(list.join(","))
             .stderr(std::process::Stdio::inherit())
@@ -827,7 +848,6 @@ pub fn rerun_line(
     file: &KernelFile,
     blocks: Option<&[crate::spec::Dim3]>,
     defines: &[String],
-    device: u32,
     options: &Options,
     metrics: Option<&str>,
     timeout: Option<f64>,
@@ -843,8 +863,6 @@ pub fn rerun_line(
         rerun.extend(["--define".into(), d.clone()]);
     }
     rerun.extend([
-        "--device".into(),
-        device.to_string(),
         "--warmup".into(),
         options.warmup.to_string(),
         "--seed".into(),
@@ -910,6 +928,8 @@ pub struct FileSession<'a> {
     pub shard: Option<crate::session::Shard>,
     /// An earlier run's results whose configurations are skipped (`--resume`).
     pub resume: Option<&'a std::path::Path>,
+    /// The GPUs to spread the configurations over (`--devices all|0,1`); `device`'s alone when `None`.
+    pub devices: Option<String>,
     /// The front end's names of the inputs, for the messages that name them.
     pub names: crate::error::Names,
 }
@@ -942,6 +962,10 @@ impl FileSession<'_> {
             ));
         }
         let (kind, ordinal) = self.device;
+        let devices = match &self.devices {
+            Some(list) => crate::session::Devices::Listed(list.clone()).resolve(kind)?,
+            None => vec![ordinal],
+        };
         let planned = crate::session::Planned {
             to: self.to,
             visuals: self.visuals,
@@ -956,7 +980,7 @@ impl FileSession<'_> {
         let (entry, problem) = (&self.file.name, self.file.problem_label());
         let part = crate::session::Part::plan(
             planned,
-            |path| crate::session::resumed(path, kind, entry, &problem, &[ordinal]),
+            |path| crate::session::resumed(path, kind, entry, &problem, &devices),
             |r, i| {
                 let want = record_of(self.file, &ex.configs[i as usize], Status::Ok);
                 r.status != Status::Failed
@@ -970,12 +994,13 @@ impl FileSession<'_> {
         }
         let todo: Vec<usize> = part.todo.iter().map(|&i| i as usize).collect();
         let resumed = part.resumed;
-        let backend = gpu::open(kind, ordinal)?;
-        let info = backend.info().clone();
-        let target = super::compile::Target {
-            cc: info.cc(),
-            driver: gpu::probe::driver().map(|v| v.to_string()).unwrap_or_else(|_| "none".into()),
-        };
+        // Each device opened in turn, as a built-in sweep opens them.
+        let mut backends = Vec::new();
+        for &d in &devices {
+            backends.push(gpu::open(kind, d)?);
+        }
+        let info = backends[0].info().clone();
+        let driver = gpu::probe::driver().map(|v| v.to_string()).unwrap_or_else(|_| "none".into());
         let nvrtc = super::compile::Nvrtc::load();
         let stub = super::compile::Stub { file: self.file };
         let compiler = match (&nvrtc, kind) {
@@ -992,68 +1017,98 @@ impl FileSession<'_> {
         let uses = |m: usize| todo.iter().map(|&i| &ex.configs[i]).chain(ex.reference.as_ref()).any(|c| c.module == m);
         let wanted: Vec<bool> = (0..ex.modules.len()).map(uses).collect();
         let specs: Vec<_> = ex.modules.iter().zip(&wanted).filter(|(_, w)| **w).map(|(m, _)| m.clone()).collect();
-        let mut some = super::compile::build(self.file, &specs, &target, compiler, &cache).into_iter();
-        let built: Vec<_> = wanted
-            .iter()
-            .map(|&w| match w.then(|| some.next()).flatten() {
-                Some(b) => b,
-                None => Err(CompileError { summary: super::compile::NOT_BUILT.into(), log: String::new() }),
-            })
-            .collect();
-        super::describe::check_built(self.file, &ex, &built)?;
+        // Built once per compute capability among the devices.
+        let mut builds: Vec<((u32, u32), Arc<Builds>)> = Vec::new();
+        for cc in backends.iter().map(|b| b.info().cc()) {
+            if builds.iter().any(|(c, _)| *c == cc) {
+                continue;
+            }
+            let target = super::compile::Target { cc, driver: driver.clone() };
+            let mut some = super::compile::build(self.file, &specs, &target, compiler, &cache).into_iter();
+            let built: Builds = wanted
+                .iter()
+                .map(|&w| match w.then(|| some.next()).flatten() {
+                    Some(b) => b,
+                    None => Err(CompileError { summary: super::compile::NOT_BUILT.into(), log: String::new() }),
+                })
+                .collect();
+            super::describe::check_built(self.file, &ex, &built)?;
+            builds.push((cc, Arc::new(built)));
+        }
         let say = |s: &str| {
             if !self.to.quiet {
                 crate::output::note(s);
             }
         };
-        let cached = built.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count();
+        let cached: usize =
+            builds.iter().map(|(_, b)| b.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count()).sum();
+        let ccs: Vec<String> = builds.iter().map(|((major, minor), _)| format!("compute_{major}{minor}")).collect();
+        let on: Vec<String> = backends.iter().map(|b| format!("{} ({})", b.info().ordinal, b.info().name)).collect();
         say(&format!(
-            "{} {}: {}{}; built {}for compute_{}{} in {:.2} s ({cached} from the cache), on device {ordinal} ({}); ready {:.2} s after start",
+            "{} {}: {}{}; built {}for {} in {:.2} s ({cached} from the cache), on device{} {}; ready {:.2} s after start",
             self.file.name,
             self.file.problem_label(),
             ex.summary(),
             if todo.len() < ex.configs.len() { format!("; {} of them in this run", todo.len()) } else { String::new() },
             if specs.len() < ex.modules.len() { format!("{} of the modules ", specs.len()) } else { String::new() },
-            target.cc.0,
-            target.cc.1,
+            ccs.join(" and "),
             start.elapsed().as_secs_f64(),
-            info.name,
+            if on.len() == 1 { "" } else { "s" },
+            on.join(", "),
             began.elapsed().as_secs_f64()
         ));
         if self.to.verbose {
-            for e in built.iter().filter_map(|b| b.as_ref().err()).filter(|e| !e.log.is_empty()) {
-                crate::output::note(&format!("{}\n{}", e.summary, e.log.trim_end()));
+            for (_, built) in &builds {
+                for e in built.iter().filter_map(|b| b.as_ref().err()).filter(|e| !e.log.is_empty()) {
+                    crate::output::note(&format!("{}\n{}", e.summary, e.log.trim_end()));
+                }
             }
         }
         let bar = self.to.progress(todo.len());
         let mut streamed = Ok(());
-        // The sweep runs on a thread of its own, so that a kernel that hangs can be given up on
-        // (`--timeout`): the thread is then left blocked in the driver, and ends with the process.
-        let watch = Arc::new(crate::watch::Watch::default());
-        let options = Options { watch: self.timeout.is_some().then(|| watch.clone()), ..self.options.clone() };
-        let (file, only, rerun, verbose) = (self.file.clone(), todo.clone(), self.rerun.clone(), self.to.verbose);
+        // Each device sweeps on a thread of its own, taking the next configuration when it is free, so
+        // that a kernel that hangs can be given up on (`--timeout`): its thread is then left blocked in
+        // the driver, and ends with the process.
+        let queue = Arc::new(Queue::new(&todo));
+        let ex = Arc::new(ex);
         let (tx, rx) = std::sync::mpsc::channel::<Said>();
-        std::thread::spawn(move || {
-            let sweep =
-                UserSweep { file: &file, ex: &ex, built: &built, options: &options, only: Some(&only), rerun, verbose };
-            let (records, notes) = (tx.clone(), tx.clone());
-            let report = sweep.run(
-                backend,
-                ordinal,
-                &mut |r| {
-                    let _ = records.send(Said::Record(Box::new(r.clone())));
-                },
-                &mut |n| {
-                    let _ = notes.send(Said::Note(n.to_string()));
-                },
-            );
-            let _ = tx.send(Said::Done(Box::new(report)));
-        });
+        let mut watches = Vec::new();
+        let multi = backends.len() > 1;
+        for backend in backends {
+            let ordinal = backend.info().ordinal;
+            let cc = backend.info().cc();
+            let built = builds.iter().find(|(c, _)| *c == cc).map(|(_, b)| b.clone()).unwrap_or_default();
+            let watch = Arc::new(crate::watch::Watch::default());
+            watches.push(watch.clone());
+            let options = Options { watch: self.timeout.is_some().then_some(watch), ..self.options.clone() };
+            let (file, ex, queue, rerun, verbose) =
+                (self.file.clone(), ex.clone(), queue.clone(), self.rerun.clone(), self.to.verbose);
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let sweep =
+                    UserSweep { file: &file, ex: &ex, built: &built, options: &options, queue: &queue, rerun, verbose };
+                let (records, notes) = (tx.clone(), tx.clone());
+                let report = sweep.run(
+                    backend,
+                    ordinal,
+                    &mut |r| {
+                        let _ = records.send(Said::Record(Box::new(r.clone())));
+                    },
+                    &mut |n| {
+                        let n = if multi { format!("device {ordinal}: {n}") } else { n.to_string() };
+                        let _ = notes.send(Said::Note(n));
+                    },
+                );
+                let _ = tx.send(Said::Done(Box::new(report)));
+            });
+        }
+        drop(tx);
         let mut partial = Report::new(info);
         partial.timing = Some(self.options.timing());
         partial.records = resumed.clone();
-        let report = loop {
-            let Some(said) = heard(&rx, &watch, self.timeout)? else {
+        let mut reports = Vec::new();
+        while reports.len() < watches.len() {
+            let Some(said) = heard(&rx, &watches, self.timeout)? else {
                 bar.finish_and_clear();
                 let unwritten = stream.is_none().then_some(&partial);
                 let secs = self.timeout.unwrap_or_default();
@@ -1071,12 +1126,13 @@ impl FileSession<'_> {
                     partial.records.push(*r);
                 }
                 Said::Note(n) => bar.suspend(|| say(&n)),
-                Said::Done(report) => break (*report)?,
+                Said::Done(report) => reports.push((*report)?),
             }
-        };
+        }
         streamed?;
         bar.finish_and_clear();
-        let mut report = report;
+        // Several devices' records in the sweep's order; one device's as it ran them.
+        let mut report = if reports.len() == 1 { reports.remove(0) } else { crate::merge::merge(reports)? };
         let ran = report.records.len();
         report.records.splice(0..0, resumed);
         if stream.is_none() {
@@ -1099,7 +1155,7 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let watch = Arc::new(crate::watch::Watch::default());
         tx.send(Said::Note("first".into())).unwrap();
-        assert!(matches!(heard(&rx, &watch, Some(0.2)), Ok(Some(Said::Note(n))) if n == "first"));
+        assert!(matches!(heard(&rx, std::slice::from_ref(&watch), Some(0.2)), Ok(Some(Said::Note(n))) if n == "first"));
         // The sweep thread enters a GPU call that never returns (a hung kernel), its sender kept alive.
         let busy = watch.clone();
         std::thread::spawn(move || {
@@ -1107,7 +1163,7 @@ mod tests {
             busy.busy(|| std::thread::sleep(Duration::from_secs(3600)));
         });
         let t = Instant::now();
-        assert!(matches!(heard(&rx, &watch, Some(0.2)), Ok(None)));
+        assert!(matches!(heard(&rx, std::slice::from_ref(&watch), Some(0.2)), Ok(None)));
         let waited = t.elapsed().as_secs_f64();
         assert!((0.2..2.0).contains(&waited), "gave up after {waited} s");
     }
@@ -1121,9 +1177,9 @@ mod tests {
             busy.busy(|| std::thread::sleep(Duration::from_millis(300)));
             tx.send(Said::Note("done".into())).unwrap();
         });
-        assert!(matches!(heard(&rx, &watch, None), Ok(Some(Said::Note(_)))));
+        assert!(matches!(heard(&rx, std::slice::from_ref(&watch), None), Ok(Some(Said::Note(_)))));
         // The thread ended without its report.
-        assert!(matches!(heard(&rx, &watch, None), Err(Error::Internal(_))));
+        assert!(matches!(heard(&rx, std::slice::from_ref(&watch), None), Err(Error::Internal(_))));
     }
 
     #[test]
@@ -1131,18 +1187,18 @@ mod tests {
         let path = std::path::Path::new("examples/kernels/sum_matrix_ptx.toml");
         let file = KernelFile::load(path, &[]).unwrap();
         let options = Options { model: true, seed: 9, ..Options::default() };
-        let line = rerun_line(path, &file, None, &[], 1, &options, Some("gld_efficiency"), Some(2.5));
-        let joined = line.join(" ");
-        for part in ["--model", "--timeout 2.5", "--seed 9", "--device 1", "--metrics gld_efficiency", "--format jsonl"]
-        {
-            assert!(joined.contains(part), "{part} missing from {joined}");
+        let line = rerun_line(path, &file, None, &[], &options, Some("gld_efficiency"), Some(2.5));
+        // The device is the one that faulted: given where the new process starts.
+        assert!(!line.iter().any(|a| a == "--device"), "{line:?}");
+        for part in ["--model", "--timeout 2.5", "--seed 9", "--metrics gld_efficiency", "--format jsonl"] {
+            assert!(line.join(" ").contains(part), "{part} missing from {line:?}");
         }
-        let plain = rerun_line(path, &file, None, &[], 0, &Options::default(), None, None).join(" ");
+        let plain = rerun_line(path, &file, None, &[], &Options::default(), None, None).join(" ");
         assert!(!plain.contains("--model") && !plain.contains("--timeout"), "{plain}");
         assert!(plain.contains("--iters 20") && !plain.contains("--until-noise"), "{plain}");
         let noise = crate::sweep::Noise { pct: 1.5, min_iters: 8, max_iters: 400, max_secs: 3.0 };
         let until = Options { until_noise: Some(noise), ..Options::default() };
-        let line = rerun_line(path, &file, None, &[], 0, &until, None, None).join(" ");
+        let line = rerun_line(path, &file, None, &[], &until, None, None).join(" ");
         assert!(line.contains("--until-noise 1.5 --min-iters 8 --max-iters 400 --max-time 3"), "{line}");
         assert!(!line.contains("--iters 20"), "--iters conflicts with --until-noise: {line}");
     }
