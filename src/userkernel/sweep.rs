@@ -26,6 +26,9 @@ const NOTHING_COMPARED: &str =
 /// Why the mock cannot give a row of a user's kernel.
 pub const MOCK_REASON: &str = "not run: the mock backend does not run user kernels";
 
+/// Buffers' initial contents on the host, by argument and length.
+type Inputs = HashMap<(usize, u64), Arc<HostData>>;
+
 /// One build result per module (the modules a run does not use stand as [`super::compile::NOT_BUILT`]).
 type Builds = Vec<std::result::Result<Built, CompileError>>;
 
@@ -91,6 +94,8 @@ pub struct UserSweep<'a> {
     pub options: &'a Options,
     /// The configurations left to run (indices into `ex.configs`), shared with the run's other devices.
     pub queue: &'a Queue,
+    /// The inputs generated on the host so far, shared with the run's other devices.
+    pub host_inputs: &'a std::sync::Mutex<Inputs>,
     /// The command line that runs this same sweep in a new process (`warpscope sweep --kernel-file ...`
     /// with every option that shapes it, `--format jsonl`): after a kernel faults, CUDA allows this
     /// process no more work, so the configurations left run there (`--configs`).
@@ -173,7 +178,7 @@ impl UserSweep<'_> {
     ) -> Result<Report> {
         let mut report = Report::new(backend.info().clone());
         report.timing = Some(self.options.timing());
-        let mut inputs: HashMap<(usize, u64), HostData> = HashMap::new();
+        let mut inputs: Inputs = HashMap::new();
         let mut expected: Option<Want> = match (self.npy_expected()?, backend.user()) {
             (Some(host), Some(gpu)) => Some(keep_on_device(gpu, host)?),
             (host, _) => host.map(Want::Host),
@@ -397,7 +402,7 @@ impl UserSweep<'_> {
         &self,
         gpu: &mut dyn UserGpu,
         c: &Config,
-        inputs: &mut HashMap<(usize, u64), HostData>,
+        inputs: &mut Inputs,
         state: &mut State,
     ) -> Result<crate::gpu::KernelAttrs> {
         let built = match self.built.get(c.module) {
@@ -435,30 +440,29 @@ impl UserSweep<'_> {
         Ok(attrs)
     }
 
-    /// A buffer's initial contents (generated once per argument and length).
-    fn input<'i>(
-        &self,
-        b: &super::expand::Buffer,
-        inputs: &'i mut HashMap<(usize, u64), HostData>,
-    ) -> Result<&'i HostData> {
-        if let std::collections::hash_map::Entry::Vacant(slot) = inputs.entry((b.arg, b.len)) {
-            let init = b.init.clone().unwrap_or(data::Init::Zeros);
-            let d = init
-                .generate(b.ty, b.len as usize, self.options.seed, b.arg as u32)
-                .map_err(|e| Error::usage(format!("argument '{}': {e}", b.name)))?;
-            slot.insert(d);
+    /// A buffer's initial contents: generated once per argument and length for every device of the run
+    /// (a device that needs one another is generating waits for it), kept in this device's `inputs`.
+    fn input<'i>(&self, b: &super::expand::Buffer, inputs: &'i mut Inputs) -> Result<&'i HostData> {
+        let key = (b.arg, b.len);
+        if !inputs.contains_key(&key) {
+            let mut all = self.host_inputs.lock().map_err(|_| Error::internal("the shared inputs' lock"))?;
+            let d = match all.get(&key) {
+                Some(d) => d.clone(),
+                None => {
+                    let init = b.init.clone().unwrap_or(data::Init::Zeros);
+                    let d = init
+                        .generate(b.ty, b.len as usize, self.options.seed, b.arg as u32)
+                        .map_err(|e| Error::usage(format!("argument '{}': {e}", b.name)))?;
+                    all.entry(key).or_insert(Arc::new(d)).clone()
+                }
+            };
+            inputs.insert(key, d);
         }
-        Ok(&inputs[&(b.arg, b.len)])
+        Ok(&inputs[&key])
     }
 
     /// Poisons the outputs (`which` poison) and restores the in/out buffers' initial contents.
-    fn prepare_outputs(
-        &self,
-        gpu: &mut dyn UserGpu,
-        c: &Config,
-        which: Poison,
-        inputs: &mut HashMap<(usize, u64), HostData>,
-    ) -> Result<()> {
+    fn prepare_outputs(&self, gpu: &mut dyn UserGpu, c: &Config, which: Poison, inputs: &mut Inputs) -> Result<()> {
         for (i, b) in c.buffers.iter().enumerate() {
             match b.role {
                 Role::Output => gpu.user_fill(i, &b.ty.poison(which))?,
@@ -489,7 +493,7 @@ impl UserSweep<'_> {
         &self,
         backend: &mut dyn Backend,
         reference: &Config,
-        inputs: &mut HashMap<(usize, u64), HostData>,
+        inputs: &mut Inputs,
         state: &mut State,
     ) -> Result<Want> {
         if let Some(Err(e)) = self.built.get(reference.module) {
@@ -556,7 +560,7 @@ impl UserSweep<'_> {
         &self,
         backend: &mut dyn Backend,
         c: &Config,
-        inputs: &mut HashMap<(usize, u64), HostData>,
+        inputs: &mut Inputs,
         expected: &mut Option<Want>,
         state: &mut State,
         r: &mut Record,
@@ -602,7 +606,7 @@ impl UserSweep<'_> {
                 else {
                     return Err(Error::internal("a summed output or input without its buffer"));
                 };
-                triples.push((outputs[at].name.as_str(), &got[at], &inputs[&(b.arg, b.len)]));
+                triples.push((outputs[at].name.as_str(), &got[at], inputs[&(b.arg, b.len)].as_ref()));
             }
             let v = check::compare_sums(&triples, &self.file.verify);
             if let Some(m) = &v.first_mismatch {
@@ -760,7 +764,7 @@ impl UserSweep<'_> {
         launch: &Launch,
         blocks: u32,
         median_ms: f64,
-        inputs: &mut HashMap<(usize, u64), HostData>,
+        inputs: &mut Inputs,
         state: &mut State,
         r: &mut Record,
     ) {
@@ -1070,6 +1074,7 @@ impl FileSession<'_> {
         // that a kernel that hangs can be given up on (`--timeout`): its thread is then left blocked in
         // the driver, and ends with the process.
         let queue = Arc::new(Queue::new(&todo));
+        let host_inputs = Arc::new(std::sync::Mutex::new(Inputs::new()));
         let ex = Arc::new(ex);
         let (tx, rx) = std::sync::mpsc::channel::<Said>();
         let mut watches = Vec::new();
@@ -1081,12 +1086,26 @@ impl FileSession<'_> {
             let watch = Arc::new(crate::watch::Watch::default());
             watches.push(watch.clone());
             let options = Options { watch: self.timeout.is_some().then_some(watch), ..self.options.clone() };
-            let (file, ex, queue, rerun, verbose) =
-                (self.file.clone(), ex.clone(), queue.clone(), self.rerun.clone(), self.to.verbose);
+            let (file, ex, queue, host_inputs, rerun, verbose) = (
+                self.file.clone(),
+                ex.clone(),
+                queue.clone(),
+                host_inputs.clone(),
+                self.rerun.clone(),
+                self.to.verbose,
+            );
             let tx = tx.clone();
             std::thread::spawn(move || {
-                let sweep =
-                    UserSweep { file: &file, ex: &ex, built: &built, options: &options, queue: &queue, rerun, verbose };
+                let sweep = UserSweep {
+                    file: &file,
+                    ex: &ex,
+                    built: &built,
+                    options: &options,
+                    queue: &queue,
+                    host_inputs: &host_inputs,
+                    rerun,
+                    verbose,
+                };
                 let (records, notes) = (tx.clone(), tx.clone());
                 let report = sweep.run(
                     backend,
