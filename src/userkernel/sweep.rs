@@ -444,7 +444,7 @@ impl UserSweep<'_> {
     /// (a device that needs one another is generating waits for it), kept in this device's `inputs`.
     fn input<'i>(&self, b: &super::expand::Buffer, inputs: &'i mut Inputs) -> Result<&'i HostData> {
         let key = (b.arg, b.len);
-        if !inputs.contains_key(&key) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = inputs.entry(key) {
             let mut all = self.host_inputs.lock().map_err(|_| Error::internal("the shared inputs' lock"))?;
             let d = match all.get(&key) {
                 Some(d) => d.clone(),
@@ -456,7 +456,7 @@ impl UserSweep<'_> {
                     all.entry(key).or_insert(Arc::new(d)).clone()
                 }
             };
-            inputs.insert(key, d);
+            slot.insert(d);
         }
         Ok(&inputs[&key])
     }
