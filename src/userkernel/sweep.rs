@@ -96,6 +96,12 @@ pub struct UserSweep<'a> {
     pub queue: &'a Queue,
     /// The inputs generated on the host so far, shared with the run's other devices.
     pub host_inputs: &'a std::sync::Mutex<Inputs>,
+    /// With `same_as_first`: the sweep's first configuration (the first the expansion does not rule
+    /// out), whose outputs every other configuration must give.
+    pub anchor: Option<usize>,
+    /// Whether its outputs are made before this device's first configuration (it runs with other
+    /// devices, or its first configuration is not the anchor: a slice, a resumed run).
+    pub anchor_first: bool,
     /// The command line that runs this same sweep in a new process (`warpscope sweep --kernel-file ...`
     /// with every option that shapes it, `--format jsonl`): after a kernel faults, CUDA allows this
     /// process no more work, so the configurations left run there (`--configs`).
@@ -195,6 +201,25 @@ impl UserSweep<'_> {
             let got = self.reference_outputs(backend.as_mut(), reference, &mut inputs, &mut state);
             expected = Some(got.map_err(|e| Error::usage(format!("the reference kernel: {e}")))?);
         }
+        // same_as_first where this device may not run the sweep's first configuration first (another
+        // device, slice or earlier run has it): its outputs are made here first, as a reference's are.
+        if let (Some(a), true, None) = (self.anchor.filter(|_| self.anchor_first), backend.user().is_some(), &expected)
+        {
+            let c = &self.ex.configs[a];
+            if self.reason_not_to_run(c, backend.as_mut()).is_none() {
+                match self.reference_outputs(backend.as_mut(), c, &mut inputs, &mut state) {
+                    Ok(want) => expected = Some(want),
+                    // Not launchable here: the first configuration that runs gives them, as on one device.
+                    Err(Error::LaunchRejected(_)) => {}
+                    Err(e) => {
+                        return Err(Error::usage(format!(
+                            "the sweep's first configuration ({}), whose outputs the others must give: {e}",
+                            c.block
+                        )));
+                    }
+                }
+            }
+        }
         // The configuration whose outputs are the expected ones (same-as-first), once one has run.
         let mut first_ok: Option<usize> = None;
         state.copy_gbs = report.baselines.memcpy_dtod_gbs.as_ref().map(|m| m.value);
@@ -215,6 +240,10 @@ impl UserSweep<'_> {
         while !crate::signals::stop_requested() {
             let Some(index) = self.queue.next() else { break };
             let c = &self.ex.configs[index];
+            // The first configuration itself gives the expected outputs again, as it does on one device.
+            if Some(index) == self.anchor {
+                expected = None;
+            }
             let mut r = self.record(c, Status::Invalid);
             r.index = Some(index as u32);
             r.sweep_size = Some(self.ex.configs.len() as u32);
@@ -1073,12 +1102,16 @@ impl FileSession<'_> {
         // Each device sweeps on a thread of its own, taking the next configuration when it is free, so
         // that a kernel that hangs can be given up on (`--timeout`): its thread is then left blocked in
         // the driver, and ends with the process.
+        let multi = backends.len() > 1;
+        let anchor = matches!(self.file.verify.expected, Expected::SameAsFirst)
+            .then(|| ex.configs.iter().position(|c| c.invalid.is_none()))
+            .flatten();
+        let anchor_first = anchor.is_some() && (multi || todo.first() != anchor.as_ref());
         let queue = Arc::new(Queue::new(&todo));
         let host_inputs = Arc::new(std::sync::Mutex::new(Inputs::new()));
         let ex = Arc::new(ex);
         let (tx, rx) = std::sync::mpsc::channel::<Said>();
         let mut watches = Vec::new();
-        let multi = backends.len() > 1;
         for backend in backends {
             let ordinal = backend.info().ordinal;
             let cc = backend.info().cc();
@@ -1103,6 +1136,8 @@ impl FileSession<'_> {
                     options: &options,
                     queue: &queue,
                     host_inputs: &host_inputs,
+                    anchor,
+                    anchor_first,
                     rerun,
                     verbose,
                 };
