@@ -201,6 +201,8 @@ impl UserSweep<'_> {
             let got = self.reference_outputs(backend.as_mut(), reference, &mut inputs, &mut state);
             expected = Some(got.map_err(|e| Error::usage(format!("the reference kernel: {e}")))?);
         }
+        // Whether the anchor's outputs were made here before any configuration.
+        let mut anchor_ran = false;
         // same_as_first where this device may not run the sweep's first configuration first (another
         // device, slice or earlier run has it): its outputs are made here first, as a reference's are.
         if let (Some(a), true, None) = (self.anchor.filter(|_| self.anchor_first), backend.user().is_some(), &expected)
@@ -208,7 +210,10 @@ impl UserSweep<'_> {
             let c = &self.ex.configs[a];
             if self.reason_not_to_run(c, backend.as_mut()).is_none() {
                 match self.reference_outputs(backend.as_mut(), c, &mut inputs, &mut state) {
-                    Ok(want) => expected = Some(want),
+                    Ok(want) => {
+                        expected = Some(want);
+                        anchor_ran = true;
+                    }
                     // Not launchable here: the first configuration that runs gives them, as on one device.
                     Err(Error::LaunchRejected(_)) => {}
                     Err(e) => {
@@ -266,7 +271,9 @@ impl UserSweep<'_> {
                         // taken yet) run in a new one, on this device.
                         drop(backend);
                         let rest = self.queue.take_rest();
-                        let again: Vec<usize> = first_ok.iter().copied().chain(rest.iter().copied()).collect();
+                        // The new process is given the expected outputs' configuration first.
+                        let lead = if anchor_ran { self.anchor } else { first_ok };
+                        let again: Vec<usize> = lead.iter().copied().chain(rest.iter().copied()).collect();
                         for r in self.continue_elsewhere(&again, &rest, index, ordinal, note)? {
                             on_record(&r);
                             report.records.push(r);
@@ -1103,8 +1110,13 @@ impl FileSession<'_> {
         // that a kernel that hangs can be given up on (`--timeout`): its thread is then left blocked in
         // the driver, and ends with the process.
         let multi = backends.len() > 1;
+        // A process that goes on after a fault (`--configs`) is given the configuration whose outputs
+        // were the expected ones first.
         let anchor = matches!(self.file.verify.expected, Expected::SameAsFirst)
-            .then(|| ex.configs.iter().position(|c| c.invalid.is_none()))
+            .then(|| match self.only {
+                Some(list) => list.first().copied(),
+                None => ex.configs.iter().position(|c| c.invalid.is_none()),
+            })
             .flatten();
         let anchor_first = anchor.is_some() && (multi || todo.first() != anchor.as_ref());
         let queue = Arc::new(Queue::new(&todo));
