@@ -216,6 +216,13 @@ impl UserSweep<'_> {
                     }
                     // Not launchable here: the first configuration that runs gives them, as on one device.
                     Err(Error::LaunchRejected(_)) => {}
+                    // It faults (its own row comes from the device that takes it): the configurations
+                    // left go on in a new process, as after any fault.
+                    Err(Error::KernelFault(_)) => {
+                        drop(backend);
+                        self.hand_over(None, a, ordinal, on_record, note, &mut report)?;
+                        return Ok(report);
+                    }
                     Err(e) => {
                         return Err(Error::usage(format!(
                             "the sweep's first configuration ({}), whose outputs the others must give: {e}",
@@ -267,17 +274,10 @@ impl UserSweep<'_> {
                         r.device = Some(ordinal);
                         on_record(&r);
                         report.records.push(r);
-                        // CUDA takes no more work from this process: the rest (all that no device has
-                        // taken yet) run in a new one, on this device.
                         drop(backend);
-                        let rest = self.queue.take_rest();
                         // The new process is given the expected outputs' configuration first.
                         let lead = if anchor_ran { self.anchor } else { first_ok };
-                        let again: Vec<usize> = lead.iter().copied().chain(rest.iter().copied()).collect();
-                        for r in self.continue_elsewhere(&again, &rest, index, ordinal, note)? {
-                            on_record(&r);
-                            report.records.push(r);
-                        }
+                        self.hand_over(lead, index, ordinal, on_record, note, &mut report)?;
                         return Ok(report);
                     }
                     Err(e) => return Err(e),
@@ -304,6 +304,27 @@ impl UserSweep<'_> {
             note(&format!("model: {why}, so its times and memory metrics are not modelled"));
         }
         Ok(report)
+    }
+
+    /// After configuration `faulted` faulted on device `ordinal` (whose backend is gone): every
+    /// configuration no device has taken yet runs in a new process on that device, `lead` (the
+    /// expected outputs' configuration) first; their records are added to `report`.
+    fn hand_over(
+        &self,
+        lead: Option<usize>,
+        faulted: usize,
+        ordinal: u32,
+        on_record: &mut dyn FnMut(&Record),
+        note: &mut dyn FnMut(&str),
+        report: &mut Report,
+    ) -> Result<()> {
+        let rest = self.queue.take_rest();
+        let again: Vec<usize> = lead.iter().copied().chain(rest.iter().copied()).collect();
+        for r in self.continue_elsewhere(&again, &rest, faulted, ordinal, note)? {
+            on_record(&r);
+            report.records.push(r);
+        }
+        Ok(())
     }
 
     /// After configuration `faulted` faulted: runs `configs` (the expected outputs' configuration first,
@@ -1052,9 +1073,24 @@ impl FileSession<'_> {
         // The mock's stub modules are not cached: nothing of a mock run lands in the user's cache.
         let cache =
             if kind == BackendKind::Mock { super::compile::Cache::none() } else { super::compile::Cache::user() };
-        // Only the modules this run's configurations (and the reference) use: a shard or a resumed run
-        // of a sweep over many parameter sets does not compile the others' modules.
-        let uses = |m: usize| todo.iter().map(|&i| &ex.configs[i]).chain(ex.reference.as_ref()).any(|c| c.module == m);
+        // A process that goes on after a fault (`--configs`) is given the configuration whose outputs
+        // were the expected ones first.
+        let anchor = matches!(self.file.verify.expected, Expected::SameAsFirst)
+            .then(|| match self.only {
+                Some(list) => list.first().copied(),
+                None => ex.configs.iter().position(|c| c.invalid.is_none()),
+            })
+            .flatten();
+        // Only the modules this run's configurations, the reference and the anchor use: a shard or a
+        // resumed run of a sweep over many parameter sets does not compile the others' modules.
+        let anchor_config = anchor.map(|a| &ex.configs[a]);
+        let uses = |m: usize| {
+            todo.iter()
+                .map(|&i| &ex.configs[i])
+                .chain(ex.reference.as_ref())
+                .chain(anchor_config)
+                .any(|c| c.module == m)
+        };
         let wanted: Vec<bool> = (0..ex.modules.len()).map(uses).collect();
         let specs: Vec<_> = ex.modules.iter().zip(&wanted).filter(|(_, w)| **w).map(|(m, _)| m.clone()).collect();
         // Built once per compute capability among the devices.
@@ -1110,14 +1146,6 @@ impl FileSession<'_> {
         // that a kernel that hangs can be given up on (`--timeout`): its thread is then left blocked in
         // the driver, and ends with the process.
         let multi = backends.len() > 1;
-        // A process that goes on after a fault (`--configs`) is given the configuration whose outputs
-        // were the expected ones first.
-        let anchor = matches!(self.file.verify.expected, Expected::SameAsFirst)
-            .then(|| match self.only {
-                Some(list) => list.first().copied(),
-                None => ex.configs.iter().position(|c| c.invalid.is_none()),
-            })
-            .flatten();
         let anchor_first = anchor.is_some() && (multi || todo.first() != anchor.as_ref());
         let queue = Arc::new(Queue::new(&todo));
         let host_inputs = Arc::new(std::sync::Mutex::new(Inputs::new()));
