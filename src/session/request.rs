@@ -12,7 +12,8 @@ use crate::kernels::{self, Problem};
 use crate::report::{Destination, Visuals};
 use crate::spec::BlockLists;
 use crate::sweep::{self, Noise, Options};
-use crate::userkernel::sweep::{FileSession, rerun_line};
+use crate::userkernel::session::FileSession;
+use crate::userkernel::sweep::rerun_line;
 use crate::userkernel::{KernelFile, parse_define, parse_size};
 
 /// The kernel to sweep.

@@ -28,6 +28,7 @@ mod model;
 pub mod prepro;
 mod raw;
 pub mod repredict;
+pub mod session;
 pub mod source;
 pub mod sweep;
 
