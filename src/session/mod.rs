@@ -8,7 +8,7 @@ mod request;
 mod select;
 
 pub use request::{Measure, Request, What};
-pub use select::{Devices, Part, Planned, Shard, done_before, resumed};
+pub use select::{Devices, Part, Planned, Shard, resumed};
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -76,7 +76,9 @@ impl Session {
         let part = Part::plan(
             planned,
             |path| resumed(path, self.backend, kernel.entry(), &kernel.problem(), &devices),
-            |r, i| done_before(r, kernel, self.blocks[i as usize]),
+            // `resumed` checked that every record is of this kernel and problem.
+            |r| r.block,
+            |i| Some(self.blocks[i as usize]),
         )?;
         let stream = part.stream(&self.to)?;
         if part.todo.is_empty() {

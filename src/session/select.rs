@@ -7,11 +7,10 @@ use std::path::Path;
 use crate::Outcome;
 use crate::error::{Error, Input, Result};
 use crate::gpu::{self, BackendKind, DeviceInfo};
-use crate::kernels::Kernel;
 use crate::output::{self, Named, note};
 use crate::record::{Record, Report, Status};
 use crate::report::{Destination, Visuals};
-use crate::spec::{self, Dim3};
+use crate::spec;
 
 /// The GPUs of this host a session spreads its configurations over.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,12 +121,14 @@ pub struct Planned<'a> {
 
 impl Part {
     /// Checks, before any GPU work, that the results can go where asked (an input may be an output
-    /// only when resuming into it); `earlier` reads and checks the file resumed from, and `done(r, i)`
-    /// says whether its record `r` is configuration `i` done (and not failed).
-    pub fn plan(
+    /// only when resuming into it); `earlier` reads the file resumed from and checks it is of this
+    /// sweep. A configuration is done when a record of it that did not fail is there: `of_record` and
+    /// `of_config` name a record's and configuration `i`'s configuration alike (a failed one runs again).
+    pub fn plan<K: Eq + std::hash::Hash>(
         p: Planned<'_>,
         earlier: impl FnOnce(&Path) -> Result<Report>,
-        done: impl Fn(&Record, u32) -> bool,
+        of_record: impl Fn(&Record) -> K,
+        of_config: impl Fn(u32) -> K,
     ) -> Result<Part> {
         let append = matches!((p.resume, p.to.file()), (Some(r), Some(o)) if output::resolve(r) == output::resolve(o));
         let resume_input: Vec<Named<'_>> =
@@ -144,7 +145,9 @@ impl Part {
             p.to.check()?;
         }
         let mine: Vec<u32> = p.candidates.into_iter().filter(|&i| p.shard.is_none_or(|s| s.holds(i))).collect();
-        let todo: Vec<u32> = mine.iter().copied().filter(|&i| !resumed.iter().any(|r| done(r, i))).collect();
+        let done: std::collections::HashSet<K> =
+            resumed.iter().filter(|r| r.status != Status::Failed).map(of_record).collect();
+        let todo: Vec<u32> = mine.iter().copied().filter(|&i| !done.contains(&of_config(i))).collect();
         if let (Some(s), false) = (p.shard, p.to.quiet) {
             note(&format!("shard {}/{}: {} of {} configurations", s.k, s.of, mine.len(), p.total));
         }
@@ -181,9 +184,4 @@ impl Part {
         visuals.emit(&report)?;
         Ok(Outcome::checked(report.any_failed()))
     }
-}
-
-/// The same configuration: kernel entry, problem and block, and not failed (a failed one runs again).
-pub fn done_before(r: &Record, kernel: &dyn Kernel, block: Dim3) -> bool {
-    r.kernel == kernel.entry() && r.problem == kernel.problem() && r.block == Some(block) && r.status != Status::Failed
 }

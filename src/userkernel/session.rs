@@ -128,11 +128,11 @@ impl FileSession<'_> {
         let part = crate::session::Part::plan(
             planned,
             |path| crate::session::resumed(path, kind, entry, &problem, &devices),
-            |r, i| {
+            // `resumed` checked that every record is of this kernel file and problem.
+            |r| (r.block, r.params_label()),
+            |i| {
                 let want = record_of(self.file, &ex.configs[i as usize], Status::Ok);
-                r.status != Status::Failed
-                    && (&r.kernel, &r.problem, r.block, &r.params)
-                        == (&want.kernel, &want.problem, want.block, &want.params)
+                (want.block, want.params_label())
             },
         )?;
         let mut stream = part.stream(self.to)?;
