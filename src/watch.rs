@@ -45,6 +45,12 @@ impl Watch {
     }
 }
 
+/// Whether any of the devices' clocks (`watches`) has passed `limit` seconds (`--timeout`; never
+/// without one).
+pub fn any_past(watches: &[std::sync::Arc<Watch>], limit: Option<f64>) -> bool {
+    limit.is_some_and(|secs| watches.iter().any(|w| w.secs() > secs))
+}
+
 /// Two options are the same only when they share their clock (or neither has one).
 impl PartialEq for Watch {
     fn eq(&self, other: &Self) -> bool {

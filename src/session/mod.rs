@@ -220,7 +220,7 @@ impl Session {
     /// Whether a device's configuration in progress has kept it busy for more than `--timeout`
     /// seconds (its launches, timed launches and counters; not the host's work between them).
     fn past_timeout(&self, watches: &[Arc<Watch>]) -> bool {
-        self.timeout.is_some_and(|secs| watches.iter().any(|w| w.secs() > secs))
+        crate::watch::any_past(watches, self.timeout)
     }
 
     /// After `--timeout`: the finished configurations are kept (streamed already with `--format

@@ -40,14 +40,15 @@ fn heard(
             }
             Err(RecvTimeoutError::Timeout) => {}
         }
-        if timeout.is_some_and(|secs| watches.iter().any(|w| w.secs() > secs)) {
+        if crate::watch::any_past(watches, timeout) {
             return Ok(None);
         }
     }
 }
 
-/// `sweep`/`run --kernel-file`: a kernel file over `blocks` (or its own lists) and `defines`, on device
-/// `ordinal`: built for that device (NVRTC, cached), swept, written and drawn.
+/// `sweep`/`run --kernel-file`: a kernel file over `blocks` (or its own lists) and `defines`, on one
+/// device or several: built for each compute capability among them (NVRTC, cached), swept, written and
+/// drawn.
 pub struct FileSession<'a> {
     /// The kernel file, loaded with its sizes.
     pub file: &'a KernelFile,
