@@ -946,6 +946,22 @@ impl Backend for CudaBackend {
         let launch_ms = median(self.time_with(3, 21, "calEmpty", None, || launch_empty(1))?, "calEmpty")?;
         let empty_blocks = sms * 2000;
         let empty_ms = median(self.time_with(1, 5, "calEmpty", None, || launch_empty(empty_blocks))?, "calEmpty")?;
+        // A block slot's turnover: empty 1024-thread blocks, as many a round as an SM holds, over 50 and
+        // 150 rounds (the time between the two lengths leaves the launch and the last round's tail out).
+        let per_sm = (self.info.limits.as_ref().map_or(2048, |l| l.max_threads_per_sm) / 1024).max(1);
+        let rounds = |n: u32| {
+            let mut b = stream.launch_builder(&empty);
+            b.arg(&flag).arg(&no);
+            // SAFETY: calEmpty(int*, int) never writes with write = 0.
+            unsafe { b.launch(cfg(sms * per_sm * n, 1024)) }.map(|_| ()).map_err(cu("calEmpty"))
+        };
+        let (few, many) = (50u32, 150u32);
+        let turnover = Chase {
+            steps: few as u64,
+            ms: median(self.time_with(1, 5, "calEmpty", None, || rounds(few))?, "calEmpty")?,
+            more_steps: many as u64,
+            more_ms: median(self.time_with(1, 5, "calEmpty", None, || rounds(many))?, "calEmpty")?,
+        };
 
         // Idle DRAM latency: 2048 dependent loads 1 MiB + 32 B apart, L2 flushed before each run.
         let next = unsafe { stream.alloc::<u32>(chase_words) }.map_err(cu("cuMemAlloc"))?;
@@ -1178,6 +1194,7 @@ impl Backend for CudaBackend {
             launch_ms,
             empty_blocks: empty_blocks as u64,
             empty_ms,
+            turnover,
             chase_steps: chase_steps as u64,
             chase_ms,
             l1_chase,

@@ -356,6 +356,13 @@ impl Backend for MockBackend {
             launch_ms: MOCK_LAUNCH_MS,
             empty_blocks: 132_000,
             empty_ms: MOCK_LAUNCH_MS + 0.1,
+            // 100 rounds more in 25 us more: 250 ns a round.
+            turnover: crate::model::calibration::Chase {
+                steps: 50,
+                ms: MOCK_LAUNCH_MS + 0.0125,
+                more_steps: 150,
+                more_ms: MOCK_LAUNCH_MS + 0.0375,
+            },
             chase_steps: 2048,
             chase_ms: 2048.0 * 600e-6,
             // 20 ns an L1 hit, 120 ns an L2 hit.

@@ -83,6 +83,9 @@ pub struct Arch {
     /// SM cycles between two block launches on one SM (the block scheduler's rate), for cards that
     /// were not calibrated.
     pub block_issue_cycles: u32,
+    /// SM cycles from a block's end to its successor's first instruction in the same slot, for cards
+    /// that were not calibrated.
+    pub block_gap_cycles: u32,
     /// Model constant: spread of warp completion times within a block (see `occupancy::achieved`).
     pub warp_spread: f64,
     /// Bytes per clock one SM's L1 / shared-memory data path delivers: 32 banks of 4 bytes (CUDA C++
@@ -179,6 +182,7 @@ const fn modern(cc: (u32, u32), family: &'static str) -> Arch {
         // two by the device's own calibration.
         mem_latency_cycles: LATENCY_CYCLES,
         block_issue_cycles: 158,
+        block_gap_cycles: BLOCK_GAP_CYCLES,
         warp_spread: 0.19,
         l1_bytes_per_clk: 128,
         l2_bytes_per_clk: None,
@@ -202,6 +206,10 @@ impl Arch {
 /// pre-Maxwell archs.
 const LATENCY_CYCLES: u32 = 800;
 const OLD_SPREAD: f64 = 0.15;
+/// A block slot's turnover, cycles: from a block's end to its successor's first instruction, the
+/// calibration's empty 1024-thread blocks on an H200 (179-185 ns a round at 1980 MHz, calibration
+/// version 10; docs/MODEL.md section 32), assumed for every arch that was not calibrated.
+const BLOCK_GAP_CYCLES: u32 = 360;
 
 /// Every compute capability warpscope models, oldest first.
 pub static ARCHS: &[Arch] = &[

@@ -19,6 +19,11 @@ pub struct Measurements {
     pub empty_blocks: u64,
     /// Time of those blocks.
     pub empty_ms: f64,
+    /// Empty blocks of 1024 threads, as many a round as an SM holds, at two lengths (rounds in `steps`
+    /// and `more_steps`): the time from one block's end to its successor's start. Absent (zero) from
+    /// calibrations made before it was measured (version 10).
+    #[serde(default)]
+    pub turnover: Chase,
     /// Dependent loads of the pointer chase, and their time.
     pub chase_steps: u64,
     /// Time of the chase.
@@ -198,6 +203,8 @@ fn run_efficiency(passes: &[RunsPass], per_s: impl Fn(f64, f64) -> f64) -> Vec<[
 ///   is the empty blocks per SM over it; L2's input rate counts two cycles per store of
 ///   calPartialStore (a line request and its one sector);
 /// - the DRAM latency is the chase's time per step;
+/// - a block slot's turnover (its block's end to its successor's start) is the empty 1024-thread
+///   blocks' time per round between two lengths;
 /// - the read curve is calInflight's bandwidth at each number of bytes in flight per SM;
 /// - the run efficiencies are calRuns's rates over its contiguous pass's, per direction;
 /// - the row spread is each calRows read's time over the one-row blocks' at its pitch (both less the
@@ -238,6 +245,7 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
         l1_bytes_per_clk: per_s(m.l1_bytes, m.l1_ms) / (sms * clock),
         smem_bytes_per_clk: per_s(m.smem_bytes, m.smem_ms) / (sms * clock),
         blocks_per_us_per_sm: if block_secs > 0.0 { m.empty_blocks as f64 / sms / (block_secs * 1e6) } else { 0.0 },
+        block_gap_ns: hop_ns(&m.turnover),
         launch_ms: m.launch_ms,
         source,
     }
@@ -280,6 +288,9 @@ mod tests {
             // 1,000,000 blocks in 0.102 ms, less 0.002 of launch: 10,000 per SM in 100 us = 100 per us.
             empty_blocks: 1_000_000,
             empty_ms: 0.102,
+            // 100 rounds of 1024-thread blocks more in 0.025 ms more: 250 ns from a block's end to its
+            // successor's start.
+            turnover: Chase { steps: 50, ms: 0.0145, more_steps: 150, more_ms: 0.0395 },
             // Each time below is its work's plus the 0.002 ms launch.
             // 1000 dependent loads in 0.5 ms: 500 ns each.
             chase_steps: 1000,
@@ -342,6 +353,12 @@ mod tests {
         assert!((f.l2_write_cycles_per_ns - 64.0).abs() < 1e-9);
         assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
         assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
+        assert!((f.block_gap_ns - 250.0).abs() < 1e-9, "{}", f.block_gap_ns);
+        // A calibration before version 10 has no turnover: 0, which the model reads as the arch's.
+        let mut v9 = serde_json::to_value(&m).unwrap();
+        v9.as_object_mut().unwrap().remove("turnover");
+        let v9: Measurements = serde_json::from_value(v9).unwrap();
+        assert_eq!(figures(&v9, "test".into()).block_gap_ns, 0.0);
         assert!((f.l1_latency_ns - 30.0).abs() < 1e-6, "{}", f.l1_latency_ns);
         assert!((f.l2_latency_ns - 200.0).abs() < 1e-6, "{}", f.l2_latency_ns);
         // Not measured (an older calibration), or a longer run that was not longer: 0, the database's.

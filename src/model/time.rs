@@ -69,6 +69,11 @@ pub struct Figures {
     pub smem_bytes_per_clk: f64,
     /// Blocks per microsecond one SM's scheduler starts (empty blocks).
     pub blocks_per_us_per_sm: f64,
+    /// From a block's end to its successor's first instruction on the same SM, ns (calibrated: empty
+    /// 1024-thread blocks, a round of them at a time). 0: not measured (calibrations before version 10);
+    /// [`Target::block_gap_s`] then takes the arch's figure.
+    #[serde(default)]
+    pub block_gap_ns: f64,
     /// Kernel launch overhead seen between CUDA events (an empty kernel), ms.
     pub launch_ms: f64,
     /// Where the figures come from: `calibrated on <device> <date>`, `database (<card>)` or `mock`.
@@ -103,6 +108,7 @@ impl Figures {
             l1_bytes_per_clk: arch.l1_bytes_per_clk as f64,
             smem_bytes_per_clk: arch.l1_bytes_per_clk as f64,
             blocks_per_us_per_sm: clock_ghz * 1e3 / arch.block_issue_cycles as f64,
+            block_gap_ns: arch.block_gap_cycles as f64 / clock_ghz,
             launch_ms: LAUNCH_MS,
             source: format!("database ({})", arch.sm_name()),
         }
@@ -221,6 +227,16 @@ impl Target {
 
     fn clock_hz(&self) -> f64 {
         self.clock_mhz as f64 * 1e6
+    }
+
+    /// From a block's end to its successor's first instruction, s: the calibrated figure, else the
+    /// arch's (calibrations before version 10 did not measure it).
+    pub fn block_gap_s(&self) -> f64 {
+        if self.figures.block_gap_ns > 0.0 {
+            self.figures.block_gap_ns * 1e-9
+        } else {
+            self.arch.block_gap_cycles as f64 / self.clock_hz()
+        }
     }
 }
 
@@ -393,8 +409,8 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     // instructions and still waits out one round trip per serial load of the round — the pessimistic
     // bound of a closed network whose one server (issue) has the memory latency as think time (N D + Z
     // per cycle; Hong & Kim 2009's compute-bound case). docs/MODEL.md section 16.
-    let exposed = if w.loads_global { rounds * exposed_latency_s(t, w) } else { 0.0 };
     let issue_s = issue_cycles(t, w) * s / busy / clock;
+    let exposed = if w.loads_global { exposed_s(t, w, rounds, busy, issue_s) } else { 0.0 };
     let compute = issue_s + block_waits_s(t, w) + exposed;
     let (compute, l1) = in_turn(w, busy, issue_s, compute, l1);
     let sync = w.warps * w.barriers * SYNC_CYCLES_PER_WARP / (s * t.arch.schedulers_per_sm.max(1) as f64 * clock);
@@ -419,6 +435,27 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         sync_ms: sync * ms,
         bound,
     }
+}
+
+/// The memory latency instruction issue does not cover, over the kernel. The first round of resident
+/// blocks starts together and waits out a warp's latency `Z` ([`exposed_latency_s`]) in full. After
+/// it, a kernel with barriers pays `Z` every round: its warps meet at each barrier and wait together
+/// (the pessimistic bound of section 16). A kernel without barriers keeps its `b` resident blocks out
+/// of step, each slot cycling through its successor's start (`g`, [`Target::block_gap_s`]), the wait
+/// and the block's own issue `D`, with the other blocks' issue filling that wait: the cycle of a closed
+/// network of `b` customers, one server of demand `D` and think time `Z + g`, whose times do not vary,
+/// is `max(b D, D + Z + g)` (Lazowska et al., ch. 5: the asymptotic bounds, which such a network meets
+/// after its first cycle). Each later round then adds `max(0, Z + g - (b - 1) D)` to issue: the whole
+/// wait and the gap with one block per SM, nothing where the other blocks' issue covers them
+/// (docs/MODEL.md section 32).
+fn exposed_s(t: &Target, w: &Workload, rounds: f64, busy: f64, issue_s: f64) -> f64 {
+    let z = exposed_latency_s(t, w);
+    if w.barriers > 0.0 || w.blocks == 0 {
+        return rounds * z;
+    }
+    let b = w.resident_blocks.min(w.blocks as f64 / busy).max(1.0);
+    let block_issue = issue_s / rounds / b;
+    z + (rounds - 1.0).max(0.0) * (z + t.block_gap_s() - (b - 1.0) * block_issue).max(0.0)
 }
 
 /// The SMs with a block to run: the SMs' own units (L1, the pipes) work only where a block runs, and
@@ -579,7 +616,7 @@ mod tests {
         assert!(issue_bound_at(&t, 1 << 22, 2.525));
         // (256,1): 1 M blocks, 75 % achieved occupancy (ncu), measured 0.958 ms: latency bound. A round
         // trip is 404 ns plus 132 SMs x 48 warps x 256 bytes at 4220 GB/s (385 ns); 1324 rounds.
-        let w = sum_matrix(1 << 20, 8.0, 64.0 * 0.752);
+        let w = Workload { resident_blocks: 6.0, ..sum_matrix(1 << 20, 8.0, 64.0 * 0.752) };
         let round = round_trip_s(&t, &w, w.resident_warps);
         assert!((round * 1e9 - (404.0 + 132.0 * 48.13 * 256.0 / 4220.0)).abs() < 1.0, "{round}");
         let p = predict(&t, &w);
@@ -863,7 +900,10 @@ mod tests {
         assert!((exposed_latency_s(&t, &w) - round).abs() < 1e-15);
         let issue = 10.0 * 16_000.0 / 1.98e9;
         let p = predict(&t, &w);
-        assert!((p.compute_ms - (issue + 10.0 * round) * 1e3).abs() < 1e-9, "{}", p.compute_ms);
+        // One block an SM: every round after the first also waits the slot's turnover (the database's
+        // 360 clocks).
+        let gap = 360.0 / 1.98e9;
+        assert!((p.compute_ms - (issue + 10.0 * round + 9.0 * gap) * 1e3).abs() < 1e-9, "{}", p.compute_ms);
         // A kernel that loads nothing waits for nothing.
         let alone = predict(&t, &Workload { loads_global: false, ..w });
         assert!((alone.compute_ms - issue * 1e3).abs() < 1e-6, "{}", alone.compute_ms);
@@ -873,6 +913,45 @@ mod tests {
         // ... and every one of them where they all go to DRAM.
         let far = Workload { serial_latency_s: 0.0, ..spread };
         assert!((exposed_latency_s(&t, &far) - 4.0 * 1.2 * t.latency_s()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn blocks_out_of_step_cover_each_others_waits() {
+        // 10 rounds of eight 8-warp blocks per SM (64 warps), one load each (the database H200: 404 ns)
+        // and a 360-clock turnover (181.8 ns): Z + g = 585.8 ns.
+        let t = h200();
+        let gap = 360.0 / 1.98e9;
+        assert!((t.block_gap_s() - gap).abs() < 1e-15);
+        let w = |fp32: f64, barriers: f64| Workload {
+            insns: Mix { fp32, ..Mix::default() },
+            barriers,
+            resident_blocks: 8.0,
+            ..sum_matrix(132 * 8 * 10, 8.0, 64.0)
+        };
+        let (z, rounds) = (t.latency_s(), 10.0);
+        // 1000 instructions a warp: 16,000 clocks of issue a round, 2000 (1.01 us) a block; the seven
+        // other blocks' 7.07 us cover Z + g: only the first round waits.
+        let long = w(1000.0, 0.0);
+        let issue = issue_cycles(&t, &long) * 132.0 / 132.0 / 1.98e9;
+        assert!((issue - 10.0 * 16_000.0 / 1.98e9).abs() < 1e-12);
+        assert!((predict(&t, &long).compute_ms - (issue + z) * 1e3).abs() < 1e-9);
+        // 10 instructions a warp: 160 clocks a round, 20 (10.1 ns) a block; each later round waits
+        // Z + g less the other seven blocks' 70.7 ns.
+        let short = w(10.0, 0.0);
+        let issue = 10.0 * 160.0 / 1.98e9;
+        let want = issue + z + (rounds - 1.0) * (z + gap - 7.0 * 20.0 / 1.98e9);
+        let got = predict(&t, &short).compute_ms;
+        assert!((got - want * 1e3).abs() < 1e-9, "{got} against {}", want * 1e3);
+        // Barriers keep every round's warps together: each round waits Z, and no turnover is added.
+        let met = w(10.0, 1.0);
+        let want = issue + block_waits_s(&t, &met) + rounds * z;
+        assert!((predict(&t, &met).compute_ms - want * 1e3).abs() < 1e-9);
+        // A calibrated turnover replaces the arch's.
+        let mut c = t.clone();
+        c.figures.block_gap_ns = 250.0;
+        assert!((c.block_gap_s() - 250e-9).abs() < 1e-18);
+        let want = issue + z + (rounds - 1.0) * (z + 250e-9 - 7.0 * 20.0 / 1.98e9);
+        assert!((predict(&c, &short).compute_ms - want * 1e3).abs() < 1e-9);
     }
 
     #[test]

@@ -140,6 +140,11 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
         ("L1 bandwidth", format!("{:.0} B/clk/SM", f.l1_bytes_per_clk), "calL1Read: 8 KiB per block re-read"),
         ("shared memory", format!("{:.0} B/clk/SM", f.smem_bytes_per_clk), "calSmemRead: conflict-free 4-byte loads"),
         ("block issue", format!("{:.2} blocks/us/SM", f.blocks_per_us_per_sm), "calEmpty: 2000 empty blocks per SM"),
+        (
+            "block turnover",
+            format!("{:.0} ns", f.block_gap_ns),
+            "calEmpty: 1024-thread blocks, 50 and 150 rounds; time per round between",
+        ),
         ("launch overhead", format!("{:.1} us", f.launch_ms * 1e3), "calEmpty: one block, between CUDA events"),
         ("calibration took", format!("{:.0} ms", m.wall_ms), "microbenchmarks, their buffers and module load"),
     ];
