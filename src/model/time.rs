@@ -552,9 +552,10 @@ pub fn round_trip_share(t: &Target, w: &Workload, p: &Prediction) -> f64 {
 }
 
 /// Resident blocks per SM the block scheduler sustains when it is the bottleneck: its rate times a
-/// block's shortest life (one round trip of an SM full of such warps), by Little's law.
+/// block's shortest life (one round trip of an SM full of such warps, or its warps' own chain of
+/// dependent instructions where that is longer), by Little's law.
 pub fn issue_resident_blocks(t: &Target, w: &Workload) -> f64 {
-    t.block_issue_rate() * round_trip_s(t, w, t.arch.max_warps_per_sm as f64)
+    t.block_issue_rate() * round_trip_s(t, w, t.arch.max_warps_per_sm as f64).max(w.chain_s)
 }
 
 /// Whether a measured time shows a block-issue-bound launch: blocks finished per SM per second within
@@ -881,6 +882,10 @@ mod tests {
         // of a full SM: 404 ns + 132 x 64 x 256 B / 4220 GB/s = 0.92 us, at 12.5 blocks per us.
         let r = issue_resident_blocks(&h200(), &sum_matrix(1 << 22, 2.0, 54.0));
         assert!((r - 8.7).abs() < 3.0, "{r}");
+        // A block whose warps' own chain takes 2 us lives at least that: 12.53 per us x 2 us.
+        let long = Workload { chain_s: 2e-6, ..sum_matrix(1 << 22, 2.0, 54.0) };
+        let r = issue_resident_blocks(&h200(), &long);
+        assert!((r - 2.0 * h200().block_issue_rate() / 1e6).abs() < 1e-9, "{r}");
     }
 
     #[test]
