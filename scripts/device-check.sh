@@ -360,7 +360,7 @@ for n in kfe-conv2d kfe-ptx; do [ -f "$out/$n.log" ] && printf '%s: %s (wall %ss
 [ -f "$out/seed17.html" ] && echo "seed17: figure $(wc -c <"$out/seed17.svg") bytes, page $(wc -c <"$out/seed17.html") bytes"
 [ -f "$out/cupti-cache.log" ] && grep '^cupti-cache ' "$out/cupti-cache.log"
 [ -f "$out/model-check/model-check.txt" ] && tail -n 1 "$out/model-check/model-check.txt"
-[ -f "$out/calibrate.log" ] && grep -E "DRAM runs|DRAM read in flight|took" "$out/calibrate.log"
+[ -f "$out/calibrate.log" ] && grep -E "DRAM runs|DRAM read in flight|block turnover|took" "$out/calibrate.log"
 grep -E "^(device-to-device|fastest copy|MAD curve)" "$out/peak.log"
 grep -E "fastest transpose" "$out/transpose.log"
 grep -E "naive transpose" "$out/transpose.log" "$out/transpose-tall.log"
