@@ -946,14 +946,20 @@ impl Backend for CudaBackend {
         let launch_ms = median(self.time_with(3, 21, "calEmpty", None, || launch_empty(1))?, "calEmpty")?;
         let empty_blocks = sms * 2000;
         let empty_ms = median(self.time_with(1, 5, "calEmpty", None, || launch_empty(empty_blocks))?, "calEmpty")?;
-        // A block slot's turnover: empty 1024-thread blocks, as many a round as an SM holds, over 50 and
-        // 150 rounds (the time between the two lengths leaves the launch and the last round's tail out).
-        let per_sm = (self.info.limits.as_ref().map_or(2048, |l| l.max_threads_per_sm) / 1024).max(1);
+        // A block slot's turnover: empty blocks of the most threads a block may have (1024), as many a
+        // round as an SM holds, over 50 and 150 rounds (the time between the two lengths leaves the
+        // launch and the last round's tail out).
+        let (threads, per_sm_threads) = self
+            .info
+            .limits
+            .as_ref()
+            .map_or((1024, 2048), |l| (l.max_threads_per_block.clamp(32, 1024), l.max_threads_per_sm));
+        let per_sm = (per_sm_threads / threads).max(1);
         let rounds = |n: u32| {
             let mut b = stream.launch_builder(&empty);
             b.arg(&flag).arg(&no);
             // SAFETY: calEmpty(int*, int) never writes with write = 0.
-            unsafe { b.launch(cfg(sms * per_sm * n, 1024)) }.map(|_| ()).map_err(cu("calEmpty"))
+            unsafe { b.launch(cfg(sms * per_sm * n, threads)) }.map(|_| ()).map_err(cu("calEmpty"))
         };
         let (few, many) = (50u32, 150u32);
         let turnover = Chase {

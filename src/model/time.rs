@@ -404,11 +404,10 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
         0.0
     };
     let issue = w.blocks as f64 / (s * t.block_issue_rate());
-    // Issue, plus the latency no other warp covers: each round of resident warps starts together (a
-    // block's warps are launched together and meet at its barriers), so the SM issues every warp's
-    // instructions and still waits out one round trip per serial load of the round — the pessimistic
-    // bound of a closed network whose one server (issue) has the memory latency as think time (N D + Z
-    // per cycle; Hong & Kim 2009's compute-bound case). docs/MODEL.md section 16.
+    // Issue, plus the latency no other warp covers ([`exposed_s`]): every round's where its warps wait
+    // together (barriers: the pessimistic bound of a closed network whose one server, issue, has the
+    // memory latency as think time, N D + Z per cycle; Hong & Kim 2009's compute-bound case; docs/MODEL.md
+    // section 16), what the other blocks' issue leaves of it where blocks run out of step (section 32).
     let issue_s = issue_cycles(t, w) * s / busy / clock;
     let exposed = if w.loads_global { exposed_s(t, w, rounds, busy, issue_s) } else { 0.0 };
     let compute = issue_s + block_waits_s(t, w) + exposed;
@@ -937,7 +936,7 @@ mod tests {
         // 1000 instructions a warp: 16,000 clocks of issue a round, 2000 (1.01 us) a block; the seven
         // other blocks' 7.07 us cover Z + g: only the first round waits.
         let long = w(1000.0, 0.0);
-        let issue = issue_cycles(&t, &long) * 132.0 / 132.0 / 1.98e9;
+        let issue = issue_cycles(&t, &long) / 1.98e9;
         assert!((issue - 10.0 * 16_000.0 / 1.98e9).abs() < 1e-12);
         assert!((predict(&t, &long).compute_ms - (issue + z) * 1e3).abs() < 1e-9);
         // 10 instructions a warp: 160 clocks a round, 20 (10.1 ns) a block; each later round waits

@@ -142,7 +142,7 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
         ("block issue", format!("{:.2} blocks/us/SM", f.blocks_per_us_per_sm), "calEmpty: 2000 empty blocks per SM"),
         (
             "block turnover",
-            format!("{:.0} ns", f.block_gap_ns),
+            if f.block_gap_ns > 0.0 { format!("{:.0} ns", f.block_gap_ns) } else { "not measured".to_string() },
             "calEmpty: 1024-thread blocks, 50 and 150 rounds; time per round between",
         ),
         ("launch overhead", format!("{:.1} us", f.launch_ms * 1e3), "calEmpty: one block, between CUDA events"),
