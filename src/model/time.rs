@@ -452,9 +452,15 @@ fn exposed_s(t: &Target, w: &Workload, rounds: f64, busy: f64, issue_s: f64) -> 
     if w.barriers > 0.0 || w.blocks == 0 {
         return rounds * z;
     }
-    let b = w.resident_blocks.min(w.blocks as f64 / busy).max(1.0);
+    let b = blocks_per_busy_sm(w, busy);
     let block_issue = issue_s / rounds / b;
     z + (rounds - 1.0).max(0.0) * (z + t.block_gap_s() - (b - 1.0) * block_issue).max(0.0)
+}
+
+/// Blocks resident on each busy SM at once: the occupancy calculator's, at most the grid's share, at
+/// least one.
+fn blocks_per_busy_sm(w: &Workload, busy: f64) -> f64 {
+    w.resident_blocks.min(w.blocks as f64 / busy).max(1.0)
 }
 
 /// The SMs with a block to run: the SMs' own units (L1, the pipes) work only where a block runs, and
@@ -488,7 +494,7 @@ fn in_turn(w: &Workload, busy: f64, issue_s: f64, compute: f64, l1: f64) -> (f64
     if w.barriers > 0.0 || w.blocks == 0 {
         return (compute, l1);
     }
-    let b = w.resident_blocks.min(w.blocks as f64 / busy).max(1.0);
+    let b = blocks_per_busy_sm(w, busy);
     let turns = issue_s.min(l1) / b;
     if compute >= l1 { (compute + turns, l1) } else { (compute, l1 + turns) }
 }
