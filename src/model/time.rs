@@ -387,9 +387,8 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     let s = t.sms as f64;
     let busy = busy_sms(t, w);
     let clock = t.clock_hz();
-    // Reads and writes in short runs scattered over DRAM's pages move at the rate calRuns measured
-    // for their length.
-    // Reads at the read rate, writes at the rate a copy leaves them (section 33).
+    // Reads at the read rate, writes at the rate a copy leaves them (section 33); those in short runs
+    // scattered over DRAM's pages at the share of it calRuns measured for their length.
     let (read_gbs, write_gbs) = f.dram_rates_gbs();
     let bandwidth = w.dram_read_bytes / w.read_efficiency.max(1e-3) / (read_gbs * 1e9)
         + w.store_bytes / w.write_efficiency.max(1e-3) / (write_gbs * 1e9);
@@ -487,7 +486,7 @@ fn exposed_s(t: &Target, w: &Workload, rounds: f64, busy: f64, issue_s: f64) -> 
 /// sum where `b` is small against `(D + Z + g) / D` (docs/MODEL.md section 33).
 fn dram_network_s(t: &Target, w: &Workload, busy: f64, dram_s: f64, issue_s: f64) -> f64 {
     let b = blocks_per_busy_sm(w, busy);
-    let rounds = (w.blocks as f64 / (busy * b)).max(1.0);
+    let rounds = block_rounds(w, busy).max(1.0);
     let demand = dram_s * busy / w.blocks as f64;
     let wait = exposed_latency_s(t, w).max(w.chain_s);
     let delay = wait + t.block_gap_s() + issue_s / rounds / b;
@@ -520,6 +519,11 @@ fn closed_network_throughput(n: f64, d: f64, z: f64) -> f64 {
 /// least one.
 fn blocks_per_busy_sm(w: &Workload, busy: f64) -> f64 {
     w.resident_blocks.min(w.blocks as f64 / busy).max(1.0)
+}
+
+/// Rounds of resident blocks each busy SM runs ([`blocks_per_busy_sm`] at a time).
+fn block_rounds(w: &Workload, busy: f64) -> f64 {
+    w.blocks as f64 / (busy * blocks_per_busy_sm(w, busy))
 }
 
 /// The SMs with a block to run: the SMs' own units (L1, the pipes) work only where a block runs, and
@@ -611,9 +615,7 @@ pub fn exposed_latency_s(t: &Target, w: &Workload) -> f64 {
 pub fn round_trip_share(t: &Target, w: &Workload, p: &Prediction) -> f64 {
     let per_sm = w.warps / t.sms as f64;
     let gaps = if w.barriers <= 0.0 && w.blocks > 0 {
-        let busy = busy_sms(t, w);
-        let rounds = w.blocks as f64 / (busy * blocks_per_busy_sm(w, busy));
-        (rounds - 1.0).max(0.0) * t.block_gap_s()
+        (block_rounds(w, busy_sms(t, w)) - 1.0).max(0.0) * t.block_gap_s()
     } else {
         0.0
     };
@@ -732,7 +734,7 @@ mod tests {
         // 1980 MHz (404.0 + 181.8 ns) and its issue.
         let demand = 12.0 * (1u64 << 28) as f64 / 4220e9 * 132.0 / (1u64 << 20) as f64;
         assert!((demand * 1e9 - 96.09).abs() < 0.01, "{demand}");
-        let issue_s = issue_cycles(&t, &w) * 132.0 / 132.0 / t.clock_hz();
+        let issue_s = issue_cycles(&t, &w) / t.clock_hz();
         let rounds = (1u64 << 20) as f64 / (132.0 * 8.0);
         let delay = 404.04e-9 + 181.82e-9 + issue_s / rounds / 8.0;
         let by_hand = 404.04e-9 + 8.0 * demand + (rounds - 1.0) * 8.0 / closed_network_throughput(8.0, demand, delay);
