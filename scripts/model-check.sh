@@ -37,9 +37,9 @@ sweep() {
   fi
 }
 
-# Every device is calibrated (`devices` has no --device); the sweeps below use --device.
-"$ws" devices --calibrate | tee "$out/calibration.txt"
-"$ws" devices --calibrate --format json >"$out/calibration.json"
+# Only this script's device is calibrated, so runs on the other GPUs of a host are not disturbed.
+"$ws" devices --calibrate --device "$device" | tee "$out/calibration.txt"
+"$ws" devices --calibrate --device "$device" --format json >"$out/calibration.json"
 
 for k in sum-matrix rgb-to-gray resize gaussian-smooth transpose-naive matmul-coalesced matmul-strided \
   blur-direct blur-rows blur-cols blur-rows-tiled blur-cols-tiled; do

@@ -37,6 +37,36 @@ fn devices_calibrate_shows_the_figures_and_caches_them() {
 }
 
 #[test]
+fn devices_device_lists_and_calibrates_only_that_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = |args: &[&str]| {
+        let mut c = cached(dir.path(), args);
+        c.env("WARPSCOPE_MOCK_DEVICES", "2");
+        c
+    };
+    // Without --device both are listed and calibrated.
+    let all: serde_json::Value =
+        serde_json::from_str(&stdout(&mut two(&["devices", "--calibrate", "--format", "json"]))).unwrap();
+    assert_eq!(all.as_array().map(Vec::len), Some(2), "{all}");
+    // With it, only device 1: one entry, its own ordinal, its calibration.
+    let one: serde_json::Value =
+        serde_json::from_str(&stdout(&mut two(&["devices", "--device", "1", "--calibrate", "--format", "json"])))
+            .unwrap();
+    assert_eq!(one.as_array().map(Vec::len), Some(1), "{one}");
+    assert_eq!(one[0]["device"]["ordinal"], 1, "{one}");
+    assert_eq!(one[0]["calibration"]["figures"]["source"], "mock (made-up figures)");
+    let listed: serde_json::Value =
+        serde_json::from_str(&stdout(&mut two(&["devices", "--device", "0", "--format", "json"]))).unwrap();
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed[0]["ordinal"], 0, "{listed}");
+    // A device the host does not have: one line naming what it has, exit 2.
+    two(&["devices", "--device", "2", "--calibrate"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no CUDA device 2: the mock backend has 2 (0..1)"));
+}
+
+#[test]
 fn a_measured_sweep_calibrates_first_and_model_check_reads_it() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.json");

@@ -7,7 +7,7 @@ use warpscope::Result;
 use warpscope::gpu::{self, calibrate};
 use warpscope::report::listings::Devices;
 
-use super::{Context, ListFormat, print_listing};
+use super::{Context, ListFormat, print_listing, ranges};
 
 /// Arguments of `devices`.
 #[derive(Args, Debug)]
@@ -19,10 +19,19 @@ pub struct DevicesArgs {
     /// second) and show the figures; they are kept in the cache that measured sweeps read.
     #[arg(long)]
     calibrate: bool,
+    /// Only this device (CUDA ordinal): listed and, with `--calibrate`, calibrated alone, so that
+    /// calibrating one GPU of a host does not disturb work running on the others.
+    #[arg(long, value_parser = ranges::DEVICE.parser())]
+    device: Option<u32>,
 }
 
 pub fn devices(ctx: &Context, a: &DevicesArgs) -> Result<Outcome> {
-    let list = gpu::list(ctx.backend)?;
+    let list = match a.device {
+        // Opening the one device checks its ordinal (a usage error naming the host's devices) and
+        // leaves the host's other GPUs untouched.
+        Some(ordinal) => vec![gpu::open(ctx.backend, ordinal)?.info().clone()],
+        None => gpu::list(ctx.backend)?,
+    };
     let calibrations = if a.calibrate {
         list.iter()
             .map(|d| {
