@@ -128,6 +128,10 @@ fn classify(line: &str, first: bool) -> Option<Format> {
         }
         return None;
     }
+    // nvprof's headers without their quotes (a summary saved as plain CSV, units glued to the values).
+    if t.contains(',') && nvprof_csv::is_header(&csvline::fields(t)) {
+        return Some(Format::NvprofCsv);
+    }
     if nvprof_text::is_header(line) {
         return Some(Format::NvprofText);
     }
@@ -218,6 +222,15 @@ struct Seen {
     cpu_profile: bool,
     /// The report ncu wrote its results to instead (`==PROF== Report: out.ncu-rep`, with `-o`).
     report_file: Option<String>,
+    /// Nsight Systems' output (`nsys profile --stats=true`, `nsys stats`): its own summaries, no
+    /// per-kernel counters.
+    nsys: bool,
+    /// A list of what the profiler can collect (`nvprof --query-metrics`, `ncu --query-metrics`):
+    /// the command that writes it.
+    query: Option<&'static str>,
+    /// nvprof's warning that it skipped a GPU of compute capability 7.5 or later (Turing on), which
+    /// it cannot profile.
+    too_new: Option<String>,
 }
 
 impl Seen {
@@ -227,12 +240,23 @@ impl Seen {
         if t.contains('\0') {
             self.binary = true;
         }
-        if t == "No kernels were profiled." || t.ends_with("No CUDA application was profiled, exiting") {
+        if t == "No kernels were profiled."
+            || t.ends_with("No CUDA application was profiled, exiting")
+            || t.ends_with("Warning: No profile data collected.")
+        {
             self.no_kernels.get_or_insert_with(|| t.to_string());
         }
         self.cpu_profile |= t.starts_with("======== CPU profiling result");
         if let Some(r) = t.strip_prefix("==PROF== Report:") {
             self.report_file.get_or_insert_with(|| r.trim().to_string());
+        }
+        self.nsys |= (t.starts_with("Generating '") && t.contains("nsys-report"))
+            || (t.contains("] Executing '") && t.ends_with("stats report"));
+        if self.query.is_none() {
+            self.query = query_listing(t);
+        }
+        if t.contains("profiling is not supported on devices with compute capability 7.5 and higher") {
+            self.too_new.get_or_insert_with(|| t.trim_start_matches('=').trim().to_string());
         }
         let is_error = t.starts_with("==ERROR==")
             || t.starts_with("======== Error")
@@ -253,7 +277,7 @@ impl Seen {
             "a binary file (an .ncu-rep or .nvvp report?): export it as text first, e.g. `ncu --import FILE --csv --page details > out.csv` or `nvprof -i FILE --csv --log-file out.csv`".to_string()
         } else if let Some(first) = &self.first_error {
             format!(
-                "no results, only the profiler's error lines ({}; the first: \"{first}\"): the profiled run failed; fix it, then {HOW}",
+                "no results, only the profiler's error lines ({}; the first: \"{first}\"): the profiled run failed or never started; fix what they report, then {HOW}",
                 self.error_lines
             )
         } else if let Some(why) = self.empty_run() {
@@ -271,9 +295,15 @@ impl Seen {
 }
 
 impl Seen {
-    /// Why a run that nvprof did profile has no kernel in it, where the file says.
+    /// Why a file with a profiler's lines holds no kernel's results, where the file says (a run that
+    /// profiled none, a report written elsewhere, a GPU nvprof cannot profile, another tool's output,
+    /// a list of metrics).
     fn empty_run(&self) -> Option<String> {
-        if let Some(line) = &self.no_kernels {
+        if let Some(line) = &self.too_new {
+            Some(format!(
+                "nvprof cannot profile GPUs of compute capability 7.5 and later (the file says \"{line}\"): profile them with `ncu --csv --page details --log-file out.csv ...`"
+            ))
+        } else if let Some(line) = &self.no_kernels {
             Some(format!("nvprof profiled no kernel (the file says \"{line}\"): profile a run that launches one"))
         } else if let Some(report) = &self.report_file {
             Some(format!(
@@ -281,10 +311,29 @@ impl Seen {
             ))
         } else if self.cpu_profile {
             Some("nvprof's CPU profiling result (--cpu-profiling) has no GPU kernels; profile without it, e.g. `nvprof --csv --log-file out.csv ...`".into())
+        } else if self.nsys {
+            Some("Nsight Systems (nsys) output: its summaries are of a timeline, not the per-kernel results warpscope reads; profile the kernels with `ncu --csv --page details --log-file out.csv ...` or `nvprof --csv --log-file out.csv ...`".into())
         } else {
-            None
+            self.query.map(|command| format!(
+                "a list of what the profiler can collect ({command}), not the results of a run: profile one, e.g. `ncu --csv --page details --log-file out.csv ...` or `nvprof --csv --log-file out.csv ...`"
+            ))
         }
     }
+}
+
+/// The command whose listing `t` is a line of, if it is one: nvprof's `Available Metrics:` /
+/// `Available Events:` heading, or a row of ncu's metric list (`dram__bytes.sum  Counter  byte
+/// description`, with `--query-metrics-mode suffix`), or that list's header.
+fn query_listing(t: &str) -> Option<&'static str> {
+    match t {
+        "Available Metrics:" => return Some("nvprof --query-metrics"),
+        "Available Events:" => return Some("nvprof --query-events"),
+        _ => {}
+    }
+    let tok: Vec<&str> = t.split_whitespace().collect();
+    let header = tok.starts_with(&["Metric", "Name", "Metric", "Type"]) && tok.contains(&"Description");
+    let row = tok.len() >= 3 && tok[0].contains("__") && ["Counter", "Ratio", "Throughput"].contains(&tok[1]);
+    (header || row).then_some("ncu --query-metrics")
 }
 
 /// Lines read before the format is known are handed to its reader too (a process's banner, ncu's
@@ -418,6 +467,31 @@ mod tests {
         let text = "==1== Profiling result:\n\"Start\",\"Duration\",\"Name\",\"Correlation_ID\"\nms,us,,\n1.5,29.4,\"cudaLaunchKernel (k(int) [129])\",129\n";
         let err = parse(text).unwrap_err().to_string();
         assert!(err.contains("API trace"), "{err}");
+    }
+
+    #[test]
+    fn runs_without_results_say_why() {
+        // nvprof on a GPU of compute capability 7.5 or later (the lines as a 2024 note quotes them).
+        let text = "======== Warning: Skipping profiling on device 0 since profiling is not supported on devices with compute capability 7.5 and higher.\n                  Use NVIDIA Nsight Compute for GPU profiling and NVIDIA Nsight Systems for GPU tracing and CPU sampling.\n======== Warning: No profile data collected.\n";
+        let err = parse(text).unwrap_err().to_string();
+        assert!(err.contains("nvprof cannot profile GPUs of compute capability 7.5 and later"), "{err}");
+        assert!(err.contains("ncu --csv"), "{err}");
+        let err =
+            parse("==1== Profiling application: ./a\n======== Warning: No profile data collected.\n").unwrap_err();
+        assert!(err.to_string().contains("nvprof profiled no kernel"), "{err}");
+        // `nvprof --query-metrics`.
+        let text = "Available Metrics:\n                            Name   Description\nDevice 0 (GeForce GTX 1080):\n        inst_per_warp:  Ratio of the average number of instructions executed per warp.\n";
+        let err = parse(text).unwrap_err().to_string();
+        assert!(err.contains("(nvprof --query-metrics)"), "{err}");
+        assert_eq!(
+            query_listing("Metric Name    Metric Type    Metric Unit    Metric Description"),
+            Some("ncu --query-metrics")
+        );
+        assert_eq!(
+            query_listing("dram__bytes.sum                  Counter   byte   # of bytes"),
+            Some("ncu --query-metrics")
+        );
+        assert_eq!(query_listing("dram__bytes.sum                  Mbyte     1.08"), None);
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! launch, a units row under the header), and the trace with metric columns; the Unified Memory
 //! summary for the device it names. Headers are quoted, values may be bare
 //! (`3,"flop_count_sp",...,9889546240`); a units row may give each column its own (`,%,ms,,us,us,ms,`).
+//! A summary saved without any quotes (`Time(%),Time,...,Name` over `47.79%,542.36ms,...`) reads too:
+//! a kernel name's commas are joined back into its column.
 
 use crate::error::Result;
 use crate::metrics;
@@ -54,6 +56,8 @@ const TRACE_IDS: &[&str] = &["Device", "Context", "Stream", "Kernel", "Correlati
 pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
     let mut b = Builder::new(crate::gpu::Origin::Nvprof);
     let mut header: Option<(Kind, Vec<String>)> = None;
+    // Whether the header came without quotes: then a name's commas split it into fields of its own.
+    let mut bare = false;
     let mut units: Vec<String> = Vec::new();
     let mut pid = String::new();
     let mut sums = nv::Summaries::default();
@@ -82,16 +86,23 @@ pub fn read(lines: &mut dyn Iterator<Item = Result<String>>) -> Result<Report> {
         if !line.contains(',') {
             continue;
         }
-        let f = csvline::fields(&line);
-        if csvline::is_quoted(&line)
-            && let Some(k) = kind(&f)
-        {
+        let mut f = csvline::fields(&line);
+        if let Some(k) = kind(&f) {
             api_trace |= k == Kind::Trace && !f.iter().any(|c| c == "Grid X");
+            bare = !csvline::is_quoted(&line);
             header = Some((k, f));
             units.clear();
             continue;
         }
         let Some((k, h)) = &header else { continue };
+        if bare && f.len() > h.len() {
+            // An unquoted kernel name with commas in it (`red_sor(float*, float*, int)`): its pieces
+            // join again in the name's column.
+            let Some(at) = h.iter().position(|c| c == "Name" || c == "Kernel") else { continue };
+            let extra = f.len() - h.len();
+            let name = f.drain(at..=at + extra).collect::<Vec<_>>().join(",");
+            f.insert(at, name);
+        }
         if f.len() != h.len() {
             continue; // program output with commas
         }
