@@ -322,6 +322,191 @@ fn ncu_text_with_crlf_line_ends_and_program_output() {
     assert!(r.metrics.iter().all(|m| !m.unit.contains('\r') && !m.name.contains('\r')));
 }
 
+#[test]
+fn ncu_text_2025_layout_with_mhz_and_the_workload_distribution_section() {
+    // fused-residual-rmsnorm, a Colab T4 (CC 7.5, 40 SMs), Nsight Compute of 2024-25: `(1/1)` in the
+    // profiling line, `Ghz` and `Mhz`, `us`, `Stack Size 1,024`, `Uses Green Context`, and the
+    // `GPU and Memory Workload Distribution` section; 102 PASS lines of the program before it.
+    let (format, rep) = read(&real("ncu-text-2025-t4-rmsnorm.log"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 1);
+    assert_eq!(rep.device.compute_capability.as_deref(), Some("7.5"));
+    // # SMs    SM    40
+    assert_eq!(rep.device.sms, Some(40));
+    let r = &rep.records[0];
+    // void fused<float, 256>(const T1 *, ...) (3, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 7.5
+    assert_eq!(r.kernel, "fused");
+    assert_eq!(
+        r.signature.as_deref(),
+        Some("void fused<float, 256>(const T1 *, const T1 *, const T1 *, T1 *, int, float)")
+    );
+    assert_eq!((r.grid, r.block, r.device), (d(3, 1, 1), d(256, 1, 1), Some(0)));
+    // DRAM Frequency  Ghz  4.88 ; SM Frequency  Mhz  576.84 ; Duration  us  5.66
+    assert_value(r, "DRAM Frequency", 4.88e9, "hz");
+    assert_value(r, "SM Frequency", 576.84e6, "hz");
+    assert_value(r, "duration", 0.00566, "ms");
+    // Elapsed Cycles  cycle  3,268 ; Stack Size  1,024 (no unit)
+    assert_value(r, "Elapsed Cycles", 3268.0, "cycle");
+    assert_value(r, "Stack Size", 1024.0, "");
+    // Static Shared Memory Per Block  byte/block  36 ; Shared Memory Configuration Size  Kbyte  32.77
+    assert_value(r, "static_shared_memory", 36.0, "byte");
+    assert_value(r, "Shared Memory Configuration Size", 32_770.0, "byte");
+    // Theoretical Occupancy  %  100 ; Achieved Occupancy  %  20.37
+    assert_value(r, "theoretical_occupancy", 1.0, "ratio");
+    assert_value(r, "achieved_occupancy", 0.2037, "ratio");
+    // GPU and Memory Workload Distribution: Total DRAM Elapsed Cycles  cycle  221,184 ;
+    // Average SMSP Active Cycles  cycle  132.32
+    assert_value(r, "Total DRAM Elapsed Cycles", 221_184.0, "cycle");
+    assert_value(r, "Average SMSP Active Cycles", 132.32, "cycle");
+    // Text values (Function Cache Configuration CachePreferNone, Enabled TPC IDs all) are no numbers.
+    assert!(value(r, "Function Cache Configuration").is_none() && value(r, "Enabled TPC IDs").is_none());
+    assert_eq!(r.metrics.len(), 41, "every numeric row of the four tables");
+}
+
+#[test]
+fn ncu_metrics_text_from_windows_with_byte_prefixes() {
+    // PFAC (MIT), an RTX 4070 Laptop GPU (CC 8.9, the program says 36 SMs) under Windows: the
+    // connected line names `C:\Users\...\pfac_gpu.exe`, the program's report of 140 lines comes
+    // before the results, and one counter is printed in Kbyte, Mbyte or Gbyte by its size.
+    let (format, rep) = read(&real("ncu-metrics-windows-rtx4070laptop-pfac.txt"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 4, "the excerpt's four launches");
+    assert_eq!(rep.device.compute_capability.as_deref(), Some("8.9"));
+    let names: Vec<&str> = rep.records.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(names, ["kernel_phase1_global", "kernel_phase2_global", "kernel_phase1_global", "kernel_phase2_global"]);
+    let inv: Vec<_> = rep.records.iter().map(|r| r.invocation).collect();
+    assert_eq!(inv, [Some(0), Some(0), Some(1), Some(1)]);
+    let grids: Vec<_> = rep.records.iter().map(|r| r.grid).collect();
+    assert_eq!(grids, [d(32, 1, 1), d(32, 1, 1), d(2_097_152, 1, 1), d(2_097_152, 1, 1)]);
+    assert!(rep.records.iter().all(|r| r.block == d(256, 1, 1)));
+    let bytes = "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum";
+    // ...op_ld.sum  Mbyte  1.08 / Kbyte  363.36 / Gbyte  89.98 / Gbyte  33.07
+    assert_value(&rep.records[0], bytes, 1.08e6, "byte");
+    assert_value(&rep.records[1], bytes, 363_360.0, "byte");
+    assert_value(&rep.records[2], bytes, 89.98e9, "byte");
+    assert_value(&rep.records[3], bytes, 33.07e9, "byte");
+    let r = &rep.records[0];
+    // sm__warps_active.avg.pct_of_peak_sustained_active  %  14.38: nvprof's achieved_occupancy
+    assert_value(r, "achieved_occupancy", 0.1438, "ratio");
+    // smsp__sass_average_branch_targets_threads_uniform.pct  %  99.77: branch_efficiency
+    assert_value(r, "branch_efficiency", 99.77, "%");
+    // sm__cycles_active.avg.pct_of_peak_sustained_elapsed  %  64.02
+    assert_value(r, "sm__cycles_active.avg.pct_of_peak_sustained_elapsed", 64.02, "%");
+    // `100` and `100.00` are the same value.
+    assert_value(&rep.records[1], "branch_efficiency", 100.0, "%");
+    assert_value(&rep.records[2], "branch_efficiency", 100.0, "%");
+}
+
+#[test]
+fn ncu_text_2022_with_a_lambda_name_of_1433_characters() {
+    // nvFuser's playground, December 2022, old layout: the first launch is PyTorch's normal-
+    // distribution kernel, whose name (1,433 characters) nests `[lambda() (instance 1)]`, `<unnamed>`,
+    // `(unsigned long)4` and `::operator ()() const`; the section rows `Memory [%]`, `Compute (SM) [%]`.
+    let (format, rep) = read(&real("ncu-text-2022-lambda-names-layernorm.log"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 1, "the excerpt holds the first of 31 launches");
+    let r = &rep.records[0];
+    assert_eq!(r.kernel, "distribution_elementwise_grid_stride_kernel");
+    let sig = r.signature.as_deref().unwrap();
+    assert!(
+        sig.starts_with("void at::native::<unnamed>::distribution_elementwise_grid_stride_kernel<float, (int)4, "),
+        "{sig}"
+    );
+    assert!(sig.ends_with("[lambda(int, float) (instance 1)]>(int, at::PhiloxCudaState, T3, T4)"), "{sig}");
+    assert!(!sig.contains("2022-Dec-04"), "the date is not part of the name");
+    assert_eq!(sig.len(), 1433);
+    assert_eq!((r.grid, r.block), (None, None));
+    // Block Size  256 ; Grid Size  864 ; Duration  usecond  29.38
+    assert_value(r, "block_size", 256.0, "thread");
+    assert_value(r, "grid_size", 864.0, "block");
+    assert_value(r, "duration", 0.02938, "ms");
+    // Memory [%]  %  11.62 ; Compute (SM) [%]  %  64.22 ; DRAM Frequency  cycle/nsecond  1.50
+    assert_value(r, "Memory [%]", 11.62, "%");
+    assert_value(r, "Compute (SM) [%]", 64.22, "%");
+    assert_value(r, "DRAM Frequency", 1.5e9, "cycle/second");
+    // Driver Shared Memory Per Block  Kbyte/block  1.02 ; Theoretical Occupancy  %  75
+    assert_value(r, "Driver Shared Memory Per Block", 1020.0, "byte/block");
+    assert_value(r, "theoretical_occupancy", 0.75, "ratio");
+    assert_value(r, "achieved_occupancy", 0.5821, "ratio");
+}
+
+#[test]
+fn ncu_text_whose_profiling_line_the_program_output_interrupts() {
+    // EinNet's artifact (OSDI '23), April 2023, on an A100 by the repository's other results: two
+    // runs of a gtest binary under ncu, the default sections and then `--metrics`; gtest's output
+    // cuts each `==PROF== Profiling ... 100%` line, whose ` - 13 passes` comes 13 lines later.
+    let (format, rep) = read(&real("ncu-text-2023-interleaved-gtest-g2bmm.profile"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 2, "one launch in each process");
+    for r in &rep.records {
+        // infini::sg2bmm_bs1_n10000_m64_w1000_d4_kernel0_tvm10(float*, float*, float*), 2023-Apr-25 ..., Stream 25
+        assert_eq!(r.kernel, "sg2bmm_bs1_n10000_m64_w1000_d4_kernel0_tvm10");
+        assert_eq!(
+            r.signature.as_deref(),
+            Some("infini::sg2bmm_bs1_n10000_m64_w1000_d4_kernel0_tvm10(float*, float*, float*)")
+        );
+    }
+    let (a, b) = (&rep.records[0], &rep.records[1]);
+    assert_eq!((a.invocation, b.invocation), (Some(0), Some(1)));
+    // Section: GPU Speed Of Light (2023's names): Duration  msecond  13.26 ; SOL DRAM  %  1.61 ;
+    // SM Frequency  cycle/usecond  764.14 ; Elapsed Cycles  cycle  10,135,802
+    assert_value(a, "duration", 13.26, "ms");
+    assert_value(a, "SOL DRAM", 1.61, "%");
+    assert_value(a, "SM Frequency", 764.14e6, "cycle/second");
+    assert_value(a, "Elapsed Cycles", 10_135_802.0, "cycle");
+    // Block Size  667 ; Grid Size  2,000 ; Static Shared Memory Per Block  Kbyte/block  32.16
+    assert_value(a, "block_size", 667.0, "thread");
+    assert_value(a, "grid_size", 2000.0, "block");
+    assert_value(a, "static_shared_memory", 32_160.0, "byte");
+    assert_value(a, "achieved_occupancy", 0.3261, "ratio");
+    // The second run's counters: smsp__sass_thread_inst_executed_op_ffma_pred_on.sum 5,122,560,000
+    // (fadd and fmul 0) make nvprof's flop_count_sp, an FMA counting two.
+    assert_value(b, "flop_count_sp", 10_245_120_000.0, "count");
+    // dram__bytes_read.sum  Mbyte  20.96 ; lts__t_sectors_op_read.sum  sector  661,449,355
+    assert_value(b, "dram_read_bytes", 20.96e6, "byte");
+    assert_value(b, "l2_read_transactions", 661_449_355.0, "count");
+    assert!(value(b, "duration").is_none(), "the second run measured no duration");
+}
+
+#[test]
+fn ncu_runs_quoted_in_markdown_notes_each_make_a_launch() {
+    // A Chinese study note (2024) on moving from nvprof to ncu: nvprof's warning that it skips a GPU
+    // of compute capability 7.5 and later, then three fenced ncu runs of one kernel, each its own
+    // process with one counter, in the old layout though Nsight Compute is of 2024.
+    let (format, rep) = read(&real("ncu-in-markdown-three-runs-summatrix.md"));
+    assert_eq!(format, Format::NcuText);
+    assert_eq!(rep.records.len(), 3);
+    assert!(rep.records.iter().all(|r| r.kernel == "sumMatrixOnGPU2D" && r.metrics.len() == 1));
+    let inv: Vec<_> = rep.records.iter().map(|r| r.invocation).collect();
+    assert_eq!(inv, [Some(0), Some(1), Some(2)]);
+    // l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second  Gbyte/second  64.43: nvprof's gld_throughput
+    assert_value(&rep.records[0], "gld_throughput", 64.43, "GB/s");
+    // smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct  %  100: gld_efficiency
+    assert_value(&rep.records[1], "gld_efficiency", 100.0, "%");
+    // sm__warps_active.avg.pct_of_peak_sustained_active  %  93.26
+    assert_value(&rep.records[2], "achieved_occupancy", 0.9326, "ratio");
+}
+
+#[test]
+fn an_ncu_metric_list_is_named_as_such() {
+    // `ncu --query-metrics` (with the suffix mode's Counter/Ratio column), as a triton repository
+    // keeps it: the file starts inside a wrapped description.
+    let err = import::read_file(&real("ncu-query-metrics-truncated-triton.log"), None).unwrap_err().to_string();
+    assert!(err.contains("a list of what the profiler can collect (ncu --query-metrics)"), "{err}");
+    assert!(err.contains("not the results of a run"), "{err}");
+    assert!(!err.contains('\n'));
+}
+
+#[test]
+fn nsight_systems_output_is_named_as_such() {
+    // `nsys profile --stats=true` on a Jetson Nano (TensorRT's NVTX ranges, numbers grouped by four
+    // digits: `44,0087,8248`): no per-kernel results warpscope reads.
+    let err = import::read_file(&real("nsys-stats-jetson-nano-yolo.txt"), None).unwrap_err().to_string();
+    assert!(err.contains("Nsight Systems (nsys) output"), "{err}");
+    assert!(err.contains("ncu --csv --page details"), "{err}");
+    assert!(!err.contains('\n'));
+}
+
 // ---- nvprof ----
 
 #[test]
@@ -602,6 +787,142 @@ fn nvprof_csv_gpu_trace_in_ms_with_bytes_per_column() {
     assert_value(r, "dynamic_shared_memory", 0.0, "byte");
 }
 
+#[test]
+fn nvprof_metrics_all_of_a_kepler_laptop_gpu_with_cut_descriptions() {
+    // Game of Life on a GeForce GT 650M (Kepler, CC 3.0): `--metrics all`, 105 rows of one kernel
+    // under a tab-indented `Kernel:` line, descriptions cut at 40 characters (`Local Memory Load
+    // Transactions Per Reque`, `Floating Point Operations(Single Precisi`), Kepler's `*_instance`
+    // metrics, and a last line of shell prompt (`🍺 :code `).
+    let (format, rep) = read(&real("nvprof-metrics-all-gt650m-gameoflife.txt"));
+    assert_eq!(format, Format::NvprofText);
+    assert_eq!(rep.device.name, "GeForce GT 650M");
+    assert_eq!(rep.records.len(), 1);
+    let r = &rep.records[0];
+    assert_eq!((r.kernel.as_str(), r.summary_of, r.device), ("changeCellState", Some(100), Some(0)));
+    assert_eq!(r.signature.as_deref(), Some("changeCellState(char*, char*, int, int)"));
+    assert_eq!(r.metrics.len(), 105, "every row");
+    // achieved_occupancy    Achieved Occupancy    0.886303    0.918649    0.911838
+    assert_value(r, "achieved_occupancy", 0.911838, "ratio");
+    // gld_throughput    Global Load Throughput  3.0359GB/s  3.1670GB/s  3.1344GB/s (binary prefixes)
+    assert_value(r, "gld_throughput", 3.1344 * 1_073_741_824.0 / 1e9, "GB/s");
+    // sysmem_read_throughput    System Memory Read Throughput  0.00000B/s  212.86KB/s  5.3050KB/s
+    assert_value(r, "sysmem_read_throughput", 5.3050 * 1024.0 / 1e9, "GB/s");
+    // alu_fu_utilization    Arithmetic Function Unit Utilization     Mid (5)     Mid (5)     Mid (5)
+    assert_value(r, "alu_fu_utilization", 5.0, "level");
+    // dram_read_transactions    Device Memory Read Transactions           0       38252       11474
+    assert_value(r, "dram_read_transactions", 11_474.0, "count");
+    // gld_efficiency    Global Memory Load Efficiency      61.97%      61.97%      61.97%
+    assert_value(r, "gld_efficiency", 61.97, "%");
+    // l2_l1_write_transactions  L2 Write Transactions (L1 write requests        2068        2222        2097
+    assert_value(r, "l2_l1_write_transactions", 2097.0, "count");
+    // sm_efficiency_instance    Multiprocessor Activity      86.42%      95.30%      94.71%
+    assert_value(r, "sm_efficiency_instance", 94.71, "%");
+}
+
+#[test]
+fn nvprof_runs_of_successive_commits_in_one_file() {
+    // A V100-SXM2-16GB n-body exercise: nvprof's output for each commit pasted under `=====` rules,
+    // three runs that profiled no kernel (`No kernels were profiled.` over an API table), then four
+    // with kernels, each process its own summary; Unified Memory tables with `Memory thrashes`.
+    let (format, rep) = read(&real("nvprof-runs-by-commit-v100-nbody.txt"));
+    assert_eq!(format, Format::NvprofText);
+    assert_eq!(rep.device.name, "Tesla V100-SXM2-16GB");
+    let names: Vec<&str> = rep.records.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(
+        names,
+        ["integratePosition", "integratePosition", "bodyForce", "integratePosition", "bodyForce", "integratePosition"],
+        "one summary per process and kernel: ==252==, ==450==, ==2388== (two), ==2401== (two)"
+    );
+    assert!(rep.records.iter().all(|r| r.summary_of == Some(10) && r.invocation.is_none()));
+    // ==252==  GPU activities:  100.00%  3.0752ms  10  307.52us  286.21us  377.89us  integratePosition(...)
+    let first = &rep.records[0];
+    assert_value(first, "duration", 0.30752, "ms");
+    assert_value(first, "duration_min", 0.28621, "ms");
+    assert_value(first, "total_time", 3.0752, "ms");
+    // ==450==  100.00%  24.288us  10  2.4280us ...: the same kernel, after prefetching
+    assert_value(&rep.records[1], "duration", 0.002428, "ms");
+    // ==2401==  99.99%  1.10627s  10  110.63ms  106.67ms  124.52ms  bodyForce(Body*, float, int)
+    let big = &rep.records[4];
+    assert_value(big, "total_time", 1106.27, "ms");
+    assert_value(big, "duration_max", 124.52, "ms");
+    assert_value(big, "time_pct", 99.99, "%");
+}
+
+#[test]
+fn nvprof_summary_saved_as_csv_without_quotes() {
+    // EpicFlow on CUDA (no licence stated): an nvprof summary written as CSV with no quotes at all
+    // and the units left on the values (`47.79%,542.36ms,45,12.052ms,...`), so the kernels' own
+    // commas split their names across fields. How it was written the repository does not say.
+    let (format, rep) = read(&real("nvprof-csv-unquoted-summary-epicflow.csv"));
+    assert_eq!(format, Format::NvprofCsv);
+    let names: Vec<&str> = rep.records.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(names, ["red_sor", "black_sor"], "the memcpy rows are not kernels");
+    let r = &rep.records[0];
+    assert_eq!(
+        r.signature.as_deref(),
+        Some("red_sor(float*, float*, float*, float*, float*, float*, float*, float*, float*, float, int, int, int)")
+    );
+    // 20.92%,237.43ms,150,1.5829ms,1.5103ms,2.1174ms,red_sor(...)
+    assert_eq!(r.summary_of, Some(150));
+    assert_value(r, "duration", 1.5829, "ms");
+    assert_value(r, "duration_min", 1.5103, "ms");
+    assert_value(r, "duration_max", 2.1174, "ms");
+    assert_value(r, "total_time", 237.43, "ms");
+    assert_value(r, "time_pct", 20.92, "%");
+    assert_value(&rep.records[1], "duration", 1.5817, "ms");
+}
+
+#[test]
+fn nvprof_of_cuda_12_under_windows() {
+    // k-means under Windows (cuDeviceGetLuid) with CUDA 12's nvprof (cuLibraryUnload,
+    // cuModuleGetLoadingMode): a warning line wrapped onto a line of its own, `0ns` minima, memset rows.
+    let (format, rep) = read(&real("nvprof-summary-windows-cuda12-kmeans.txt"));
+    assert_eq!(format, Format::NvprofText);
+    let names: Vec<&str> = rep.records.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(names, ["assignClusters", "updateCentroids"], "memset, memcpy and API rows are not kernels");
+    // 97.14%  13.6773s  16800  814.13us  185.02us  2.2629ms  assignClusters(float const *, ...)
+    let r = &rep.records[0];
+    assert_eq!(r.summary_of, Some(16_800));
+    assert_eq!(
+        r.signature.as_deref(),
+        Some("assignClusters(float const *, int*, float*, int*, float*, float*, int, int)")
+    );
+    assert_value(r, "total_time", 13_677.3, "ms");
+    assert_value(r, "duration", 0.81413, "ms");
+    assert_value(r, "duration_min", 0.18502, "ms");
+    assert_value(r, "duration_max", 2.2629, "ms");
+    assert_value(&rep.records[1], "time_pct", 2.48, "%");
+}
+
+#[test]
+fn nvprof_runs_in_markdown_fences_with_crlf_line_ends() {
+    // A Spanish course's exam notes: two nvprof runs between `~~~` fences under `###` headings, prose
+    // between them, every line ended by CRLF; a multi-GPU machine without peer-to-peer, so nvprof
+    // warns that Unified Memory profiling is off.
+    let (format, rep) = read(&real("nvprof-in-markdown-fences-zerocopy.md"));
+    assert_eq!(format, Format::NvprofText);
+    let names: Vec<&str> = rep.records.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(names, ["sumArraysZeroCopy", "sumArrays", "warmup", "testInnerStruct"]);
+    assert!(rep.records.iter().all(|r| r.summary_of == Some(1)));
+    // 33.33%  3.5200us  1  3.5200us  3.5200us  3.5200us  sumArraysZeroCopy(float*, float*, float*, int)
+    assert_value(&rep.records[0], "duration", 0.00352, "ms");
+    assert_value(&rep.records[0], "time_pct", 33.33, "%");
+    // 0.88%  256.10us  1  256.10us ...  warmup(innerStruct*, innerStruct*, int)
+    assert_value(&rep.records[2], "duration", 0.2561, "ms");
+    assert_eq!(rep.records[3].signature.as_deref(), Some("testInnerStruct(innerStruct*, innerStruct*, int)"));
+    assert!(rep.records.iter().all(|r| !r.signature.as_deref().unwrap_or("").contains('\r')));
+}
+
+#[test]
+fn an_nvprof_run_that_never_started_says_so() {
+    // nvprof called without a program: one `======== Error:` line (42 bytes).
+    let err = import::read_file(&real("nvprof-error-no-application.txt"), None).unwrap_err().to_string();
+    assert!(err.contains("only the profiler's error lines"), "{err}");
+    assert!(err.contains("no application specified"), "{err}");
+    assert!(err.contains("never started"), "{err}");
+    assert!(!err.contains('\n'));
+}
+
 // ---- the older fixtures (H200 runs, seed-figure nvprof files) ----
 
 #[test]
@@ -740,8 +1061,11 @@ fn every_file_compared_with_itself_is_all_zero() {
             "nvprof-no-kernels-titanxp-bfs.txt",
             "ncu-report-only-2025-cutlass.log",
             "nvprof-api-trace-v100-vectoradd.txt",
+            "nvprof-error-no-application.txt",
+            "ncu-query-metrics-truncated-triton.log",
+            "nsys-stats-jetson-nano-yolo.txt",
         ];
-        if path.extension().is_some_and(|e| e == "md")
+        if path.file_name().is_some_and(|n| n == "README.md")
             || path.file_name().is_some_and(|n| no_results.iter().any(|x| n == *x))
         {
             continue;
@@ -970,6 +1294,9 @@ fn imported_records_written_in_every_format_read_back_the_same() {
         "nvprof-metrics-gtx1070-levels.txt",
         "ncu-metrics-text-a100-cutlass.txt",
         "nvprof-csv-metrics-trace-gtx1080-vectoradd.txt",
+        "ncu-text-2023-interleaved-gtest-g2bmm.profile",
+        "nvprof-csv-unquoted-summary-epicflow.csv",
+        "nvprof-in-markdown-fences-zerocopy.md",
     ] {
         let (_, original) = read(&real(f));
         for format in ["json", "jsonl", "csv"] {
@@ -1083,6 +1410,7 @@ fn every_metric_name_of_real_nvprof_files_is_measured_renamed_or_refused() {
         "nvprof-metrics-gtx1070-throughput.txt",
         "nvprof-metrics-all-v100-darknet.txt",
         "nvprof-csv-metrics-trace-gtx1080-vectoradd.txt",
+        "nvprof-metrics-all-gt650m-gameoflife.txt",
     ] {
         let text = std::fs::read_to_string(fixture(&format!("profilers/{f}"))).unwrap();
         let mut in_metrics = false;
