@@ -82,8 +82,8 @@ impl Traced {
     /// does not run, a thread runs too long, or some of its loads and stores take addresses the run does
     /// not know: loaded from memory whose contents it does not hold, or computed from such values).
     pub fn new(l: Launchable, block: Dim3) -> Result<Traced, String> {
-        let program = Program::parse(&l.ptx, &l.entry)
-            .ok_or_else(|| format!("its PTX entry {} has instructions the model's run does not read", l.entry))?;
+        let program =
+            Program::read(&l.ptx, &l.entry).map_err(|why| format!("its PTX entry {} cannot be run: {why}", l.entry))?;
         Traced::with_program(l, program, block)
     }
 
@@ -125,6 +125,12 @@ impl Traced {
             match k.program.accesses(&k.args, &k.memory, k.grid, block, at, tid, &mut out) {
                 None => return Err("a thread runs past the model's 4 M steps".into()),
                 Some(0) => {}
+                Some(n) if !k.program.unfollowed().is_empty() => {
+                    return Err(format!(
+                        "{n} of a thread's loads and stores take addresses the model cannot follow: computed from {}",
+                        k.program.unfollowed().join(", or ")
+                    ));
+                }
                 Some(n) => {
                     return Err(format!(
                         "{n} of a thread's loads and stores take addresses the model cannot follow (loaded from a buffer the kernel writes or whose contents it does not hold, or computed from such values)"

@@ -35,12 +35,24 @@ pub struct Mem {
     /// A load whose values the run reads (integers `.u32`, `.s64`, `.b32`, ...; floats `.f32`, `.f64`
     /// as their bits): whether they are signed integers (sign-extended); `None` for a store.
     pub reads: Option<bool>,
+    /// Whether the run knows where its address's symbol is: `false` for a variable it gives no address
+    /// (a module's `.global` array, `[table+8]`), whose access it cannot place.
+    pub placed: bool,
+    /// The lanes of a warp that take part (lane ids below it): 32, but for `ldmatrix` / `stmatrix`,
+    /// whose `.x1`, `.x2` and `.x4` forms take the row addresses of the first 8, 16 or 32 lanes.
+    pub lanes: u8,
+    /// A `cp.async`'s global read that a register decides: its src-size (nothing is read where it is
+    /// 0: a masked-off copy fills shared memory with zeros), or (`true`) its ignore-src predicate.
+    pub unless: Option<(usize, bool)>,
 }
 
 impl Mem {
     /// Element `k` of the `n` registers a load writes, from `memory`, the access's base register
     /// holding `base`.
     pub fn load(&self, memory: &Memory, base: u64, k: usize, n: usize) -> Option<u64> {
+        if !self.placed {
+            return None;
+        }
         let element = self.bytes as u64 / n.max(1) as u64;
         let addr = base.wrapping_add(self.offset as u64).wrapping_add(k as u64 * element);
         memory.read(addr, element, self.reads?)
@@ -130,6 +142,23 @@ pub fn shared_layout(text: &str, body: &[&str]) -> (HashMap<String, u64>, u64) {
         out.insert(name, start);
     }
     (out, at)
+}
+
+/// Run addresses `LOCAL_REGION << 48` and up are thread-local memory: the entry's `.local` arrays
+/// (a debug build's stack frame, `__local_depot0`), above every buffer's and constant array's.
+pub const LOCAL_REGION: u64 = 0xFFFF;
+
+/// Run addresses of the `.local` arrays `body` (an entry's lines) declares, laid out one after another
+/// at their alignments from `LOCAL_REGION << 48`.
+pub fn local_layout(body: &[&str]) -> HashMap<String, u64> {
+    let mut at = 0u64;
+    let mut out = HashMap::new();
+    for (name, size, align, _) in body.iter().filter_map(|l| decl(l, ".local")) {
+        at = at.next_multiple_of(align.max(1));
+        out.insert(name, (LOCAL_REGION << 48) + at);
+        at += size;
+    }
+    out
 }
 
 /// The module's `__constant__` arrays (`.const` declarations outside every entry), in order (what
@@ -234,33 +263,97 @@ pub fn parse<'t>(
     op: &str,
     texts: &[&'t str],
     symbols: &HashMap<String, u64>,
+    is_reg: &dyn Fn(&str) -> bool,
+    is_pred: &dyn Fn(&str) -> bool,
     mut reg: impl FnMut(&'t str) -> usize,
 ) -> Vec<Mem> {
     if let Some(rest) = op.strip_prefix("cp.async.")
         && (rest.starts_with("ca.") || rest.starts_with("cg."))
     {
-        // cp.async.ca.shared.global [dst], [src], cp-size: the bytes each thread copies.
-        let bytes = texts.get(2).and_then(|t| t.parse::<u8>().ok());
+        // cp.async.ca.shared.global [dst], [src], cp-size{, src-size | , ignore-src}{, cache-policy}:
+        // the bytes each thread copies, and what may leave the global side unread.
+        let bytes = texts.get(2).and_then(|t| super::run::immediate(t)).and_then(|b| u8::try_from(b).ok());
         let (Some(bytes), Some(dst), Some(src)) = (bytes, texts.first(), texts.get(1)) else { return Vec::new() };
-        let load = address(src, symbols, &mut reg).map(|(base, offset)| Mem {
+        let fourth = texts.get(3).copied().filter(|_| !(op.contains("cache_hint") && texts.len() == 4));
+        if fourth.and_then(super::run::immediate) == Some(0) {
+            // A src-size of 0: a copy of zeros, no read.
+            return address(dst, symbols, is_reg, &mut reg)
+                .map(|(base, offset, placed)| Mem {
+                    store: true,
+                    space: Space::Shared,
+                    base,
+                    offset,
+                    bytes,
+                    reads: None,
+                    placed,
+                    lanes: 32,
+                    unless: None,
+                })
+                .into_iter()
+                .collect();
+        }
+        let unless = fourth.filter(|t| is_reg(t)).map(|t| (reg(t), is_pred(t)));
+        let load = address(src, symbols, is_reg, &mut reg).map(|(base, offset, placed)| Mem {
             store: false,
             space: Space::Global,
             base,
             offset,
             bytes,
             reads: None,
+            placed,
+            lanes: 32,
+            unless,
         });
-        let store = address(dst, symbols, &mut reg).map(|(base, offset)| Mem {
+        let store = address(dst, symbols, is_reg, &mut reg).map(|(base, offset, placed)| Mem {
             store: true,
             space: Space::Shared,
             base,
             offset,
             bytes,
             reads: None,
+            placed,
+            lanes: 32,
+            unless: None,
         });
         return load.into_iter().chain(store).collect();
     }
-    single(op, texts, symbols, reg).into_iter().collect()
+    if let Some(m) = matrix(op, texts, symbols, is_reg, &mut reg) {
+        return vec![m];
+    }
+    single(op, texts, symbols, is_reg, reg).into_iter().collect()
+}
+
+/// An `ldmatrix` / `stmatrix` (sm_75's and sm_90's warp-wide moves of 8x8 matrices between shared
+/// memory and registers): each of the first 8, 16 or 32 lanes (`.x1`, `.x2`, `.x4`) gives the address
+/// of one 16-byte row (8 `.b16` elements; `.trans` changes only which register gets which element).
+fn matrix<'t>(
+    op: &str,
+    texts: &[&'t str],
+    symbols: &HashMap<String, u64>,
+    is_reg: &dyn Fn(&str) -> bool,
+    reg: &mut impl FnMut(&'t str) -> usize,
+) -> Option<Mem> {
+    let mut parts = op.split('.');
+    let store = match parts.next()? {
+        "ldmatrix" => false,
+        "stmatrix" => true,
+        _ => return None,
+    };
+    let (mut space, mut lanes) = (Space::Generic, 0u8);
+    for p in parts {
+        match p {
+            "shared" | "shared::cta" => space = Space::Shared,
+            "x1" => lanes = 8,
+            "x2" => lanes = 16,
+            "x4" => lanes = 32,
+            _ => {}
+        }
+    }
+    if lanes == 0 {
+        return None;
+    }
+    let (base, offset, placed) = address(texts.get(usize::from(!store))?, symbols, is_reg, reg)?;
+    Some(Mem { store, space, base, offset, bytes: 16, reads: None, placed, lanes, unless: None })
 }
 
 /// An `ld`/`ldu`/`st`'s access.
@@ -268,6 +361,7 @@ fn single<'t>(
     op: &str,
     texts: &[&'t str],
     symbols: &HashMap<String, u64>,
+    is_reg: &dyn Fn(&str) -> bool,
     mut reg: impl FnMut(&'t str) -> usize,
 ) -> Option<Mem> {
     let mut parts = op.split('.');
@@ -296,35 +390,42 @@ fn single<'t>(
         }
     }
     let bytes = u8::try_from(vector * elem?).ok()?;
-    let (base, offset) = address(texts.get(usize::from(!store))?, symbols, &mut reg)?;
-    Some(Mem { store, space, base, offset, bytes, reads: reads.filter(|_| !store) })
+    let (base, offset, placed) = address(texts.get(usize::from(!store))?, symbols, is_reg, &mut reg)?;
+    Some(Mem { store, space, base, offset, bytes, reads: reads.filter(|_| !store), placed, lanes: 32, unless: None })
 }
 
-/// An address operand `[...]`: its base register (`None`: a symbol's or an absolute address) and the
-/// bytes added to it; `None` for a global variable or anything else the run cannot place.
+/// An address operand `[...]`: its base register (`None`: a symbol's or an absolute address), the
+/// bytes added to it and whether the run knows where it is (not for a symbol it gives no address: a
+/// module's `.global` variable); `None` for an operand that is no address.
 fn address<'t>(
     text: &'t str,
     symbols: &HashMap<String, u64>,
+    is_reg: &dyn Fn(&str) -> bool,
     reg: &mut impl FnMut(&'t str) -> usize,
-) -> Option<(Option<usize>, i64)> {
+) -> Option<(Option<usize>, i64, bool)> {
     let address = text.strip_prefix('[')?.strip_suffix(']')?.trim();
-    let (base_text, offset) = split_offset(address)?;
-    if base_text.starts_with('%') {
-        Some((Some(reg(base_text)), offset))
+    // An address the run cannot read is one access it cannot place, not one that is not there.
+    let Some((base_text, offset)) = split_offset(address) else { return Some((None, 0, false)) };
+    if is_reg(base_text) {
+        Some((Some(reg(base_text)), offset, true))
     } else if let Some(&at) = symbols.get(base_text) {
-        Some((None, offset + at as i64))
+        Some((None, offset + at as i64, true))
     } else if base_text.is_empty() {
-        Some((None, offset))
+        Some((None, offset, true))
+    } else if base_text.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.')) {
+        Some((None, offset, false))
     } else {
         None
     }
 }
 
-/// `%rd4+8` -> ("%rd4", 8); `%rd4+-8` -> ("%rd4", -8); `sym` -> ("sym", 0); `16` -> ("", 16).
+/// `%rd4+8` -> ("%rd4", 8); `%rd4+-8` -> ("%rd4", -8); `%rd4+0x10` -> ("%rd4", 16); `sym` -> ("sym",
+/// 0); `16` -> ("", 16).
 fn split_offset(address: &str) -> Option<(&str, i64)> {
+    let number = |t: &str| super::run::immediate(t.trim()).map(|v| v as i64);
     match address.find('+') {
-        Some(i) => Some((address[..i].trim(), address[i + 1..].trim().parse().ok()?)),
-        None if address.chars().next().is_some_and(|c| c.is_ascii_digit()) => Some(("", address.parse().ok()?)),
+        Some(i) => Some((address[..i].trim(), number(&address[i + 1..])?)),
+        None if address.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-') => Some(("", number(address)?)),
         None => Some((address, 0)),
     }
 }
@@ -332,6 +433,15 @@ fn split_offset(address: &str) -> Option<(&str, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Registers as compilers name them.
+    fn pct(t: &str) -> bool {
+        t.starts_with('%')
+    }
+
+    fn no_pred(_: &str) -> bool {
+        false
+    }
 
     #[test]
     fn constant_arrays_start_as_their_declarations_say() {
@@ -369,11 +479,11 @@ mod tests {
         assert_eq!(m.read(at(8), 4, false), None, "past the buffer's end");
         assert_eq!(m.read(1u64 << 40, 4, false), None, "a buffer it does not hold");
         assert_eq!(m.read(64, 4, false), None, "a shared address");
-        let ld = single("ld.global.nc.v2.s32", &["{%r1, %r2}", "[%rd1+4]"], &HashMap::new(), |_| 0).unwrap();
+        let ld = single("ld.global.nc.v2.s32", &["{%r1, %r2}", "[%rd1+4]"], &HashMap::new(), &pct, |_| 0).unwrap();
         assert_eq!((ld.reads, ld.bytes), (Some(true), 8));
         assert_eq!(ld.load(&m, at(0), 0, 2), Some(0x180)); // bytes 4..8
         assert_eq!(ld.load(&m, at(0), 1, 2), None); // bytes 8..12: past the end
-        let f = single("ld.global.f32", &["%f1", "[%rd1]"], &HashMap::new(), |_| 0).unwrap();
+        let f = single("ld.global.f32", &["%f1", "[%rd1]"], &HashMap::new(), &pct, |_| 0).unwrap();
         assert_eq!((f.reads, f.load(&m, at(0), 0, 1)), (Some(false), Some(0xffff_fffe)), "a float's bits");
     }
 
@@ -402,20 +512,32 @@ mod tests {
             assert_eq!(v.len(), 1);
             v[0]
         };
-        let m = one(parse("ld.global.nc.v4.f32", &["{%f1, %f2, %f3, %f4}", "[%rd4+-16]"], &shared, &mut reg));
+        let m = one(parse(
+            "ld.global.nc.v4.f32",
+            &["{%f1, %f2, %f3, %f4}", "[%rd4+-16]"],
+            &shared,
+            &pct,
+            &no_pred,
+            &mut reg,
+        ));
         assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (false, Space::Global, Some(0), -16, 16));
-        let m = one(parse("st.shared.f32", &["[tile+8]", "%f1"], &shared, &mut reg));
+        let m = one(parse("st.shared.f32", &["[tile+8]", "%f1"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (true, Space::Shared, None, 264, 4));
-        let m = one(parse("ld.u8", &["%rs1", "[%rd2]"], &shared, &mut reg));
+        let m = one(parse("ld.global.u32", &["%r1", "[%rd2+0x10]"], &shared, &pct, &no_pred, &mut reg));
+        assert_eq!((m.offset, m.placed), (16, true));
+        // An address the run cannot read (not PTX it knows) is an access it cannot place, not none.
+        let m = one(parse("ld.global.u32", &["%r1", "[%rd2+%rd3]"], &shared, &pct, &no_pred, &mut reg));
+        assert_eq!((m.base, m.placed), (None, false));
+        let m = one(parse("ld.u8", &["%rs1", "[%rd2]"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.space, m.bytes), (Space::Generic, 1));
         // A copy straight to shared memory: a global load and a shared store of its size.
-        let c = parse("cp.async.cg.shared.global", &["[%r7]", "[%rd3+16]", "16"], &shared, &mut reg);
+        let c = parse("cp.async.cg.shared.global", &["[%r7]", "[%rd3+16]", "16"], &shared, &pct, &no_pred, &mut reg);
         assert_eq!(c.len(), 2);
         assert_eq!((c[0].store, c[0].space, c[0].offset, c[0].bytes), (false, Space::Global, 16, 16));
         assert_eq!((c[1].store, c[1].space, c[1].offset, c[1].bytes), (true, Space::Shared, 0, 16));
-        assert!(parse("cp.async.commit_group", &[], &shared, &mut reg).is_empty());
-        assert!(parse("ld.param.u64", &["%rd1", "[k_param_0]"], &shared, &mut reg).is_empty());
-        assert!(parse("ld.local.f32", &["%f1", "[%rd9]"], &shared, &mut reg).is_empty());
-        assert!(parse("add.s32", &["%r1", "%r2", "%r3"], &shared, &mut reg).is_empty());
+        assert!(parse("cp.async.commit_group", &[], &shared, &pct, &no_pred, &mut reg).is_empty());
+        assert!(parse("ld.param.u64", &["%rd1", "[k_param_0]"], &shared, &pct, &no_pred, &mut reg).is_empty());
+        assert!(parse("ld.local.f32", &["%f1", "[%rd9]"], &shared, &pct, &no_pred, &mut reg).is_empty());
+        assert!(parse("add.s32", &["%r1", "%r2", "%r3"], &shared, &pct, &no_pred, &mut reg).is_empty());
     }
 }

@@ -169,7 +169,9 @@ pub fn classify(line: &str) -> Option<(Pipe, f64)> {
         // constant-bank operands (only %tid and %ctaid take an S2R).
         "cvta" if op.starts_with("cvta.to.global") => return None,
         "mov" if l.contains("%ntid") || l.contains("%nctaid") => return None,
-        "ld" | "st" | "atom" | "red" | "ldu" | "prefetch" => (Pipe::Mem, 1.0),
+        "ld" | "st" | "atom" | "red" | "ldu" | "prefetch" | "ldmatrix" | "stmatrix" => (Pipe::Mem, 1.0),
+        // sm_80's copy to shared memory (LDGSTS); its group bookkeeping is no memory instruction.
+        "cp" if op.starts_with("cp.async.ca") || op.starts_with("cp.async.cg") => (Pipe::Mem, 1.0),
         "bra" | "bar" | "ret" | "exit" | "call" | "membar" | "fence" => (Pipe::Other, 1.0),
         "mov" => (Pipe::Other, 1.0),
         // A conversion between integer types is a sign extension or a move: the integer ALU.
@@ -179,6 +181,7 @@ pub fn classify(line: &str) -> Option<(Pipe, f64)> {
         "div" | "rem" if float => (Pipe::Sfu, 1.0),
         "div" | "rem" => (Pipe::Imul, 20.0),
         "mul" | "mad" if !float => (Pipe::Imul, if op.contains(".wide") || wide { 2.0 } else { 1.0 }),
+        "mul24" | "mad24" => (Pipe::Imul, 1.0),
         _ if float => (Pipe::Fp32, 1.0),
         // cvta (address space conversion) and the integer ALU.
         _ => (Pipe::Int, if wide { 2.0 } else { 1.0 }),
@@ -242,6 +245,221 @@ fn body_in<'a>(text: &'a str, entry: &str) -> Option<Vec<&'a str>> {
     let start = text.find(&format!(".entry {entry}("))?;
     let body = &text[start..];
     Some(body[..body.find("\n}")?].lines().map(str::trim).collect())
+}
+
+/// An entry of a PTX module as the run reads it ([`entry_in`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryText {
+    /// Its parameters' names, in order.
+    pub params: Vec<String>,
+    /// Its body's statements, in order, comments removed: each instruction whole (`call.uni (r), f,
+    /// (a, b);` however many lines the compiler spread it over), each label (`$L__BB0_2:`), each
+    /// directive (`.reg .b32 %r<5>;`, `.loc 1 9 0`) and each brace of a nested block on its own.
+    pub lines: Vec<String>,
+    /// `.maxntid X[, Y[, Z]]`: the most threads a block of it may have, per axis (missing ones 1).
+    pub maxntid: Option<[u32; 3]>,
+    /// `.reqntid X[, Y[, Z]]`: the block shape it must be launched with.
+    pub reqntid: Option<[u32; 3]>,
+}
+
+/// `text` without its comments (`// ...` to the end of the line, `/* ... */`), outside quoted strings
+/// (a `.file` directive's path), line breaks kept.
+pub fn strip_comments(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("//") && !text.contains("/*") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let (mut chars, mut quoted) = (text.chars().peekable(), false);
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '\n' => {
+                quoted = false;
+                out.push(c);
+            }
+            '/' if !quoted && chars.peek() == Some(&'/') => {
+                while chars.peek().is_some_and(|&n| n != '\n') {
+                    chars.next();
+                }
+            }
+            '/' if !quoted && chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                    }
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out.into()
+}
+
+/// The index in `text` just past the bracket that closes the one `text[open..]` starts with (`(` or
+/// `{`), brackets of the same kind nested inside counted.
+fn closing(text: &str, open: usize) -> Option<usize> {
+    let (o, c) = match text.as_bytes().get(open)? {
+        b'(' => (b'(', b')'),
+        b'{' => (b'{', b'}'),
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (i, &b) in text.as_bytes().iter().enumerate().skip(open) {
+        if b == o {
+            depth += 1;
+        } else if b == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i + 1);
+            }
+        }
+    }
+    None
+}
+
+/// Entry `entry` of the module `text` (comments already removed, [`strip_comments`]), however the
+/// compiler laid it out: `.entry k(` or old nvcc's `.entry k (`, its parameters on one line or many,
+/// performance directives (`.maxntid 128, 1, 1`) before its body, the body's closing brace indented
+/// or not; a declaration without a body (`.entry k(...);`) is not it. `None` when the module has no
+/// such entry with a body.
+pub fn entry_in(text: &str, entry: &str) -> Option<EntryText> {
+    let ident = |c: char| c.is_alphanumeric() || matches!(c, '_' | '$' | '.');
+    for (at, _) in text.match_indices(".entry") {
+        if text[..at].chars().next_back().is_some_and(|c| !c.is_whitespace()) {
+            continue;
+        }
+        let rest = &text[at + ".entry".len()..];
+        if !rest.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let name_at = at + ".entry".len() + (rest.len() - rest.trim_start().len());
+        let name_len = text[name_at..].find(|c: char| !ident(c)).unwrap_or(text.len() - name_at);
+        if &text[name_at..name_at + name_len] != entry {
+            continue;
+        }
+        let mut pos = name_at + name_len;
+        pos += text[pos..].len() - text[pos..].trim_start().len();
+        let mut params = Vec::new();
+        if text[pos..].starts_with('(') {
+            let end = closing(text, pos)?;
+            params = text[pos + 1..end - 1]
+                .split(',')
+                .filter_map(|p| {
+                    let p = p.trim();
+                    p.starts_with(".param").then(|| p.split_whitespace().last())?
+                })
+                .map(|name| name.split('[').next().unwrap_or(name).to_string())
+                .collect();
+            pos = end;
+        }
+        // Performance directives up to the body; a `;` first is a declaration.
+        let open = pos + text[pos..].find(['{', ';'])?;
+        if text.as_bytes()[open] == b';' {
+            continue;
+        }
+        let end = closing(text, open)?;
+        let directives = &text[pos..open];
+        let dims = |name: &str| -> Option<[u32; 3]> {
+            let (_, rest) = directives.split_once(name)?;
+            let rest = rest.split('.').next().unwrap_or(rest);
+            let mut d = [1u32; 3];
+            for (k, v) in rest.split(',').map(str::trim).take(3).enumerate() {
+                d[k] = v.parse().ok()?;
+            }
+            Some(d)
+        };
+        let (maxntid, reqntid) = (dims(".maxntid"), dims(".reqntid"));
+        return Some(EntryText { params, lines: statements(&text[open + 1..end - 1]), maxntid, reqntid });
+    }
+    None
+}
+
+/// Why a launch in blocks of `block` is not one an entry with these `.maxntid` and `.reqntid` allows,
+/// or `None`: the driver refuses such a launch (a `.maxntid` bounds the block's threads, the product of
+/// its extents; a `.reqntid` fixes its shape).
+pub fn refuses(maxntid: Option<[u32; 3]>, reqntid: Option<[u32; 3]>, block: crate::spec::Dim3) -> Option<String> {
+    let b = [block.x, block.y, block.z];
+    let shape = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+    if let Some(r) = reqntid.filter(|&r| r != b) {
+        return Some(format!("the entry must be launched in blocks of {} (`.reqntid`)", shape(r)));
+    }
+    let m = maxntid?;
+    let most = m.iter().map(|&v| v as u64).product::<u64>();
+    (block.volume() > most).then(|| format!("the entry takes at most {most} threads a block (`.maxntid {}`)", shape(m)))
+}
+
+/// The statements of a body's text (comments removed): instructions up to their `;` (across lines),
+/// labels, directives (to their `;` or the end of their line) and block braces, each trimmed.
+fn statements(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    // Brackets open inside the statement being read (a vector operand's braces, an address).
+    let mut depth = 0i32;
+    let flush = |cur: &mut String, out: &mut Vec<String>| {
+        let s = cur.trim();
+        if !s.is_empty() {
+            out.push(s.to_string());
+        }
+        cur.clear();
+    };
+    for line in body.lines() {
+        // An instruction's next line joins it after one space.
+        let line = if cur.trim().is_empty() { line } else { line.trim_start() };
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            let blank = cur.trim().is_empty();
+            match c {
+                '{' | '}' if blank && depth == 0 => {
+                    cur.clear();
+                    out.push(c.to_string());
+                }
+                '{' | '[' | '(' => {
+                    depth += 1;
+                    cur.push(c);
+                }
+                '}' | ']' | ')' => {
+                    depth -= 1;
+                    cur.push(c);
+                }
+                ';' if depth <= 0 => {
+                    cur.push(c);
+                    depth = 0;
+                    flush(&mut cur, &mut out);
+                }
+                // A label: a plain name and a colon (not `::`, as in `.shared::cta`).
+                ':' if depth == 0
+                    && chars.peek() != Some(&':')
+                    && !cur.ends_with(':')
+                    && !cur.trim().is_empty()
+                    && cur.trim().chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') =>
+                {
+                    cur.push(c);
+                    flush(&mut cur, &mut out);
+                }
+                _ => cur.push(c),
+            }
+        }
+        // A directive ends with its line (`.loc 1 9 0`); an instruction goes on to its `;`.
+        if cur.trim_start().starts_with('.') {
+            depth = 0;
+            flush(&mut cur, &mut out);
+        } else if !cur.trim().is_empty() {
+            cur.truncate(cur.trim_end().len());
+            cur.push(' ');
+        }
+    }
+    flush(&mut cur, &mut out);
+    out
 }
 
 /// What each of `lines` costs when it runs: its SASS instructions per pipe ([`sass`]), `None` for a
@@ -596,6 +814,77 @@ mod tests {
         assert_eq!(sass("div.s32 \t%r1, %r2, %r3;"), Some(Mix::of(Pipe::Imul, 20.0)));
         // A folded or non-executing line costs nothing, routine or not.
         assert_eq!(sass("// div.rn.f32 %f1, %f2, %f3;"), None);
+    }
+
+    /// Entries as compilers other than today's nvcc lay them out: old nvopencc's `.entry k (` with its
+    /// closing brace indented and commented, trailing comments on instructions, LLVM's calls spread over
+    /// lines in `{ // callseq }` blocks, launch bounds before the body, a declaration without a body,
+    /// an entry whose name another's begins with.
+    #[test]
+    fn entries_are_read_however_their_compiler_laid_them_out() {
+        let text = "\t.version 2.2\n\t.target sm_20\n\
+                    .entry k (.param .u64 a);\n\
+                    .visible .entry k2(\n\t.param .u64 k2_param_0\n)\n{\n\tret;\n}\n\
+                    \t.entry k (\n\t\t.param .u64 __cudaparm_k_a,\n\t\t.param .s32 __cudaparm_k_n)\n\
+                    .maxntid 256, 1, 1\n.reqntid 128\n\t{\n\
+                    \t.reg .u32 %r<9>;\n\t.loc\t28\t6\t0\n$LDWbegin_k:\n\
+                    \tmov.u32 \t%r1, %tid.x;   \t// id:70 __cudaparm_k_a+0x0\n\
+                    \t{ // callseq 21, 0\n\t.param .b64 param0;\n\tcall.uni (retval0), \n\tf, \n\t(\n\tparam0\n\t);\n\t} // callseq 21\n\
+                    \tmov.u32 %r2, 0; mov.u32 %r3, /* one */ 1;\n\
+                    \tld.shared::cta.u32 %r4, [%r1];\n\
+                    \texit;\n$LDWend_k:\n\t} // k\n\n.entry k3() {\n}\n";
+        let clean = strip_comments(text);
+        let e = entry_in(&clean, "k").unwrap();
+        assert_eq!(e.params, ["__cudaparm_k_a", "__cudaparm_k_n"]);
+        assert_eq!(
+            e.lines,
+            [
+                ".reg .u32 %r<9>;",
+                ".loc\t28\t6\t0",
+                "$LDWbegin_k:",
+                "mov.u32 \t%r1, %tid.x;",
+                "{",
+                ".param .b64 param0;",
+                "call.uni (retval0), f, ( param0 );",
+                "}",
+                "mov.u32 %r2, 0;",
+                "mov.u32 %r3,   1;",
+                "ld.shared::cta.u32 %r4, [%r1];",
+                "exit;",
+                "$LDWend_k:",
+            ]
+        );
+        assert_eq!((e.maxntid, e.reqntid), (Some([256, 1, 1]), Some([128, 1, 1])));
+        let k2 = entry_in(&clean, "k2").unwrap();
+        assert_eq!((k2.params, k2.lines, k2.maxntid), (vec!["k2_param_0".to_string()], vec!["ret;".to_string()], None));
+        assert_eq!(entry_in(&clean, "k3").map(|e| e.lines.len()), Some(0));
+        assert!(entry_in(&clean, "nope").is_none());
+        // A declaration alone is no entry.
+        assert!(entry_in(".entry d(.param .u64 a);\n", "d").is_none());
+    }
+
+    #[test]
+    fn comments_go_but_quoted_paths_and_line_breaks_stay() {
+        let text = "\t.file\t1 \"//server/share/k.cu\" // the source\nadd.s32 %r1, /* a\nb */ %r2, 1;\n";
+        assert_eq!(strip_comments(text), "\t.file\t1 \"//server/share/k.cu\" \nadd.s32 %r1, \n  %r2, 1;\n");
+        assert!(matches!(strip_comments("ret;\n"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn launch_bounds_refuse_the_blocks_the_driver_refuses() {
+        let d = crate::spec::Dim3::new;
+        assert_eq!(refuses(None, Some([128, 1, 1]), d(128, 1, 1)), None);
+        assert_eq!(
+            refuses(None, Some([128, 1, 1]), d(64, 2, 1)).as_deref(),
+            Some("the entry must be launched in blocks of 128x1x1 (`.reqntid`)")
+        );
+        // .maxntid bounds the product of the extents: 16 x 16 x 1 = 256 threads.
+        assert_eq!(refuses(Some([16, 16, 1]), None, d(256, 1, 1)), None);
+        assert_eq!(
+            refuses(Some([16, 16, 1]), None, d(32, 16, 1)).as_deref(),
+            Some("the entry takes at most 256 threads a block (`.maxntid 16x16x1`)")
+        );
+        assert_eq!(refuses(None, None, d(1024, 1, 1)), None);
     }
 
     #[test]

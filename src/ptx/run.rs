@@ -5,7 +5,7 @@
 //! model prices the counts and takes the chain as a floor; the counts are the estimate of nvprof's
 //! `inst_executed`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::Mix;
 use super::mem::{self, Memory, Space};
@@ -106,6 +106,13 @@ pub struct Program {
     /// The module's `__constant__` arrays, in [`mem::const_address`] order, each with what its
     /// declaration initialises it to ([`mem::const_arrays`]).
     constants: Vec<(String, Option<Vec<u8>>)>,
+    /// What some load's or store's address comes from that the run does not follow (a called
+    /// function's result, a module variable it gives no address), in words, for the reason a trace
+    /// fails.
+    unfollowed: Vec<String>,
+    /// The entry's `.maxntid` and `.reqntid` ([`super::EntryText`]).
+    maxntid: Option<[u32; 3]>,
+    reqntid: Option<[u32; 3]>,
 }
 
 /// What a block's warps execute, per warp, and the part of it that is the block's set-up.
@@ -122,13 +129,54 @@ pub struct Executed {
 }
 
 impl Program {
-    /// Parses `entry` of the PTX module `text`; `None` when the entry is not there.
+    /// Parses `entry` of the PTX module `text`; `None` when the entry is not there or the run cannot
+    /// read it ([`Program::read`] says why).
     pub fn parse(text: &str, entry: &str) -> Option<Program> {
-        let lines = super::body_in(text, entry)?;
-        let params: Vec<&str> = lines
+        Program::read(text, entry).ok()
+    }
+
+    /// Parses `entry` of the PTX module `text`, or says in a few words why the run cannot: no such
+    /// entry with a body, or an instruction it cannot place in the program (a branch to a label that
+    /// is not there, an indirect branch).
+    pub fn read(text: &str, entry: &str) -> Result<Program, String> {
+        let clean = super::strip_comments(text);
+        let text: &str = &clean;
+        let e = super::entry_in(text, entry).ok_or_else(|| format!("the PTX has no entry {entry} with a body"))?;
+        let lines: Vec<&str> = e.lines.iter().map(String::as_str).collect();
+        let params: Vec<&str> = e.params.iter().map(String::as_str).collect();
+        // Registers declared with plain names (`.reg .u64 out_addr;`, hand-written PTX's habit), beside
+        // the `%`-named ones compilers write.
+        // A parameterized name (`.reg .u32 x<2>;`) declares x0 and x1.
+        let plain_names: HashSet<String> = lines
             .iter()
-            .filter_map(|l| l.trim().strip_prefix(".param"))
-            .filter_map(|l| l.trim_end_matches([',', ')']).split_whitespace().last())
+            .filter_map(|l| l.strip_prefix(".reg"))
+            .flat_map(|l| l.trim_end_matches(';').split([',', ' ', '\t']))
+            .map(str::trim)
+            .filter(|w| !w.is_empty() && !w.starts_with('.') && !w.starts_with('%'))
+            .flat_map(|w| match w.split_once('<') {
+                Some((base, n)) => {
+                    let n = n.trim_end_matches('>').parse::<usize>().unwrap_or(0).min(1 << 16);
+                    (0..n).map(|i| format!("{base}{i}")).collect::<Vec<_>>()
+                }
+                None => vec![w.to_string()],
+            })
+            .collect();
+        let plain: HashSet<&str> = plain_names.iter().map(String::as_str).collect();
+        // Predicate registers, by name (`%p<93>` declares %p0 to %p92).
+        let preds: HashSet<String> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix(".reg"))
+            .filter(|l| l.split_whitespace().any(|w| w == ".pred"))
+            .flat_map(|l| l.trim_end_matches(';').split([',', ' ', '\t']))
+            .map(str::trim)
+            .filter(|w| !w.is_empty() && !w.starts_with('.'))
+            .flat_map(|w| match w.split_once('<') {
+                Some((base, n)) => {
+                    let n = n.trim_end_matches('>').parse::<usize>().unwrap_or(0).min(1 << 16);
+                    (0..n).map(|i| format!("{base}{i}")).collect::<Vec<_>>()
+                }
+                None => vec![w.to_string()],
+            })
             .collect();
         let mut labels = HashMap::new();
         let (mut text_of, mut with_labels) = (Vec::new(), Vec::new());
@@ -149,8 +197,11 @@ impl Program {
         for (j, (name, _)) in constants.iter().enumerate() {
             symbols.insert(name.clone(), mem::const_address(j));
         }
-        let mut insns: Vec<Insn> =
-            text_of.iter().map(|l| parse_insn(l, &params, &labels, &symbols, &mut names)).collect::<Option<_>>()?;
+        symbols.extend(mem::local_layout(&lines));
+        let mut insns: Vec<Insn> = text_of
+            .iter()
+            .map(|l| parse_insn(l, &params, &plain, &preds, &labels, &symbols, &mut names))
+            .collect::<Result<_, String>>()?;
         keep_values_that_matter(&mut insns, names.len());
         let float_load =
             |i: &Insn, line: &str| i.loads.is_some() && [".f32", ".f64"].iter().any(|t| opcode(line).ends_with(t));
@@ -176,6 +227,53 @@ impl Program {
             set
         };
         let floats = taint(&|i, line| i.op.is_some_and(|o| o.float) || float_load(i, line));
+        // Addresses from what the run does not follow: a called function's results (read back from the
+        // call's `.param` space), a module variable's address (`mov.u64 %rd1, table`) or contents.
+        let symbol_arg = |i: &Insn, line: &str| {
+            let head = opcode(line).split('.').next().unwrap_or("");
+            matches!(head, "mov" | "cvta") && i.args.get(1) == Some(&Operand::Other)
+        };
+        let call_result =
+            |i: &Insn, line: &str| opcode(line).starts_with("ld.param") && i.args.get(1) == Some(&Operand::Other);
+        let addressed =
+            |set: &[bool]| insns.iter().any(|i| i.mem.iter().chain(&i.loads).any(|m| m.base.is_some_and(|b| set[b])));
+        let mut unfollowed = Vec::new();
+        if addressed(&taint(&call_result)) {
+            unfollowed.push("the result of a called function (`call`), which the run does not follow".to_string());
+        }
+        let symbol_taint = taint(&symbol_arg);
+        // The variables: those an address names (`[table+8]`), and those moved into a register that
+        // places an access (`mov.u64 %rd1, table`).
+        let moved: Vec<&str> = (0..insns.len())
+            .filter(|&k| symbol_arg(&insns[k], text_of[k]))
+            .filter(|&k| addressed(&taint(&|i, _| std::ptr::eq(i, &insns[k]))))
+            .filter_map(|k| super::operands(text_of[k]).nth(2))
+            .collect();
+        let unnamed: Vec<&str> = insns
+            .iter()
+            .zip(&text_of)
+            .filter(|(i, _)| i.mem.iter().any(|m| !m.placed))
+            .flat_map(|(_, l)| l.split('[').skip(1).filter_map(|a| a.split([']', '+']).next().map(str::trim)))
+            .filter(|a| {
+                !(a.is_empty()
+                    || a.starts_with('%')
+                    || plain.contains(a)
+                    || symbols.contains_key(*a)
+                    || params.contains(a))
+            })
+            .chain(moved)
+            .fold(Vec::new(), |mut v, n| {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+                v
+            });
+        if !unnamed.is_empty() || addressed(&symbol_taint) {
+            let names = if unnamed.is_empty() { String::new() } else { format!(", {}", unnamed.join(", ")) };
+            unfollowed.push(format!(
+                "the address of a module variable{names} (`.global`: no kernel argument, so the run has no buffer for it)"
+            ));
+        }
         // Work decided by floats the run can compute (not where they come from memory it does not hold,
         // where sampling more threads would only repeat the same unknowns).
         let float_guards = [false, true].map(|constants_held| {
@@ -210,7 +308,7 @@ impl Program {
                 }
             })
             .collect();
-        Some(Program {
+        Ok(Program {
             insns,
             registers: names.len(),
             barriers,
@@ -221,6 +319,9 @@ impl Program {
             loaded_floats,
             float_guards,
             constants,
+            unfollowed,
+            maxntid: e.maxntid,
+            reqntid: e.reqntid,
         })
     }
 
@@ -384,6 +485,18 @@ impl Program {
     /// nothing; `None` where the run cannot read the initialiser).
     pub fn constants(&self) -> &[(String, Option<Vec<u8>>)] {
         &self.constants
+    }
+
+    /// Why a launch in blocks of `block` is not one the entry allows (its `.reqntid`, its `.maxntid`),
+    /// or `None`: the driver refuses such a launch.
+    pub fn refuses(&self, block: Dim3) -> Option<String> {
+        super::refuses(self.maxntid, self.reqntid, block)
+    }
+
+    /// What some load's or store's address comes from that the run does not follow, in words (empty
+    /// where nothing is known to be): what a trace that cannot place an access says.
+    pub fn unfollowed(&self) -> &[String] {
+        &self.unfollowed
     }
 
     /// Whether the run samples every lane and blocks spread over the grid: a guard depends on floats it
@@ -578,12 +691,17 @@ impl Program {
                 let id = (*count - 1).wrapping_mul(self.mems).wrapping_add(ordinal as u32);
                 let (acc, unplaced) = &mut out[l];
                 let mut rec = Recorder { out: acc, unplaced: 0 };
+                let lane = other(&Operand::Special(Sreg::Lane, 0), l).unwrap_or(0) as u32;
                 for m in &insn.mem {
+                    let value = |r: usize| (known[r] >> l & 1 != 0).then(|| regs[r * n + l]);
+                    if skipped(m, value) {
+                        continue;
+                    }
                     let base = match m.base {
                         None => Some(0),
-                        Some(b) => (known[b] >> l & 1 != 0).then(|| regs[b * n + l]),
+                        Some(b) => value(b),
                     };
-                    rec.record(*m, base, id);
+                    rec.record(*m, base, id, lane);
                 }
                 *unplaced += rec.unplaced;
             }
@@ -732,7 +850,10 @@ impl Program {
                 // The n-th execution of one load or store by each lane of a warp is one request.
                 let id = (counts[pc] - 1).wrapping_mul(self.mems).wrapping_add(self.mem_ordinal[pc]);
                 for m in &insn.mem {
-                    r.record(*m, m.base.map_or(Some(0), |b| regs[b]), id);
+                    if skipped(m, |r| regs[r]) {
+                        continue;
+                    }
+                    r.record(*m, m.base.map_or(Some(0), |b| regs[b]), id, lane);
                 }
             }
             let value = match guard {
@@ -786,6 +907,12 @@ struct Context<'a> {
     follows_data: bool,
 }
 
+/// Whether access `m` does not happen for a thread whose registers hold `value`: a `cp.async` whose
+/// src-size is known to be 0, or whose ignore-src predicate is known to be true.
+fn skipped(m: &mem::Mem, value: impl Fn(usize) -> Option<u64>) -> bool {
+    m.unless.is_some_and(|(r, pred)| value(r) == Some(u64::from(pred)))
+}
+
 /// A thread's accesses as its run records them, and how many it could not place.
 struct Recorder<'r> {
     out: &'r mut Vec<Access>,
@@ -794,12 +921,21 @@ struct Recorder<'r> {
 
 impl Recorder<'_> {
     /// Records access `m` with base address `base` (a buffer's argument is `(index + 1) << 40`, a shared
-    /// array its offset in the block's shared memory) as the access numbered `id`.
-    fn record(&mut self, m: mem::Mem, base: Option<u64>, id: u32) {
-        let Some(addr) = base.map(|b| b.wrapping_add(m.offset as u64)) else {
+    /// array its offset in the block's shared memory) as the access numbered `id`, made by the thread in
+    /// lane `lane` of its warp (one past the lanes `m` takes part with: nothing).
+    fn record(&mut self, m: mem::Mem, base: Option<u64>, id: u32, lane: u32) {
+        if lane >= u32::from(m.lanes) {
+            return;
+        }
+        let Some(addr) = base.filter(|_| m.placed).map(|b| b.wrapping_add(m.offset as u64)) else {
             self.unplaced += 1;
             return;
         };
+        // Local memory (a `.local` array's generic address, a debug build's stack frame) is not
+        // traffic the memory model counts, as `ld.local` is not.
+        if addr >> 48 == mem::LOCAL_REGION {
+            return;
+        }
         let id = id as usize;
         // A generic address below every buffer's came from a shared array's offset (`cvta.shared`):
         // the run gives nothing else such an address.
@@ -900,10 +1036,19 @@ enum Head {
     Rem,
     Not,
     Neg,
+    /// bfe: a bit field of operand 1 at position operand 2 (its low 8 bits), operand 3 bits long,
+    /// zero- or (`.s32`, `.s64`) sign-extended.
+    Bfe,
     /// mul/mad (`mad`: an addend), low half, wide (double width) or high half.
     Mul {
         mad: bool,
         half: Half,
+    },
+    /// mul24/mad24: the operands' low 24 bits multiplied, the product's low (`hi` false) or high 32
+    /// of its 48 bits.
+    Mul24 {
+        mad: bool,
+        hi: bool,
     },
     Selp,
     /// setp.CMP[.and/.or/.xor]: the comparison and how it combines with a predicate operand.
@@ -1054,6 +1199,7 @@ fn decode(op: &str) -> Option<Op> {
         "div" => Head::Div,
         "rem" => Head::Rem,
         "not" => Head::Not,
+        "bfe" => Head::Bfe,
         "neg" => Head::Neg,
         h @ ("mul" | "mad") => Head::Mul {
             mad: h == "mad",
@@ -1063,6 +1209,9 @@ fn decode(op: &str) -> Option<Op> {
                 _ => Half::Lo,
             },
         },
+        // The low 24 bits of each operand multiplied (sign-extended for .s32): the low or the high 32 bits
+        // of the 48-bit product.
+        h @ ("mul24" | "mad24") => Head::Mul24 { mad: h == "mad24", hi: at(1) == "hi" },
         "selp" => Head::Selp,
         "setp" => Head::Setp(cmp_of(at(1))?, combine_of(at(2))),
         _ => return None,
@@ -1291,6 +1440,18 @@ fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
             wrap(r)
         }
         Head::Not => wrap(if bits == 1 { (get(1)? == 0) as u64 } else { !get(1)? }),
+        Head::Bfe => {
+            let (a, pos, len) = (wrap(get(1)?), get(2)? & 0xff, get(3)? & 0xff);
+            let msb = bits as u64 - 1;
+            // The sign: the field's top bit (the operand's top one where the field runs past it).
+            let sign = signed && len > 0 && a >> (pos + len - 1).min(msb) & 1 == 1;
+            let mut d = 0u64;
+            for i in 0..bits as u64 {
+                let bit = if i < len && pos + i <= msb { a >> (pos + i) & 1 == 1 } else { sign };
+                d |= u64::from(bit) << i;
+            }
+            d
+        }
         Head::Neg => wrap(get(1)?.wrapping_neg()),
         Head::Abs => wrap(if signed { s(get(1)?).unsigned_abs() } else { get(1)? }),
         // An integer to a float: its value, rounded to the float's precision.
@@ -1308,6 +1469,13 @@ fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
                 Half::Hi => wrap(((p >> bits) as u64).wrapping_add(c)),
                 Half::Lo => wrap((p as u64).wrapping_add(c)),
             }
+        }
+        Head::Mul24 { mad, hi } => {
+            let (a, b) = pair()?;
+            let c = if mad { get(3)? } else { 0 };
+            let low = |v: u64| if signed { sign_extend(v, 24) as i128 } else { mask(v, 24) as i128 };
+            let p = low(a) * low(b);
+            wrap((if hi { p >> 16 } else { p }) as u64).wrapping_add(c) & mask(u64::MAX, bits)
         }
         Head::Selp => wrap(if get(3)? != 0 { get(1)? } else { get(2)? }),
         Head::Setp(cmp, combine) => {
@@ -1331,10 +1499,13 @@ fn apply(op: Op, get: impl Fn(usize) -> Option<u64>) -> Option<u64> {
 fn parse_insn<'a>(
     line: &'a str,
     params: &[&str],
+    plain: &HashSet<&str>,
+    preds: &HashSet<String>,
     labels: &HashMap<&str, usize>,
     symbols: &HashMap<String, u64>,
     names: &mut HashMap<&'a str, usize>,
-) -> Option<Insn> {
+) -> Result<Insn, String> {
+    let is_reg = |t: &str| (t.starts_with('%') && !is_special(t)) || plain.contains(t);
     let line = line.trim_end_matches(';').trim();
     let mut reg = |r: &'a str| {
         let n = names.len();
@@ -1342,7 +1513,8 @@ fn parse_insn<'a>(
     };
     let (guard, rest) = match line.strip_prefix('@') {
         Some(g) => {
-            let (p, rest) = g.split_once(char::is_whitespace)?;
+            let (p, rest) =
+                g.split_once(char::is_whitespace).ok_or_else(|| format!("a guard without an instruction: `{line}`"))?;
             let neg = p.starts_with('!');
             (Some((reg(p.trim_start_matches('!')), neg)), rest.trim())
         }
@@ -1366,10 +1538,19 @@ fn parse_insn<'a>(
         texts.push(operands[from..].trim());
     }
     let head = op.split('.').next().unwrap_or("");
+    if matches!(head, "tex" | "tld4" | "suld" | "sust" | "sured") {
+        return Err(format!("a texture or surface access (`{line}`), whose memory the model does not follow"));
+    }
+    if head == "brx" {
+        return Err(format!("an indirect branch (`{line}`), whose targets the run does not follow"));
+    }
     if head == "bra" {
-        let target = Some(*labels.get(*texts.first()?)?);
+        let label = texts.first().copied().unwrap_or("");
+        let target = Some(
+            *labels.get(label).ok_or_else(|| format!("a branch to `{label}`, which is not a label of the entry"))?,
+        );
         let srcs = guard.map(|(p, _)| p).into_iter().collect();
-        return Some(Insn {
+        return Ok(Insn {
             guard,
             op: None,
             ends: false,
@@ -1383,13 +1564,16 @@ fn parse_insn<'a>(
             loads: None,
         });
     }
-    let writes = !matches!(head, "st" | "bar" | "barrier" | "red" | "prefetch" | "membar" | "fence" | "call");
+    let writes = !matches!(
+        head,
+        "st" | "bar" | "barrier" | "red" | "prefetch" | "membar" | "fence" | "call" | "cp" | "stmatrix"
+    );
     let dests = match texts.first() {
         Some(first) if writes => first
             .trim_matches(|c| c == '{' || c == '}')
             .split([',', '|'])
             .map(str::trim)
-            .filter(|r| r.starts_with('%'))
+            .filter(|r| is_reg(r))
             .map(&mut reg)
             .collect(),
         _ => Vec::new(),
@@ -1422,6 +1606,9 @@ fn parse_insn<'a>(
                     _ => Operand::Reg(reg(t)),
                 };
             }
+            if plain.contains(t) {
+                return Operand::Reg(reg(t));
+            }
             // A shared array's name (`mov.u32 %r, tile`) is its offset in the block's shared memory, a
             // constant array's its run address.
             match symbols.get(*t) {
@@ -1430,7 +1617,7 @@ fn parse_insn<'a>(
             }
         })
         .collect();
-    let all = mem::parse(op, &texts, symbols, &mut reg);
+    let all = mem::parse(op, &texts, symbols, &is_reg, &|t| preds.contains(t), &mut reg);
     let loads = match all.as_slice() {
         [m] if m.reads.is_some() && !dests.is_empty() => Some(*m),
         _ => None,
@@ -1443,7 +1630,7 @@ fn parse_insn<'a>(
     let mut srcs: Vec<usize> = guard.map(|(p, _)| p).into_iter().collect();
     for t in texts.iter().skip(usize::from(writes)) {
         for r in t.split(|c: char| !(c.is_alphanumeric() || c == '%' || c == '_' || c == '.' || c == '$')) {
-            if r.starts_with('%') && !is_special(r) {
+            if is_reg(r) {
                 srcs.push(reg(r));
             }
         }
@@ -1455,7 +1642,7 @@ fn parse_insn<'a>(
         _ if writes => super::routine(op).map_or(Wait::Pipe, |(_, steps)| Wait::Steps(steps)),
         _ => Wait::Free,
     };
-    Some(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None, mem, loads })
+    Ok(Insn { guard, op: decode(op), ends, args, dests, srcs, wait, target: None, cost: None, mem, loads })
 }
 
 /// Drops the computations whose results can decide nothing the run reports: a value matters where it
@@ -1468,7 +1655,7 @@ fn keep_values_that_matter(insns: &mut [Insn], registers: usize) {
     for insn in insns.iter() {
         // Guards, and addresses: of the loads and stores the memory model counts, and of the loads
         // whose values the run reads (a constant array's, which are not traffic).
-        let bases = insn.mem.iter().chain(&insn.loads).filter_map(|m| m.base);
+        let bases = insn.mem.iter().chain(&insn.loads).flat_map(|m| m.base.into_iter().chain(m.unless.map(|u| u.0)));
         for r in insn.guard.map(|g| g.0).into_iter().chain(bases) {
             matters[r] = true;
         }
@@ -2013,5 +2200,216 @@ $L_end:
             .replace("mul.f32 %f2, %f1, 0f3E800000", "ld.const.f32 %f2, [%rd1]")
             .replace(".reg .f32", ".reg .b64 %rd<2>;\n.reg .f32");
         assert!(!Program::parse(&constant, "k").unwrap().spreads(&Memory::default()));
+    }
+
+    /// `(kind, buffer, index, bytes)` of accesses.
+    fn seen(acc: &[Access]) -> Vec<(crate::kernels::AccessKind, u8, u64, u8)> {
+        acc.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect()
+    }
+
+    /// Old nvopencc's layout (`.entry k (`, an indented `} // k`, a comment after every instruction):
+    /// every instruction is read, so the store's address is the thread's (before, the trailing comments
+    /// hid the instructions, and the entry was not found at all).
+    #[test]
+    fn old_nvcc_layout_with_trailing_comments_is_run() {
+        let ptx = "\t.version 1.4\n\t.target sm_10, map_f64_to_f32\n\n\t.entry k (\n\t\t.param .u64 __cudaparm_k_out,\n\
+                   \t\t.param .s32 __cudaparm_k_n)\n\t{\n\t.reg .u32 %r<4>;\n\t.reg .u64 %rd<4>;\n\t.reg .pred %p<3>;\n\
+                   \t.loc\t15\t3\t0\n$LBB1_k:\n\
+                   \tcvt.s32.u16 \t%r1, %tid.x;     \t// \n\
+                   \tld.param.s32 \t%r2, [__cudaparm_k_n];\t// id:7 __cudaparm_k_n+0x0\n\
+                   \tsetp.le.s32 \t%p1, %r2, %r1;   \t// \n\
+                   \t@%p1 bra \t$Lt_0_1;         \t// \n\
+                   \tmul24.lo.s32 \t%r3, %r1, 3;   \t// \n\
+                   \tcvt.s64.s32 \t%rd1, %r3;       \t// \n\
+                   \tmul.lo.u64 \t%rd2, %rd1, 4;    \t// \n\
+                   \tld.param.u64 \t%rd3, [__cudaparm_k_out];\t// id:8 __cudaparm_k_out+0x0\n\
+                   \tadd.u64 \t%rd3, %rd3, %rd2;   \t// \n\
+                   \tst.global.s32 \t[%rd3+0], %r1;\t// id:9\n\
+                   $Lt_0_1:\n\texit;                         \t// \n$LDWend_k:\n\t} // k\n";
+        let p = Program::read(ptx, "k").unwrap();
+        assert_eq!(p.insns.len(), 11);
+        let args = [Arg::Buf(0), Arg::I32(5)];
+        let lock =
+            in_lockstep(&p, &args, &Memory::default(), Dim3::new(8, 1, 1), &[Dim3::new(2, 0, 0), Dim3::new(6, 0, 0)]);
+        // Thread 2 stores at word 3 x 2 = 6; thread 6 is past n = 5 and stores nothing.
+        assert_eq!(seen(&lock[0].0), [(crate::kernels::AccessKind::Store, 0, 6, 4)]);
+        assert_eq!((lock[0].1, lock[1].0.len(), lock[1].1), (0, 0, 0));
+    }
+
+    /// `mul24` / `mad24` (old nvcc's 24-bit multiplies) and `bfe` (LLVM's and Triton's bit fields),
+    /// worked out by hand.
+    #[test]
+    fn mul24_and_bit_field_extraction_compute_as_ptx_says() {
+        let run = |op: &str, a: &[u64]| apply(decode(op).unwrap(), |k| a.get(k.checked_sub(1)?).copied());
+        // The low 24 bits, sign-extended for .s32: 0xFFFFFFFE is -2, -2 x 3 = -6; 0x01000005 is 5.
+        assert_eq!(run("mul24.lo.s32", &[0xFFFF_FFFE, 3]), Some((-6i32) as u32 as u64));
+        assert_eq!(run("mul24.lo.u32", &[0x0100_0005, 7]), Some(35));
+        // 0xFFFFFF squared is 0xFFFFFE000001 (48 bits): its high 32 bits 0xFFFFFE00, its low 0xFE000001.
+        assert_eq!(run("mul24.hi.u32", &[0x00FF_FFFF, 0x00FF_FFFF]), Some(0xFFFF_FE00));
+        assert_eq!(run("mul24.lo.u32", &[0x00FF_FFFF, 0x00FF_FFFF]), Some(0xFE00_0001));
+        assert_eq!(run("mad24.lo.u32", &[0x0100_0003, 2, 1]), Some(7));
+        // bfe.u32 0xF0F0 at bit 4, 8 bits: 0x0F; the signed field 0xF (bits 8-11 of 0x0F00) is -1.
+        assert_eq!(run("bfe.u32", &[0xF0F0, 4, 8]), Some(0x0F));
+        assert_eq!(run("bfe.s32", &[0x0F00, 8, 4]), Some(0xFFFF_FFFF));
+        assert_eq!(run("bfe.s32", &[0x0700, 8, 4]), Some(7));
+        // A field past bit 31 takes the top bit as its sign; a length of 0 gives 0; the position and
+        // length are their operands' low 8 bits.
+        assert_eq!(run("bfe.s32", &[0x8000_0000, 28, 8]), Some(0xFFFF_FFF8));
+        assert_eq!(run("bfe.u32", &[0x8000_0000, 28, 8]), Some(0x8));
+        assert_eq!(run("bfe.s32", &[0xFFFF_FFFF, 3, 0]), Some(0));
+        assert_eq!(run("bfe.u32", &[0xF0F0, 0x104, 0x208]), Some(0x0F));
+        assert_eq!(run("bfe.u64", &[0xABCD_0000_0000, 32, 16]), Some(0xABCD));
+    }
+
+    /// Hand-written PTX names registers without `%` (`.reg .u64 out_addr;`, `.reg .u32 x<2>;` for x0
+    /// and x1): they are registers, in addresses, guards and vectors alike.
+    #[test]
+    fn registers_named_without_a_percent_sign_are_registers() {
+        let ptx = ".visible .entry k(\n    .param .u64 output\n)\n{\n    .reg .u64 out_addr;\n    .reg .u64 idx;\n\
+                   .reg .u32 x<2>;\n    .reg .pred in_range;\n    ld.param.u64 out_addr, [output];\n    mov.u32 x0, %tid.x;\n\
+                   setp.lt.u32 in_range, x0, 4;\n    @!in_range bra DONE;\n    cvt.u64.u32 idx, x0;\n\
+                   mul.lo.u64 idx, idx, 8;\n    add.u64 out_addr, out_addr, idx;\n    mov.u32 x1, 7;\n\
+                   st.v2.u32 [out_addr+16], {x0, x1};\nDONE:\n    ret;\n}\n";
+        let p = Program::read(ptx, "k").unwrap();
+        let tids: Vec<Dim3> = [1, 5].iter().map(|&t| Dim3::new(t, 0, 0)).collect();
+        let lock = in_lockstep(&p, &[Arg::Buf(0)], &Memory::default(), Dim3::new(32, 1, 1), &tids);
+        // Thread 1 stores 8 bytes at byte 16 + 8 = 24 (word 6); thread 5 is out of range.
+        assert_eq!(seen(&lock[0].0), [(crate::kernels::AccessKind::Store, 0, 6, 8)]);
+        assert!(lock[1].0.is_empty() && lock[0].1 == 0 && lock[1].1 == 0);
+    }
+
+    /// `ldmatrix` / `stmatrix` are shared-memory accesses of 16 bytes (one matrix row) by the lanes that
+    /// give row addresses: the first 8, 16 or 32 for `.x1`, `.x2`, `.x4`.
+    #[test]
+    fn ldmatrix_rows_are_shared_loads_of_the_lanes_that_address_them() {
+        let body = |op: &str| {
+            format!(
+                ".visible .entry k(\n)\n{{\n.reg .b32 %r<8>;\n.shared .align 16 .b8 tile[1024];\nmov.u32 %r1, %tid.x;\n\
+                 shl.b32 %r2, %r1, 4;\nmov.u32 %r3, tile;\nadd.s32 %r4, %r3, %r2;\n{op};\nret;\n}}\n"
+            )
+        };
+        let tids: Vec<Dim3> = (0..32).map(|t| Dim3::new(t, 0, 0)).collect();
+        let rows = |op: &str| -> Vec<Vec<(crate::kernels::AccessKind, u8, u64, u8)>> {
+            let p = Program::read(&body(op), "k").unwrap();
+            in_lockstep(&p, &[], &Memory::default(), Dim3::new(32, 1, 1), &tids).iter().map(|(a, _)| seen(a)).collect()
+        };
+        let x2 = rows("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r5, %r6}, [%r4]");
+        // Lane l's row at byte 16 l: word 4 l; lanes 16-31 give no address.
+        assert_eq!(x2[3], [(crate::kernels::AccessKind::SharedLoad, 0, 12, 16)]);
+        assert_eq!(x2.iter().filter(|a| !a.is_empty()).count(), 16);
+        let x4 = rows("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r5, %r6, %r7, %r0}, [%r4]");
+        assert_eq!((x4.iter().filter(|a| !a.is_empty()).count(), x4[31][0].2), (32, 124));
+        let st = rows("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r4], {%r5}");
+        assert_eq!(st[7], [(crate::kernels::AccessKind::SharedStore, 0, 28, 16)]);
+        assert_eq!(st.iter().filter(|a| !a.is_empty()).count(), 8);
+    }
+
+    /// `cp.async`'s size in hex (Triton writes `0x10`), and its src-size or ignore-src operand: a copy
+    /// known to read nothing (src-size 0: zeros; ignore-src true) stores to shared memory without a load.
+    #[test]
+    fn asynchronous_copies_that_read_nothing_are_no_loads() {
+        let ptx = |copy: &str| {
+            format!(
+                ".visible .entry k(\n.param .u64 k_param_0\n)\n{{\n.reg .pred %p<3>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<4>;\n\
+                 .shared .align 16 .b8 tile[512];\nld.param.u64 %rd1, [k_param_0];\nmov.u32 %r1, %tid.x;\n\
+                 mul.wide.u32 %rd2, %r1, 16;\nadd.s64 %rd3, %rd1, %rd2;\nmov.u32 %r2, tile;\nshl.b32 %r3, %r1, 4;\n\
+                 add.s32 %r4, %r2, %r3;\nsetp.lt.u32 %p1, %r1, 2;\nselp.b32 %r5, 16, 0, %p1;\n{copy};\nret;\n}}\n"
+            )
+        };
+        let kinds = |copy: &str, t: u32| -> Vec<(crate::kernels::AccessKind, u8, u64, u8)> {
+            let p = Program::read(&ptx(copy), "k").unwrap();
+            let lock = in_lockstep(&p, &[Arg::Buf(0)], &Memory::default(), Dim3::new(32, 1, 1), &[Dim3::new(t, 0, 0)]);
+            assert_eq!(lock[0].1, 0);
+            seen(&lock[0].0)
+        };
+        use crate::kernels::AccessKind::{Load, SharedStore};
+        // 0x10 bytes: thread 3 reads bytes 48-63 of the buffer (word 12) into tile + 48.
+        assert_eq!(
+            kinds("cp.async.cg.shared.global [%r4], [%rd3], 0x10", 3),
+            [(Load, 0, 12, 16), (SharedStore, 0, 12, 16)]
+        );
+        // A src-size of 0 as an immediate: zeros, no load.
+        assert_eq!(kinds("cp.async.cg.shared.global [%r4], [%rd3], 16, 0", 3), [(SharedStore, 0, 12, 16)]);
+        // A src-size in a register: 16 for threads 0 and 1, 0 for the others.
+        let reg = "cp.async.cg.shared.global [%r4], [%rd3], 16, %r5";
+        assert_eq!(kinds(reg, 1), [(Load, 0, 4, 16), (SharedStore, 0, 4, 16)]);
+        assert_eq!(kinds(reg, 3), [(SharedStore, 0, 12, 16)]);
+        // An ignore-src predicate: true (threads 0 and 1) reads nothing.
+        let ignore = "cp.async.ca.shared.global [%r4], [%rd3], 16, %p1";
+        assert_eq!(kinds(ignore, 1), [(SharedStore, 0, 4, 16)]);
+        assert_eq!(kinds(ignore, 3), [(Load, 0, 12, 16), (SharedStore, 0, 12, 16)]);
+        // With a cache policy after the size, the fourth operand is that policy: the copy reads.
+        assert_eq!(
+            kinds("cp.async.cg.shared.global.L2::cache_hint [%r4], [%rd3], 16, %rd1", 3),
+            [(Load, 0, 12, 16), (SharedStore, 0, 12, 16)]
+        );
+    }
+
+    /// Local memory (a `.local` array, a debug build's stack frame through `cvta.local`) is not traffic,
+    /// as `ld.local` is not; a module's `.global` variable is an access the run cannot place, and says so.
+    #[test]
+    fn local_arrays_are_no_traffic_and_module_variables_are_named() {
+        let ptx = ".global .align 4 .u32 table[64];\n.visible .entry k(\n.param .u64 k_param_0\n)\n{\n\
+                   .local .align 8 .b8 __local_depot0[16];\n.reg .b64 %SP;\n.reg .b64 %SPL;\n.reg .b32 %r<4>;\n.reg .b64 %rd<5>;\n\
+                   mov.u64 %SPL, __local_depot0;\ncvta.local.u64 %SP, %SPL;\nmov.u32 %r1, %tid.x;\nst.u32 [%SP+4], %r1;\n\
+                   st.u32 [__local_depot0+8], %r1;\nld.param.u64 %rd1, [k_param_0];\nst.global.u32 [%rd1], %r1;\n\
+                   ld.global.u32 %r2, [table+4];\nmov.u64 %rd2, table;\nld.global.u32 %r3, [%rd2];\nret;\n}\n";
+        let p = Program::read(ptx, "k").unwrap();
+        let mut out = Vec::new();
+        let one = Dim3::new(1, 1, 1);
+        let unplaced = p.accesses(
+            &[Arg::Buf(0)],
+            &Memory::default(),
+            one,
+            Dim3::new(32, 1, 1),
+            Dim3::new(0, 0, 0),
+            Dim3::new(0, 0, 0),
+            &mut out,
+        );
+        // The two local stores: nothing; the store to the buffer: one access; the two loads of `table`:
+        // unplaced (before, the one at `[table+4]` vanished without a word).
+        assert_eq!((seen(&out), unplaced), (vec![(crate::kernels::AccessKind::Store, 0, 0, 4)], Some(2)));
+        assert_eq!(
+            p.unfollowed(),
+            [
+                "the address of a module variable, table (`.global`: no kernel argument, so the run has no buffer for it)"
+            ]
+        );
+    }
+
+    /// An address that comes back from a called function is named as such.
+    #[test]
+    fn an_address_a_call_returns_is_named() {
+        let ptx = ".visible .entry k(\n.param .u64 k_param_0\n)\n{\n.reg .b64 %rd<4>;\n.reg .b32 %r<2>;\n\
+                   ld.param.u64 %rd1, [k_param_0];\n{\n.param .b64 param0;\nst.param.b64 [param0+0], %rd1;\n\
+                   .param .b64 retval0;\ncall.uni (retval0),\nf,\n(\nparam0\n);\nld.param.b64 %rd2, [retval0+0];\n}\n\
+                   mov.u32 %r1, %tid.x;\nst.global.u32 [%rd2], %r1;\nst.global.u32 [%rd1], %r1;\nret;\n}\n";
+        let p = Program::read(ptx, "k").unwrap();
+        assert_eq!(p.unfollowed(), ["the result of a called function (`call`), which the run does not follow"]);
+        let mut out = Vec::new();
+        let z = Dim3::new(0, 0, 0);
+        let unplaced =
+            p.accesses(&[Arg::Buf(0)], &Memory::default(), Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), z, z, &mut out);
+        assert_eq!((out.len(), unplaced), (1, Some(1)));
+    }
+
+    /// What the run cannot read is said: no such entry, a texture, an indirect branch, a branch to a
+    /// label that is not there.
+    #[test]
+    fn what_the_run_cannot_read_is_said() {
+        let entry = |body: &str| format!(".visible .entry k(\n.param .u64 k_param_0\n)\n{{\n{body}\nret;\n}}\n");
+        assert_eq!(Program::read(&entry(""), "other").unwrap_err(), "the PTX has no entry other with a body");
+        assert_eq!(
+            Program::read(&entry("tex.1d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [t, {%r5}];"), "k").unwrap_err(),
+            "a texture or surface access (`tex.1d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [t, {%r5}]`), whose memory the model does not follow"
+        );
+        assert!(
+            Program::read(&entry("suld.b.2d.b32.trap {%r1}, [s, {%r2, %r3}];"), "k").unwrap_err().contains("surface")
+        );
+        assert!(Program::read(&entry("brx.idx %r1, tbl;"), "k").unwrap_err().starts_with("an indirect branch"));
+        assert_eq!(
+            Program::read(&entry("bra.uni $L_gone;"), "k").unwrap_err(),
+            "a branch to `$L_gone`, which is not a label of the entry"
+        );
     }
 }

@@ -42,8 +42,7 @@ pub fn traced(
             (b.name.clone(), b.bytes(), role, b.role == Role::InOut)
         })
         .collect();
-    let program = Program::parse(ptx, entry)
-        .ok_or_else(|| format!("its PTX entry {entry} has instructions the model's run does not read"))?;
+    let program = Program::read(ptx, entry).map_err(|why| format!("its PTX entry {entry} cannot be run: {why}"))?;
     let floats = program.follows_loaded_floats();
     let l = Launchable {
         name: name.into(),
