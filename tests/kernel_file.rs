@@ -509,3 +509,93 @@ fn partial_sums_are_verified_by_their_total() {
         .code(2)
         .stderr(predicate::str::contains("takes one of reference, expected, sums or same_as_first"));
 }
+
+/// `estimate --kernel-file F --gpu H100 --format json` of a fixture of tests/fixtures/ptx/: each record's
+/// block and its estimated metrics by name.
+fn estimates(fixture: &str) -> Vec<(Value, std::collections::HashMap<String, f64>)> {
+    let file = format!("tests/fixtures/ptx/{fixture}.toml");
+    let v = json(&["estimate", "--kernel-file", &file, "--gpu", "H100", "--format", "json", "-q"]);
+    v["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["status"], "ok", "{r}");
+            let metrics = r["metrics"].as_array().unwrap();
+            let by_name =
+                metrics.iter().map(|m| (m["name"].as_str().unwrap().to_string(), m["value"].as_f64().unwrap()));
+            (r["block"].clone(), by_name.collect())
+        })
+        .collect()
+}
+
+/// Real PTX from other compilers is traced from its own code: the sectors and requests below are worked
+/// out by hand from each kernel.
+#[test]
+fn ptx_from_other_compilers_is_estimated_from_its_own_accesses() {
+    // nvopencc 3.2 (`.entry sequence (`, an indented `} // sequence`): A[i] = i + 1 for the 1000 threads
+    // i < N, 4 bytes each: 31 full warps of 4 sectors and one of 8 threads (1 sector).
+    let seq = estimates("ocelot_sequence");
+    assert_eq!(seq.len(), 2);
+    for (block, m) in &seq {
+        assert_eq!((m["gst_transactions"], m["gld_transactions"]), (125.0, 0.0), "{block}");
+    }
+    // rustc's LLVM output: a 64 x 8 image, pixel i = 64 y + x; each warp (32 pixels of a row, starting at
+    // a multiple of 32) loads bytes 3i, 3i + 1 and 3i + 2: 96 aligned bytes, 3 sectors each load, 9 a
+    // warp; and stores 32 aligned bytes: 1 sector. 16 warps whatever the block shape.
+    let rgb = estimates("rust_rgb2gray");
+    assert_eq!(rgb.len(), 4);
+    for (block, m) in &rgb {
+        assert_eq!((m["gld_transactions"], m["gst_transactions"]), (144.0, 16.0), "{block}");
+        assert_eq!(m["gld_transactions_per_request"], 3.0, "{block}");
+    }
+    // Hand-written with plain register names: each thread stores a word at out + 4 tid.x, 4 sectors a
+    // warp (blocks of 32 and 64 threads, one block).
+    let shfl = estimates("zluda_shfl_sync_down_b32_pred");
+    let stores: Vec<f64> = shfl.iter().map(|(_, m)| m["gst_transactions"]).collect();
+    assert_eq!(stores, [4.0, 8.0]);
+    // nvcc 12.4 for sm_90, a u64 size: dst[i] = src[i] for i < 1000, as the sequence's stores, both ways:
+    // 125 sectors in 32 requests.
+    let copy = estimates("librecuda_memcpy_sm_90");
+    let m = &copy[0].1;
+    assert_eq!((m["gld_transactions"], m["gst_transactions"]), (125.0, 125.0));
+    assert_eq!(m["gld_transactions_per_request"], 125.0 / 32.0);
+}
+
+/// What the model cannot follow in real PTX is one line naming it, exit 2: an address returned by a
+/// called function, a module variable that is no argument, a texture.
+#[test]
+fn ptx_the_model_cannot_follow_is_one_line_naming_why() {
+    let fails = |file: &str, says: &str| {
+        mock(&["estimate", "--kernel-file", file, "--gpu", "H100", "-q"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(says).and(predicate::function(|e: &str| e.lines().count() == 1)));
+    };
+    fails(
+        "tests/fixtures/ptx/rust_dependencies_debug.toml",
+        "top_level_kernel: nothing to estimate: not modelled: 2 of a thread's loads and stores take addresses the \
+         model cannot follow: computed from the result of a called function (`call`)",
+    );
+    fails(
+        "tests/fixtures/ptx/zluda_ldmatrix.toml",
+        "computed from the address of a module variable, values_g (`.global`: no kernel argument",
+    );
+    // A texture fetch (old nvcc's `.tex` reference), and an entry whose launch bounds rule out every
+    // block given (Triton's `.reqntid`): the reason, not a table of rows that say so.
+    let tex = ".version 1.4\n.target sm_10, map_f64_to_f32\n.tex .u64 tex;\n\t.entry k (\n\t\t.param .u64 __cudaparm_k_out)\n\t{\n\
+               \t.reg .f32 %f<6>;\n\t.reg .u64 %rd<3>;\n\tmov.f32 \t%f1, 0f00000000;     \t// 0\n\
+               \ttex.2d.v4.f32.f32 {%f2,%f3,%f4,%f5},[tex,{%f1,%f1,%f1,%f1}];\n\
+               \tld.param.u64 \t%rd1, [__cudaparm_k_out];\n\tst.global.f32 \t[%rd1+0], %f2;\n\texit;\n\t} // k\n";
+    let toml = "source = \"k.ptx\"\nentry = \"k\"\ngrid = [\"1\"]\n[tune_params]\nblock_size_x = [32]\n[[args]]\nname = \"out\"\ntype = \"f32\"\nlen = \"1\"\noutput = true\n";
+    let (_dir, path) = kernel_dir(&[("k.ptx", tex)], toml);
+    fails(&path, "a texture or surface access (`tex.2d.v4.f32.f32");
+    let bounded = ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 .ptr .global .align 1 k_param_0\n)\n\
+                   .reqntid 128\n{\n\tret;\n}\n";
+    let (_dir, path) = kernel_dir(&[("k.ptx", bounded)], toml);
+    mock(&["estimate", "--kernel-file", &path, "--gpu", "H100", "-q", "--block", "64,256", "--format", "json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("the entry must be launched in blocks of 128x1x1 (`.reqntid`)"));
+}

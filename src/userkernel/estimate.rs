@@ -60,6 +60,23 @@ pub fn estimate(
             r
         })
         .collect();
+    // A kernel the model cannot follow at all is the error, not a table of rows that say so.
+    let unmodelled = |r: &Record| {
+        r.reason.as_deref().is_some_and(|why| why.starts_with("not modelled: ") || why.starts_with("compile failed: "))
+    };
+    if report.records.iter().all(unmodelled) {
+        let mut reasons: Vec<&str> = Vec::new();
+        for why in report.records.iter().filter_map(|r| r.reason.as_deref()) {
+            if !reasons.contains(&why) {
+                reasons.push(why);
+            }
+        }
+        let more = match reasons.len() {
+            1 => String::new(),
+            n => format!(" (and {} other reasons; `warpscope kernels --kernel-file` checks the file)", n - 1),
+        };
+        return Err(Error::usage(format!("{}: nothing to estimate: {}{more}", file.name, reasons[0])));
+    }
     let how = match registers {
         Some(n) => format!("{n} registers per thread (given)"),
         None => format!("{ASSUMED_REGISTERS} registers per thread (assumed: give --registers, ptxas's figure)"),
@@ -166,6 +183,12 @@ pub fn modelled(
     let entries = super::source::ptx_entries(ptx);
     let entry =
         file.find_entry(&entries, &c.entry, file.entry_at).map_err(|e| format!("not modelled: {e}"))?.name.clone();
+    // A block the entry's launch bounds rule out is one the driver refuses.
+    if let Some(e) = crate::ptx::entry_in(&crate::ptx::strip_comments(ptx), &entry)
+        && let Some(why) = crate::ptx::refuses(e.maxntid, e.reqntid, c.block)
+    {
+        return Err(why);
+    }
     let k = super::model::traced(&file.entry, ptx, &entry, c, &mut |b| data.get(b))
         .map_err(|why| format!("not modelled: {why}"))?;
     let attrs = KernelAttrs {

@@ -1145,10 +1145,17 @@ impl KernelFile {
             if p.size != want {
                 let what =
                     if is_buf { "a pointer (8 bytes)".to_string() } else { format!("a {} ({want} bytes)", arg.ty) };
+                // A 4-byte pointer: 32-bit code, which no 64-bit driver (CUDA 12 has no other) loads.
+                let why = if is_buf && p.size == 4 {
+                    ": 32-bit PTX (`.address_size 32`, or PTX 1.x from a 32-bit nvcc), which the 64-bit CUDA driver \
+                     does not load; recompile it for 64-bit addresses"
+                } else {
+                    ""
+                };
                 return Err(self.error(
                     arg.at,
                     format!(
-                        "argument '{}' is {what}, but parameter {} of '{entry}' is {} bytes ({})",
+                        "argument '{}' is {what}, but parameter {} of '{entry}' is {} bytes ({}){why}",
                         arg.name,
                         i + 1,
                         p.size,
