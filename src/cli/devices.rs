@@ -19,9 +19,8 @@ pub struct DevicesArgs {
     /// second) and show the figures; they are kept in the cache that measured sweeps read.
     #[arg(long)]
     calibrate: bool,
-    /// Only this device (CUDA ordinal): listed and, with `--calibrate`, calibrated alone, so that
-    /// calibrating one GPU of a host does not disturb work running on the others.
-    #[arg(long, value_parser = ranges::DEVICE.parser())]
+    #[arg(long, value_parser = ranges::DEVICE.parser(), help = ranges::DEVICE.help(
+        "Only this device (CUDA ordinal): listed and, with --calibrate, calibrated alone, so that calibrating one GPU of a host does not disturb work running on the others"))]
     device: Option<u32>,
 }
 
