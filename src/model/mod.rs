@@ -145,14 +145,20 @@ fn hit_latencies(target: &Target) -> (f64, f64) {
 
 /// The share of the bytes loads take from L2 that DRAM delivers: each input once where the blocks
 /// resident at once (their loads and stores) fit in L2; where they do not, the reuse L2 misses in the
-/// proportion by which they overflow it.
+/// proportion by which they overflow it. A transaction's bytes beyond those its threads asked for
+/// (half of each 128-byte line a 16-wide warp loads on Fermi) are another block's at the same
+/// instruction: its neighbour in the grid, running at the same time, whose request for the line
+/// meets the first one's fetch from DRAM in flight and waits as long. So only the bytes asked for
+/// more than once count as L2's (the reuse of stencils and matmul): the input over the fewer of the
+/// bytes the loads ask for and those their transactions take from L2.
 fn dram_share(target: &Target, kernel: &dyn Kernel, mem: &memory::MemStats, active_blocks: u32) -> f64 {
     let txn = mem.txn_bytes as f64;
     let l2_read_bytes = mem.loads.l2_transactions * txn;
     if l2_read_bytes <= 0.0 {
         return 1.0;
     }
-    let once = (kernel.work().bytes_read as f64 / l2_read_bytes).min(1.0);
+    let asked = l2_read_bytes.min(mem.loads.requested_bytes.max(0.0));
+    let once = if asked > 0.0 { (kernel.work().bytes_read as f64 / asked).min(1.0) } else { 1.0 };
     let blocks = mem.total_blocks.max(1) as f64;
     let resident = blocks.min(target.sms as f64 * active_blocks as f64);
     let working_set = resident * (l2_read_bytes + mem.stores.transactions * txn) / blocks;
@@ -558,5 +564,29 @@ mod tests {
         assert!((e.prediction.bandwidth_ms - by_hand).abs() < 1e-12, "{}", e.prediction.bandwidth_ms);
         // Its stores are 32 line requests of one sector each: 2 cycles of L2's input port per float.
         assert_eq!((e.mem.stores.lines, e.mem.stores.transactions), (1048576.0, 1048576.0));
+    }
+
+    #[test]
+    fn a_lines_unasked_half_waits_for_dram_with_its_neighbour() {
+        // sumMatrix on Fermi (128-byte lines): a 16-wide warp's load asks for two half lines, 128 of
+        // the 256 bytes its transactions take, and the other halves are the neighbouring block's at
+        // the same instruction. L2 delivers twice the input, yet every line is new to it: the second
+        // request meets the first's fetch from DRAM in flight. By hand, 1024 x 1024 floats: 8 MiB
+        // read; 16x16 blocks take 16 MiB in lines (share 1, not 8 / 16); 32x8 blocks take 8 MiB.
+        let t = Target::from_card(find_card("Tesla M2070").unwrap(), arch((2, 0)).unwrap());
+        let k = SumMatrix::new(1024, 1024).unwrap();
+        for (bx, by, l2_mib) in [(16, 16, 16.0), (32, 8, 8.0)] {
+            let block = Dim3::new(bx, by, 1);
+            let mem = memory::analyze(&k, k.grid(block), block, 128);
+            assert_eq!(mem.loads.l2_transactions * 128.0, l2_mib * 1048576.0, "{bx}x{by}");
+            assert_eq!(mem.loads.requested_bytes, 8.0 * 1048576.0);
+            assert_eq!(dram_share(&t, &k, &mem, 6), 1.0, "{bx}x{by}");
+        }
+        // Bytes asked for more than once are L2's: the column blur's 32x1 blocks ask for each row 31
+        // times, L1 serves none of it, and L2 the 30 repeats (share 1/31, as before).
+        let h200 = Target::from_card(find_card("H200").unwrap(), arch((9, 0)).unwrap());
+        let (blur, mem) = blur_of_32x1(crate::kernels::BlurStage::ColsTiled, 4096, 4096);
+        assert!(mem.loads.requested_bytes >= mem.loads.l2_transactions * 32.0);
+        assert!((dram_share(&h200, &blur, &mem, 32) - 1.0 / 31.0).abs() < 2e-3);
     }
 }
