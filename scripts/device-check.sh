@@ -335,8 +335,13 @@ if a and b:
     ratios = [x["time_ms"]["median"] / y["time_ms"]["median"] for x, y in zip(a["records"], b["records"]) if x.get("time_ms") and y.get("time_ms")]
     print(f"sum_matrix.toml against built-in sum-matrix: {len(ratios)} blocks, time ratio {min(ratios):.3f}-{max(ratios):.3f}" if ratios else "sum_matrix: no times")
     pred = lambda r: [m["value"] for m in r["metrics"] if m["name"] == "predicted_time"]
+    # Each run's DRAM terms read its own memcpy yardstick (docs/MODEL.md section 33), which differs between
+    # the two runs by the noise: the predictions agree to about that, and exactly where DRAM does not enter.
     same = [pred(x) == pred(y) and pred(x) != [] for x, y in zip(a["records"], b["records"])]
-    print(f"sum_matrix.toml against built-in sum-matrix: predicted times identical in {sum(same)} of {len(same)} blocks")
+    near = [pred(x) != [] and pred(y) != [] and abs(pred(x)[0] / pred(y)[0] - 1) < 2e-3 for x, y in zip(a["records"], b["records"])]
+    copy = lambda d: d["baselines"].get("memcpy_dtod_gbs", {}).get("value", float("nan"))
+    print(f"sum_matrix.toml against built-in sum-matrix: predicted times within 0.2 % in {sum(near)} of {len(near)} blocks, "
+          f"identical in {sum(same)} (memcpy yardsticks {copy(a):.1f} and {copy(b):.1f} GB/s)")
 PY
 for n in conv2d spmv matmul; do
   [ -f "$out/kfr-$n.log" ] && python3 - "$out/kfr-$n.log" "$out/kfr-$n-stored.log" "$n" <<'PY'
