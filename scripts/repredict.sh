@@ -6,10 +6,11 @@
 # missed) and the mean |log(predicted / measured)| over every configuration. Run it before and after a
 # model change: the difference is the change's effect on measured data it was not fitted to.
 #   scripts/repredict.sh [BIN]        (default $WARPSCOPE_BIN, else target/release/warpscope)
-# REPREDICT_SWEEPS: the tarballs (a glob; default every docs/results/model-check-2026-11-2[678]-*/*/ one:
-# the sweeps since calibration version 5, whose figures the model reads: 22 since the twenty-fifth
-# session, which added the four of 2026-11-28; `docs/results/model-check-2026-11-2[67]-*/*/sweeps.tar.xz`
-# is the 18 of the earlier comparisons).
+# REPREDICT_SWEEPS: the tarballs (globs, space-separated; default every docs/results/model-check-2026-11-2[678]-*/*/
+# and model-check-2026-12-*/*/ one: the sweeps since calibration version 5, whose figures the model reads:
+# 27 since the thirtieth session's H100 sweep; `docs/results/model-check-2026-11-2[678]-*/*/sweeps.tar.xz`
+# is the 26 of the comparisons before it, `docs/results/model-check-2026-11-2[67]-*/*/sweeps.tar.xz` the 18
+# of the earlier ones).
 # REPREDICT_SKIP: kernels' file names to leave out (an extended regex; default none: rgH, left out
 # until the seventeenth session for its slow estimate, is in since the exact walk's block memo).
 set -euo pipefail
@@ -19,7 +20,7 @@ bin=${1:-${WARPSCOPE_BIN:-}}
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bin=${bin:-target/release/warpscope}
 [ -x "$bin" ] || { echo "error: no warpscope binary at $bin (cargo build --release, or give its path)" >&2; exit 1; }
-sweeps=${REPREDICT_SWEEPS:-docs/results/model-check-2026-11-2[678]-*/*/sweeps.tar.xz}
+sweeps=${REPREDICT_SWEEPS:-docs/results/model-check-2026-11-2[678]-*/*/sweeps.tar.xz docs/results/model-check-2026-12-*/*/sweeps.tar.xz}
 skip=${REPREDICT_SKIP-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
