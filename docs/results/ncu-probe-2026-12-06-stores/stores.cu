@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
     if (argc < 4) { fprintf(stderr, "usage: stores K W MODE [V A BLOCKS]\n"); return 2; }
     int K = atoi(argv[1]), W = atoi(argv[2]), mode = atoi(argv[3]);
     int V = argc > 4 ? atoi(argv[4]) : 1, A = argc > 5 ? atoi(argv[5]) : 32;
-    if ((V != 1 && V != 2) || (A != 16 && A != 32) || K < 1 || K > A || A % K || W < 1 || W * (A / K) * V > 32) {
-        fprintf(stderr, "error: need V in 1,2, A in 16,32, K | A and W * A/K * V <= 32\n");
+    if ((V != 1 && V != 2) || A < 1 || A > 32 || K < 1 || K > A || A % K || W < 1 || W * (A / K) * V > 32) {
+        fprintf(stderr, "error: need V in 1,2, A in 1..32, K | A and W * A/K * V <= 32\n");
         return 2;
     }
     int per = A / K, nby = 256, pitch = nby * 32;
