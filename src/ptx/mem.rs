@@ -22,7 +22,7 @@ pub enum Space {
 /// A load or store's address and width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mem {
-    /// A store (`st`), else a load (`ld`, `ldu`).
+    /// A store (`st`, or an atomic: `atom`, `red`), else a load (`ld`, `ldu`).
     pub store: bool,
     /// The space it names.
     pub space: Space,
@@ -248,14 +248,21 @@ fn decl(line: &str, space: &str) -> Option<(String, u64, u64, bool)> {
     Some((name.to_string(), size, align.max(elem), dynamic))
 }
 
-/// Bytes of a PTX scalar type (`f32`, `b64`, `u8`, `b128`, ...).
+/// Bytes of a PTX scalar type (`f32`, `b64`, `u8`, `b128`, ...; the half-precision types atomics
+/// take, `bf16` and the pairs `f16x2`, `bf16x2`).
 fn type_bytes(ty: &str) -> Option<u64> {
+    match ty {
+        "bf16" => return Some(2),
+        "f16x2" | "bf16x2" => return Some(4),
+        _ => {}
+    }
     let bits: u64 = ty.get(1..)?.parse().ok()?;
     matches!(&ty[..1], "b" | "u" | "s" | "f").then_some(bits / 8)
 }
 
-/// The accesses of an instruction with opcode `op` and operand texts `texts`: an `ld`/`ldu`/`st` (none
-/// for the spaces the memory model does not count: local, constant, parameters), or a `cp.async`'s
+/// The accesses of an instruction with opcode `op` and operand texts `texts`: an `ld`/`ldu`/`st` or an
+/// atomic (`atom`/`red`, as a store; none for the spaces the memory model does not count: local,
+/// constant, parameters), or a `cp.async`'s
 /// global load and shared store (sm_80's copy straight to shared memory, SASS LDGSTS); none for other
 /// instructions. `symbols` gives the shared arrays' offsets and the constant arrays' run addresses;
 /// `reg` numbers a register.
@@ -356,7 +363,9 @@ fn matrix<'t>(
     Some(Mem { store, space, base, offset, bytes: 16, reads: None, placed, lanes, unless: None })
 }
 
-/// An `ld`/`ldu`/`st`'s access.
+/// An `ld`/`ldu`/`st`'s access, or an atomic's (`atom`, `red`): a read-modify-write that the memory
+/// performs where the data lives (L2 for global memory, the SM's shared memory for shared), so that it
+/// moves like a store, a request per line and its sectors, whether or not it returns the old value.
 fn single<'t>(
     op: &str,
     texts: &[&'t str],
@@ -366,9 +375,12 @@ fn single<'t>(
 ) -> Option<Mem> {
     let mut parts = op.split('.');
     let head = parts.next()?;
-    let store = match head {
-        "ld" | "ldu" => false,
-        "st" => true,
+    // Which operand is the address: a load's and `atom`'s second (after the register written), a
+    // store's and `red`'s first.
+    let (store, at) = match head {
+        "ld" | "ldu" => (false, 1),
+        "st" | "red" => (true, 0),
+        "atom" => (true, 1),
         _ => return None,
     };
     let (mut space, mut vector, mut elem, mut reads) = (Space::Generic, 1u64, None, None);
@@ -390,7 +402,7 @@ fn single<'t>(
         }
     }
     let bytes = u8::try_from(vector * elem?).ok()?;
-    let (base, offset, placed) = address(texts.get(usize::from(!store))?, symbols, is_reg, &mut reg)?;
+    let (base, offset, placed) = address(texts.get(at)?, symbols, is_reg, &mut reg)?;
     Some(Mem { store, space, base, offset, bytes, reads: reads.filter(|_| !store), placed, lanes: 32, unless: None })
 }
 
@@ -539,5 +551,16 @@ mod tests {
         assert!(parse("ld.param.u64", &["%rd1", "[k_param_0]"], &shared, &pct, &no_pred, &mut reg).is_empty());
         assert!(parse("ld.local.f32", &["%f1", "[%rd9]"], &shared, &pct, &no_pred, &mut reg).is_empty());
         assert!(parse("add.s32", &["%r1", "%r2", "%r3"], &shared, &pct, &no_pred, &mut reg).is_empty());
+        // Atomics move as stores: `atom`'s address follows the register it returns, `red`'s comes first.
+        let m = one(parse("atom.global.add.f32", &["%f2", "[%rd4+8]", "%f1"], &shared, &pct, &no_pred, &mut reg));
+        assert_eq!((m.store, m.space, m.offset, m.bytes, m.reads), (true, Space::Global, 8, 4, None));
+        let m = one(parse("red.global.add.u64", &["[%rd4]", "%rd5"], &shared, &pct, &no_pred, &mut reg));
+        assert_eq!((m.store, m.space, m.offset, m.bytes), (true, Space::Global, 0, 8));
+        let m = one(parse("atom.shared.cas.b32", &["%r1", "[tile+4]", "%r2", "%r3"], &shared, &pct, &no_pred, &mut reg));
+        assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (true, Space::Shared, None, 260, 4));
+        let m = one(parse("red.relaxed.gpu.global.add.noftz.f16x2", &["[%rd4]", "%r9"], &shared, &pct, &no_pred, &mut reg));
+        assert_eq!((m.store, m.bytes), (true, 4));
+        let m = one(parse("atom.add.u32", &["%r1", "[%rd2]", "1"], &shared, &pct, &no_pred, &mut reg));
+        assert_eq!((m.store, m.space, m.bytes), (true, Space::Generic, 4));
     }
 }

@@ -1960,6 +1960,28 @@ $L_end:
         assert_ne!(out[1].insn, out[2].insn);
     }
 
+    #[test]
+    fn atomics_are_listed_as_the_stores_they_make() {
+        // A histogram's two atomics: `red` (no value returned) into the thread's own word of buffer 0,
+        // `atom` (the old value returned) into word 0 of buffer 1, which every thread shares.
+        let ptx = ".visible .entry k(\n.param .u64 k_param_0,\n.param .u64 k_param_1\n)\n{\n.reg .b32 %r<3>;\n\
+                   .reg .b64 %rd<7>;\nld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\n\
+                   ld.param.u64 %rd3, [k_param_1];\ncvta.to.global.u64 %rd4, %rd3;\nmov.u32 %r1, %tid.x;\n\
+                   mul.wide.u32 %rd5, %r1, 4;\nadd.s64 %rd6, %rd2, %rd5;\nred.global.add.f32 [%rd6], 0f3F800000;\n\
+                   atom.global.add.u32 %r2, [%rd4], 1;\nret;\n}\n";
+        let p = Program::parse(ptx, "k").unwrap();
+        let mut out = Vec::new();
+        let (one, at) = (Dim3::new(1, 1, 1), Dim3::new(0, 0, 0));
+        let args = [Arg::Buf(0), Arg::Buf(1)];
+        let unplaced = p.accesses(&args, &Memory::default(), one, Dim3::new(32, 1, 1), at, Dim3::new(5, 0, 0), &mut out);
+        assert_eq!(unplaced, Some(0));
+        let seen: Vec<(crate::kernels::AccessKind, u8, u64, u8)> =
+            out.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect();
+        use crate::kernels::AccessKind::Store;
+        assert_eq!(seen, [(Store, 0, 5, 4), (Store, 1, 0, 4)]);
+        assert_ne!(out[0].insn, out[1].insn);
+    }
+
     /// Threads `tids` of block 0 (blocks of `block`, a grid of one) in lockstep, each checked against
     /// its own run one by one (list and unplaced count).
     fn in_lockstep(p: &Program, args: &[Arg], memory: &Memory, block: Dim3, tids: &[Dim3]) -> Vec<(Vec<Access>, u32)> {
