@@ -556,9 +556,11 @@ mod tests {
         assert_eq!((m.store, m.space, m.offset, m.bytes, m.reads), (true, Space::Global, 8, 4, None));
         let m = one(parse("red.global.add.u64", &["[%rd4]", "%rd5"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.store, m.space, m.offset, m.bytes), (true, Space::Global, 0, 8));
-        let m = one(parse("atom.shared.cas.b32", &["%r1", "[tile+4]", "%r2", "%r3"], &shared, &pct, &no_pred, &mut reg));
+        let m =
+            one(parse("atom.shared.cas.b32", &["%r1", "[tile+4]", "%r2", "%r3"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (true, Space::Shared, None, 260, 4));
-        let m = one(parse("red.relaxed.gpu.global.add.noftz.f16x2", &["[%rd4]", "%r9"], &shared, &pct, &no_pred, &mut reg));
+        let m =
+            one(parse("red.relaxed.gpu.global.add.noftz.f16x2", &["[%rd4]", "%r9"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.store, m.bytes), (true, 4));
         let m = one(parse("atom.add.u32", &["%r1", "[%rd2]", "1"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.store, m.space, m.bytes), (true, Space::Generic, 4));

@@ -1973,7 +1973,8 @@ $L_end:
         let mut out = Vec::new();
         let (one, at) = (Dim3::new(1, 1, 1), Dim3::new(0, 0, 0));
         let args = [Arg::Buf(0), Arg::Buf(1)];
-        let unplaced = p.accesses(&args, &Memory::default(), one, Dim3::new(32, 1, 1), at, Dim3::new(5, 0, 0), &mut out);
+        let unplaced =
+            p.accesses(&args, &Memory::default(), one, Dim3::new(32, 1, 1), at, Dim3::new(5, 0, 0), &mut out);
         assert_eq!(unplaced, Some(0));
         let seen: Vec<(crate::kernels::AccessKind, u8, u64, u8)> =
             out.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect();
