@@ -8,7 +8,7 @@ ws=${WS:-target/release/warpscope}; out=${OUT:?}; mkdir -p "$out"
 for k in shared global; do
   "$ws" sweep --kernel-file examples/kernels/histogram_$k.toml --model --format json -o "$out/hist-$k.json" >"$out/hist-$k.txt" 2>&1 \
     || echo "hist-$k sweep failed" >>"$out/hist-$k.txt"
-  "$ws" model-check --terms "$out/hist-$k.json" >>"$out/hist-$k.txt" 2>&1
+  "$ws" model-check --kernel-file examples/kernels/histogram_$k.toml --terms "$out/hist-$k.json" >>"$out/hist-$k.txt" 2>&1
 done
 # Only the metric names this ncu knows (one unknown name fails the run).
 ncu --query-metrics 2>/dev/null | awk '{print $1}' >"$out/names.txt"
