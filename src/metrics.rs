@@ -44,6 +44,8 @@ pub const GST_EFFICIENCY: &str = "gst_efficiency";
 pub const GST_TRANSACTIONS: &str = "gst_transactions";
 /// Global store throughput.
 pub const GST_THROUGHPUT: &str = "gst_throughput";
+/// Sectors per global atomic instruction (`atom` and `red`).
+pub const ATOMIC_TRANSACTIONS_PER_REQUEST: &str = "atomic_transactions_per_request";
 /// Shared-memory wavefronts per shared load instruction (1 without bank conflicts).
 pub const SHARED_LD_PER_REQUEST: &str = "shared_load_transactions_per_request";
 /// Warp instructions executed.

@@ -125,6 +125,10 @@ pub enum AccessKind {
     Load,
     /// A global store.
     Store,
+    /// A global atomic (`atom`, `red`): a read-modify-write that L2 performs, moving through L1 and the
+    /// crossbar as a store does; counted with the stores' traffic and apart from them in the metrics
+    /// (nvprof's `gst_*` leave atomics out).
+    Atomic,
     /// A shared-memory load (`index` is a 4-byte word offset in the block's shared memory).
     SharedLoad,
     /// A shared-memory store (`index` as for [`AccessKind::SharedLoad`]).
@@ -157,6 +161,10 @@ impl Access {
     /// A global store.
     pub fn store(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
         Access { insn: insn as u32, kind: AccessKind::Store, buffer, index, bytes }
+    }
+    /// A global atomic.
+    pub fn atomic(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
+        Access { insn: insn as u32, kind: AccessKind::Atomic, buffer, index, bytes }
     }
     /// A shared-memory load of `bytes` at word `word`.
     pub fn shared_load(insn: usize, word: u64, bytes: u8) -> Self {

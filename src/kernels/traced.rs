@@ -295,6 +295,44 @@ mod tests {
     /// A warp run in lockstep lists, thread by thread, what each thread's own run lists: warps whose
     /// threads part ways at a branch and meet again (divergeOddEven's every warp, the blurs' clamped
     /// taps, the last blocks' bounds checks) included.
+    /// One warp: a `red` of each lane into every other word of a 256-byte histogram (two lines, eight
+    /// sectors each half written), then a store of each lane's own word of another buffer (one line,
+    /// four whole sectors). Both move as stores; the metrics tell the atomic apart.
+    #[test]
+    fn atomics_move_as_stores_and_are_counted_apart() {
+        let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n.param .u64 k_param_0,\n\
+                   .param .u64 k_param_1\n)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<9>;\n\
+                   ld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\nld.param.u64 %rd3, [k_param_1];\n\
+                   cvta.to.global.u64 %rd4, %rd3;\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd5, %r1, 8;\n\
+                   add.s64 %rd6, %rd2, %rd5;\nred.global.add.u32 [%rd6], 1;\nmul.wide.u32 %rd7, %r1, 4;\n\
+                   add.s64 %rd8, %rd4, %rd7;\nst.global.u32 [%rd8], %r1;\nret;\n}\n";
+        let block = Dim3::new(32, 1, 1);
+        let l = Launchable {
+            name: "hist".into(),
+            entry: "k".into(),
+            module: "hist".into(),
+            ptx: ptx.into(),
+            problem: "one warp".into(),
+            buffers: vec![("bins".into(), 256, Role::Output, true), ("out".into(), 128, Role::Output, false)],
+            args: vec![Arg::Buf(0), Arg::Buf(1)],
+            data: Vec::new(),
+            constants: Vec::new(),
+            grid: Dim3::new(1, 1, 1),
+            dynamic_smem: 0,
+        };
+        let t = Traced::new(l, block).unwrap();
+        let s = analyze(&t, t.grid(block), block, 32);
+        // Traffic: 2 requests (the atomic's 2 lines, the store's 1: 3 lines), 8 + 4 sectors, 8 partial.
+        let st = &s.stores;
+        assert_eq!((st.requests, st.lines, st.transactions, st.partial_sectors), (2.0, 3.0, 12.0, 8.0));
+        assert_eq!((s.atomics.requests, s.atomics.transactions, s.atomics.requested_bytes), (1.0, 8.0, 128.0));
+        // nvprof's store metrics (gst_*) are the plain store's: 1 request, 4 whole sectors, 100 %; the
+        // atomic's own (atomic_transactions_per_request) 8.
+        let plain = st.less(&s.atomics);
+        assert_eq!((plain.requests, plain.transactions, plain.efficiency_pct(32)), (1.0, 4.0, Some(100.0)));
+        assert_eq!(s.atomics.per_request(), Some(8.0));
+    }
+
     #[test]
     fn a_warp_in_lockstep_is_its_threads_run_one_by_one() {
         let (mut together, mut apart) = (0, 0);

@@ -258,7 +258,7 @@ pub static CATALOGUE: &[MetricDef] = &[
         "Global memory atomic and reduction transactions",
     ),
     nv(
-        "atomic_transactions_per_request",
+        ATOMIC_TRANSACTIONS_PER_REQUEST,
         &[
             "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
             "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",

@@ -90,8 +90,10 @@ impl SharedTraffic {
 pub struct MemStats {
     /// Global loads.
     pub loads: Traffic,
-    /// Global stores.
+    /// Global stores, atomics included (they move as stores do).
     pub stores: Traffic,
+    /// Of the stores, the global atomics (`atom`, `red`): requests, transactions and requested bytes.
+    pub atomics: Traffic,
     /// Shared-memory loads.
     pub shared_loads: SharedTraffic,
     /// Shared-memory stores.
@@ -111,6 +113,16 @@ pub struct MemStats {
 }
 
 impl Traffic {
+    /// These counts less `part`'s (the stores without their atomics).
+    pub fn less(&self, part: &Traffic) -> Traffic {
+        Traffic {
+            requests: self.requests - part.requests,
+            transactions: self.transactions - part.transactions,
+            requested_bytes: self.requested_bytes - part.requested_bytes,
+            ..*self
+        }
+    }
+
     /// Bytes the transactions move.
     pub fn transferred_bytes(&self, txn_bytes: u32) -> f64 {
         self.transactions * txn_bytes as f64
@@ -163,7 +175,11 @@ mod c {
     /// Distinct 128-byte lines per request, summed (L1 sends L2 one request per line).
     pub const LD_LINES: usize = 14;
     pub const ST_LINES: usize = 15;
-    pub const N: usize = 16;
+    /// Of the stores, the atomics' requests, transactions and bytes (nvprof counts them apart).
+    pub const AT_REQ: usize = 16;
+    pub const AT_TXN: usize = 17;
+    pub const AT_BYTES: usize = 18;
+    pub const N: usize = 19;
     /// The counts whose sampling error decides when to stop, each with the count its error is relative
     /// to (partial sectors are a share of the store transactions).
     pub const MAIN: [(usize, usize); 6] = [
@@ -186,6 +202,10 @@ struct Scratch {
     /// Whether the collected warp made shared-memory accesses.
     shared: bool,
     keys: Vec<Key>,
+    /// The atomic instructions of the collected warp (sorted), and per request (key order) whether it
+    /// is one.
+    atomic: Vec<u32>,
+    atomic_req: Vec<bool>,
     /// (request, segment) and ((request, sector), bytes), the request numbered as in `words`.
     segs: Vec<(u64, u64)>,
     cover: Vec<((u64, u64), u64)>,
@@ -343,10 +363,15 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     // Global: each address once per instruction (a broadcast requests its word once). A key holds the
     // instruction, the direction, the access width (log2 bytes) and the 4-byte word address.
     s.keys.clear();
+    s.atomic.clear();
     for a in &s.acc {
         let load = match a.kind {
             AccessKind::Load => true,
             AccessKind::Store => false,
+            AccessKind::Atomic => {
+                s.atomic.push(a.insn);
+                false
+            }
             _ => continue,
         };
         let width = (a.bytes.max(1) as u64).ilog2() as u64;
@@ -354,6 +379,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     }
     s.keys.sort_unstable();
     s.keys.dedup();
+    s.atomic.sort_unstable();
+    s.atomic.dedup();
+    s.atomic_req.clear();
     s.segs.clear();
     s.cover.clear();
     s.distinct.clear();
@@ -366,9 +394,16 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         if prev.is_some_and(|p| p != instruction) {
             request += 2;
         }
+        if prev != Some(instruction) {
+            let insn = (k >> 47) as u32;
+            s.atomic_req.push(!load && !s.atomic.is_empty() && s.atomic.binary_search(&insn).is_ok());
+        }
         prev = Some(instruction);
         let bytes = 1u64 << (k >> 42 & 7);
         out[if load { c::LD_BYTES } else { c::ST_BYTES }] += bytes as f64;
+        if s.atomic_req[(request / 2) as usize] {
+            out[c::AT_BYTES] += bytes as f64;
+        }
         let first = (k & ((1 << 42) - 1)) as u64 * 4;
         let last = first + bytes - 1;
         let head = request | load as u64;
@@ -400,8 +435,15 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         let (req, txn, lines) =
             if load { (c::LD_REQ, c::LD_TXN, c::LD_LINES) } else { (c::ST_REQ, c::ST_TXN, c::ST_LINES) };
         out[txn] += 1.0;
+        let atomic = s.atomic_req[(head / 2) as usize];
+        if atomic {
+            out[c::AT_TXN] += 1.0;
+        }
         if head != prev_head {
             out[req] += 1.0;
+            if atomic {
+                out[c::AT_REQ] += 1.0;
+            }
             prev_head = head;
             prev_line = None;
         }
@@ -904,6 +946,7 @@ fn empty(grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
     MemStats {
         loads: Traffic::default(),
         stores: Traffic::default(),
+        atomics: Traffic::default(),
         shared_loads: SharedTraffic::default(),
         shared_stores: SharedTraffic::default(),
         txn_bytes,
@@ -997,6 +1040,12 @@ fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
         lines: t[c::ST_LINES],
         partial_sectors: t[c::ST_PARTIAL],
         l2_transactions: t[c::ST_TXN],
+    };
+    stats.atomics = Traffic {
+        requests: t[c::AT_REQ],
+        transactions: t[c::AT_TXN],
+        requested_bytes: t[c::AT_BYTES],
+        ..Traffic::default()
     };
     stats.shared_loads = SharedTraffic { requests: t[c::SH_LD_REQ], wavefronts: t[c::SH_LD_WF] };
     stats.shared_stores = SharedTraffic { requests: t[c::SH_ST_REQ], wavefronts: t[c::SH_ST_WF] };

@@ -325,7 +325,8 @@ impl Evaluation {
             |name: &str, value: f64, unit: &str| Metric { name: name.into(), value, unit: unit.into(), source };
         let txn = self.mem.txn_bytes;
         let secs = time_ms * 1e-3;
-        let (ld, st) = (&self.mem.loads, &self.mem.stores);
+        // nvprof's store metrics leave the atomics out; they move as stores in the model's traffic.
+        let (ld, st, at) = (&self.mem.loads, &self.mem.stores.less(&self.mem.atomics), &self.mem.atomics);
         let mut out = vec![
             metric(m::PREDICTED_TIME, self.prediction.time_ms, MS),
             metric(m::THEORETICAL_OCCUPANCY, self.theoretical, RATIO),
@@ -338,6 +339,7 @@ impl Evaluation {
         out.push(metric(m::GST_THROUGHPUT, st.transferred_bytes(txn) / secs / 1e9, GBPS));
         out.extend(st.efficiency_pct(txn).map(|e| metric(m::GST_EFFICIENCY, e, PCT)));
         out.push(metric(m::GST_TRANSACTIONS, st.transactions.round(), COUNT));
+        out.extend(at.per_request().map(|r| metric(m::ATOMIC_TRANSACTIONS_PER_REQUEST, r, RATIO)));
         out.extend(self.mem.shared_loads.per_request().map(|r| metric(m::SHARED_LD_PER_REQUEST, r, RATIO)));
         out.push(metric(m::INST_EXECUTED, self.instructions.round(), COUNT));
         out

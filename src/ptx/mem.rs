@@ -24,6 +24,8 @@ pub enum Space {
 pub struct Mem {
     /// A store (`st`, or an atomic: `atom`, `red`), else a load (`ld`, `ldu`).
     pub store: bool,
+    /// An atomic (`atom`, `red`): a store to the memory model, told apart in the metrics.
+    pub atomic: bool,
     /// The space it names.
     pub space: Space,
     /// The register holding the base address, or `None` for a symbol's or an absolute address.
@@ -287,6 +289,7 @@ pub fn parse<'t>(
             return address(dst, symbols, is_reg, &mut reg)
                 .map(|(base, offset, placed)| Mem {
                     store: true,
+                    atomic: false,
                     space: Space::Shared,
                     base,
                     offset,
@@ -302,6 +305,7 @@ pub fn parse<'t>(
         let unless = fourth.filter(|t| is_reg(t)).map(|t| (reg(t), is_pred(t)));
         let load = address(src, symbols, is_reg, &mut reg).map(|(base, offset, placed)| Mem {
             store: false,
+            atomic: false,
             space: Space::Global,
             base,
             offset,
@@ -313,6 +317,7 @@ pub fn parse<'t>(
         });
         let store = address(dst, symbols, is_reg, &mut reg).map(|(base, offset, placed)| Mem {
             store: true,
+            atomic: false,
             space: Space::Shared,
             base,
             offset,
@@ -360,7 +365,7 @@ fn matrix<'t>(
         return None;
     }
     let (base, offset, placed) = address(texts.get(usize::from(!store))?, symbols, is_reg, reg)?;
-    Some(Mem { store, space, base, offset, bytes: 16, reads: None, placed, lanes, unless: None })
+    Some(Mem { store, atomic: false, space, base, offset, bytes: 16, reads: None, placed, lanes, unless: None })
 }
 
 /// An `ld`/`ldu`/`st`'s access, or an atomic's (`atom`, `red`): a read-modify-write that the memory
@@ -403,7 +408,9 @@ fn single<'t>(
     }
     let bytes = u8::try_from(vector * elem?).ok()?;
     let (base, offset, placed) = address(texts.get(at)?, symbols, is_reg, &mut reg)?;
-    Some(Mem { store, space, base, offset, bytes, reads: reads.filter(|_| !store), placed, lanes: 32, unless: None })
+    let atomic = matches!(head, "atom" | "red");
+    let reads = reads.filter(|_| !store);
+    Some(Mem { store, atomic, space, base, offset, bytes, reads, placed, lanes: 32, unless: None })
 }
 
 /// An address operand `[...]`: its base register (`None`: a symbol's or an absolute address), the
@@ -534,7 +541,7 @@ mod tests {
         ));
         assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (false, Space::Global, Some(0), -16, 16));
         let m = one(parse("st.shared.f32", &["[tile+8]", "%f1"], &shared, &pct, &no_pred, &mut reg));
-        assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (true, Space::Shared, None, 264, 4));
+        assert_eq!((m.store, m.atomic, m.space, m.base, m.offset, m.bytes), (true, false, Space::Shared, None, 264, 4));
         let m = one(parse("ld.global.u32", &["%r1", "[%rd2+0x10]"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.offset, m.placed), (16, true));
         // An address the run cannot read (not PTX it knows) is an access it cannot place, not none.
@@ -553,9 +560,9 @@ mod tests {
         assert!(parse("add.s32", &["%r1", "%r2", "%r3"], &shared, &pct, &no_pred, &mut reg).is_empty());
         // Atomics move as stores: `atom`'s address follows the register it returns, `red`'s comes first.
         let m = one(parse("atom.global.add.f32", &["%f2", "[%rd4+8]", "%f1"], &shared, &pct, &no_pred, &mut reg));
-        assert_eq!((m.store, m.space, m.offset, m.bytes, m.reads), (true, Space::Global, 8, 4, None));
+        assert_eq!((m.store, m.atomic, m.space, m.offset, m.bytes, m.reads), (true, true, Space::Global, 8, 4, None));
         let m = one(parse("red.global.add.u64", &["[%rd4]", "%rd5"], &shared, &pct, &no_pred, &mut reg));
-        assert_eq!((m.store, m.space, m.offset, m.bytes), (true, Space::Global, 0, 8));
+        assert_eq!((m.store, m.atomic, m.space, m.offset, m.bytes), (true, true, Space::Global, 0, 8));
         let m =
             one(parse("atom.shared.cas.b32", &["%r1", "[tile+4]", "%r2", "%r3"], &shared, &pct, &no_pred, &mut reg));
         assert_eq!((m.store, m.space, m.base, m.offset, m.bytes), (true, Space::Shared, None, 260, 4));

@@ -949,10 +949,10 @@ impl Recorder<'_> {
             _ => match u8::try_from((addr >> 40).wrapping_sub(1)) {
                 Ok(b) if b < u8::MAX => {
                     let word = (addr & ((1 << 40) - 1)) / 4;
-                    self.out.push(if m.store {
-                        Access::store(id, b, word, m.bytes)
-                    } else {
-                        Access::load(id, b, word, m.bytes)
+                    self.out.push(match (m.store, m.atomic) {
+                        (true, true) => Access::atomic(id, b, word, m.bytes),
+                        (true, false) => Access::store(id, b, word, m.bytes),
+                        _ => Access::load(id, b, word, m.bytes),
                     });
                 }
                 _ => self.unplaced += 1,
@@ -1978,8 +1978,8 @@ $L_end:
         assert_eq!(unplaced, Some(0));
         let seen: Vec<(crate::kernels::AccessKind, u8, u64, u8)> =
             out.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect();
-        use crate::kernels::AccessKind::Store;
-        assert_eq!(seen, [(Store, 0, 5, 4), (Store, 1, 0, 4)]);
+        use crate::kernels::AccessKind::Atomic;
+        assert_eq!(seen, [(Atomic, 0, 5, 4), (Atomic, 1, 0, 4)]);
         assert_ne!(out[0].insn, out[1].insn);
     }
 
