@@ -20,6 +20,9 @@
 //   calSmemRead       conflict-free shared-memory loads: shared-memory bandwidth per SM
 //   calPartialStore   one 4-byte store per sector and line, each sector completed by the 8 warps of a
 //                     block: the rate of L2's input port (one cycle per line request, one per sector)
+//   calAtomics        every thread adds 1 to words of a footprint of 1 to 2048 lines, a warp's 32 lanes to
+//                     one line's 32 words: L2's atomic unit (one sector a clock in the slice holding the
+//                     line), and how many slices' worth a footprint's atomics proceed at
 
 // `write` is 0 at run time: the store is there so that the compiler keeps the kernel's body.
 extern "C" __global__ void calEmpty(int *out, int write)
@@ -166,4 +169,13 @@ extern "C" __global__ void calPartialStore(float *out, unsigned n, unsigned stri
     int i = blockIdx.x * 32 + (threadIdx.x & 31), k = threadIdx.x >> 5;
     if (i >= sectors || k >= 8) return;
     out[((size_t)i * strideWords) % n + k] = (float)(i + k);
+}
+
+// Thread i of the grid adds 1 to word (i + k x threads) mod words for k < loops: each warp one line's 32
+// words a time (4 sectors), the grid walking the footprint of `words` (a power of two, 32 or more) line by
+// line. Every word ends at loops x threads / words when threads is a multiple of words.
+extern "C" __global__ void calAtomics(unsigned *out, unsigned words, unsigned loops)
+{
+    unsigned threads = gridDim.x * blockDim.x, i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (unsigned k = 0; k < loops; ++k) atomicAdd(&out[(i + k * threads) & (words - 1)], 1u);
 }

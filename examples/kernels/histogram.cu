@@ -21,3 +21,29 @@ extern "C" __global__ void histogram_global(const unsigned int *keys, unsigned i
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += num_blocks * blockDim.x)
         atomicAdd(&bins[keys[i] & 255u], 1u);
 }
+
+// histogram_wide: nbins bins (a power of two up to 65536, a run-time argument), every key an atomic at
+// L2: its footprint of nbins x 4 bytes decides how many L2 slices share the atomics. histogram_ranges is
+// its reference, with no global atomics: each block counts one range of 256 bins at a time in shared
+// memory, reading every key, and writes the range.
+extern "C" __global__ void histogram_wide(const unsigned int *keys, unsigned int *bins, int n, int nbins)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += num_blocks * blockDim.x)
+        atomicAdd(&bins[keys[i] & (unsigned)(nbins - 1)], 1u);
+}
+
+extern "C" __global__ void histogram_ranges(const unsigned int *keys, unsigned int *bins, int n, int nbins)
+{
+    __shared__ unsigned int local[256];
+    for (int r = blockIdx.x; r * 256 < nbins; r += gridDim.x) {
+        for (int b = threadIdx.x; b < 256; b += blockDim.x) local[b] = 0;
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            unsigned int k = keys[i] & (unsigned)(nbins - 1);
+            if ((int)(k >> 8) == r) atomicAdd(&local[k & 255u], 1u);
+        }
+        __syncthreads();
+        for (int b = threadIdx.x; b < 256 && r * 256 + b < nbins; b += blockDim.x) bins[r * 256 + b] = local[b];
+        __syncthreads();
+    }
+}

@@ -15,7 +15,7 @@ use crate::record::Source;
 
 /// Version of the cache files' layout and of the microbenchmarks behind them (older files are measured
 /// again).
-const CACHE_VERSION: u32 = 10;
+const CACHE_VERSION: u32 = 11;
 
 /// A device's calibration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -898,6 +898,7 @@ impl Backend for CudaBackend {
             func("calPartialStore")?,
         );
         let (inflight_read, runs_pass, rows_read) = (func("calInflight")?, func("calRuns")?, func("calRows")?);
+        let atomics_add = func("calAtomics")?;
         let sms = self.info.sms.unwrap_or(1).max(1);
         let l2 = (self.info.l2_bytes.unwrap_or(0) as usize).max(1 << 20);
         // Buffers: the chase over 4 x L2 (at least 256 MiB), then calReadBlocks' 16 x L2 (at least 512 MiB),
@@ -1188,6 +1189,57 @@ impl Backend for CudaBackend {
         drop(arrays);
         drop(flush);
 
+        // L2's atomic unit: footprints of 1 to 2048 lines, each warp adding to one line's 32 words, with
+        // more adds for the larger ones (about a slice per 4 lines, up to 64) so that every run takes
+        // about as long. Which slices a few lines land in depends on their address (L2's hash), so the
+        // footprints up to 16 lines are measured at 8 places 128 KiB apart, each on a 64 KiB boundary as
+        // a buffer of its own would be (1 KiB 512 bytes off one spreads over twice the slices). Every
+        // word's count is checked after its runs.
+        let threads = sms * 2048;
+        let counts = unsafe { stream.alloc::<u32>((1 << 18) + (1 << 14)) }.map_err(cu("cuMemAlloc"))?;
+        let start = {
+            let (ptr, _g) = counts.device_ptr(&stream);
+            ((1u64 << 16) - ptr % (1 << 16)) as usize % (1 << 16) / 4
+        };
+        let mut atomics = Vec::new();
+        for lines in [1u32, 2, 4, 8, 16, 32, 64, 128, 512, 2048] {
+            let (words, loops) = (lines * 32, 8 * (lines / 4).clamp(1, 64));
+            let places = if lines <= 16 { 8 } else { 1 };
+            for place in 0..places {
+                let at = start + place * (1usize << 15);
+                let part = counts.slice(at..at + words as usize);
+                zero(&counts)?;
+                let (warmup, iters) = (1, 3);
+                let ms = median(
+                    self.time_with(warmup, iters, "calAtomics", None, || {
+                        let mut b = stream.launch_builder(&atomics_add);
+                        b.arg(&part).arg(&words).arg(&loops);
+                        // SAFETY: adds to the slice's words below `words` (a power of two, its length).
+                        unsafe { b.launch(cfg(sms * 8, 256)) }.map(|_| ()).map_err(cu("calAtomics"))
+                    })?,
+                    "calAtomics",
+                )?;
+                let got = stream.clone_dtoh(&part).map_err(cu("cuMemcpyDtoH"))?;
+                let ops = (warmup + iters) as u64 * loops as u64 * threads as u64;
+                let each = threads.is_multiple_of(words).then(|| ops / words as u64);
+                if got.iter().map(|&c| c as u64).sum::<u64>() != ops
+                    || each.is_some_and(|e| got.iter().any(|&c| c as u64 != e))
+                {
+                    return Err(Error::Output(format!(
+                        "calibration: calAtomics over {lines} lines miscounted its adds"
+                    )));
+                }
+                // A warp's add to one line's 32 words is 4 sectors.
+                atomics.push(crate::model::calibration::AtomicsPass {
+                    lines: lines as f64,
+                    offset_bytes: (at - start) as f64 * 4.0,
+                    sectors: (loops as u64 * threads as u64 / 8) as f64,
+                    ms,
+                });
+            }
+        }
+        drop(counts);
+
         let (copied, times) = self.memcpy(1, 5)?;
         let copy_ms = median(times, "cuMemcpyDtoD")?;
         // The launch overhead again, now that the GPU has been busy: the first measurement, on a GPU just
@@ -1220,6 +1272,7 @@ impl Backend for CudaBackend {
             smem_ms,
             partial_stores: 8.0 * sectors as f64,
             partial_ms,
+            atomics,
             copy_bytes: 2.0 * copied as f64,
             copy_ms,
             wall_ms: wall.elapsed().as_secs_f64() * 1e3,

@@ -409,6 +409,16 @@ impl Backend for MockBackend {
             smem_ms: 0.1,
             partial_stores: 3.2e7,
             partial_ms: 0.5,
+            // A sector per ns in one slice, a slice per 4 lines beyond 4.
+            atomics: [1.0f64, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 512.0, 2048.0]
+                .iter()
+                .map(|&lines| crate::model::calibration::AtomicsPass {
+                    lines,
+                    offset_bytes: 0.0,
+                    sectors: 1e6,
+                    ms: MOCK_LAUNCH_MS + 1e6 / (1e9 * (lines / 4.0).max(1.0)) * 1e3,
+                })
+                .collect(),
             copy_bytes: 2.0 * (256u64 << 20) as f64,
             copy_ms: 2.0 * (256u64 << 20) as f64 / (MOCK_GBS * 1e9) * 1e3,
             wall_ms: 1.0,

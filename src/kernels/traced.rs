@@ -331,6 +331,9 @@ mod tests {
         let plain = st.less(&s.atomics);
         assert_eq!((plain.requests, plain.transactions, plain.efficiency_pct(32)), (1.0, 4.0, Some(100.0)));
         assert_eq!(s.atomics.per_request(), Some(8.0));
+        // The atomic's 2 lines, each seen in the one warp (q1 = 2: 2 + 1 estimated, but no more than
+        // the whole grid's 2), 16 of the 32 adds on each.
+        assert_eq!((s.atomic_spread.lines, s.atomic_spread.hottest), (2.0, 0.5));
     }
 
     #[test]

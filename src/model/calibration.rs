@@ -64,6 +64,10 @@ pub struct Measurements {
     pub partial_stores: f64,
     /// Time of calPartialStore.
     pub partial_ms: f64,
+    /// calAtomics's runs: every warp adding to one line's 32 words over footprints of 1 to 2048 lines,
+    /// the small ones at several places. Absent (empty) from calibrations made before it was measured.
+    #[serde(default)]
+    pub atomics: Vec<AtomicsPass>,
     /// calInflight's runs: DRAM reads with 1 to 64 warps per SM, one 512-byte warp load each in flight.
     /// Absent (empty) from calibrations made before it was measured.
     #[serde(default)]
@@ -123,6 +127,40 @@ pub struct InflightRun {
     /// Time of the longer run.
     #[serde(default)]
     pub more_ms: f64,
+}
+
+/// One run of calAtomics: `sectors` of atomic adds over a footprint of `lines` 128-byte lines, in `ms`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AtomicsPass {
+    /// Lines of the footprint.
+    pub lines: f64,
+    /// Where it starts in calAtomics's buffer, bytes.
+    #[serde(default)]
+    pub offset_bytes: f64,
+    /// Sectors the adds update (4 per warp's add to a line's 32 words).
+    pub sectors: f64,
+    /// Time of the run.
+    pub ms: f64,
+}
+
+/// The atomic unit's rate in one slice, sectors per ns, and the slices each footprint's atomics
+/// proceed as if spread over, `[lines, slices]`: a footprint of one line sits in one slice, so its rate
+/// is one slice's; a footprint's rate over that is its slices (where the slices slow each other, as
+/// they do from 16 lines on, fewer than hold its lines). A footprint measured at several places takes
+/// the median of their rates. `(0, [])` without a one-line run.
+fn atomic_figures(passes: &[AtomicsPass], per_s: impl Fn(f64, f64) -> f64) -> (f64, Vec<[f64; 2]>) {
+    let mut footprints: Vec<f64> = passes.iter().map(|p| p.lines).collect();
+    footprints.sort_by(f64::total_cmp);
+    footprints.dedup();
+    let rate = |lines: f64| {
+        let rates: Vec<f64> = passes.iter().filter(|p| p.lines == lines).map(|p| per_s(p.sectors, p.ms)).collect();
+        crate::stats::median(&rates).unwrap_or(0.0)
+    };
+    let one = rate(1.0);
+    if one <= 0.0 {
+        return (0.0, Vec::new());
+    }
+    (one / 1e9, footprints.into_iter().map(|lines| [lines, rate(lines) / one]).collect())
 }
 
 /// One pass of calRuns: `bytes` read (or written) in runs of `run_bytes`, in `ms`.
@@ -209,6 +247,8 @@ fn run_efficiency(passes: &[RunsPass], per_s: impl Fn(f64, f64) -> f64) -> Vec<[
 /// - the run efficiencies are calRuns's rates over its contiguous pass's, per direction;
 /// - the row spread is each calRows read's time over the one-row blocks' at its pitch (both less the
 ///   launch);
+/// - the atomic unit's rate is calAtomics's sectors over the one-line run's time (one slice), and
+///   a footprint's slices its run's rate over that;
 /// - per-clock figures divide by SMs and the clock;
 /// - the copy bandwidth is the copy's bytes over its whole time, as the sweep's copy yardstick.
 pub fn figures(m: &Measurements, source: String) -> Figures {
@@ -225,6 +265,7 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
     let sms = m.sms.max(1) as f64;
     let clock = m.clock_mhz.max(1) as f64 * 1e6;
     let block_secs = work_s(m.empty_ms);
+    let (atomic_sectors_per_ns, atomic_spread) = atomic_figures(&m.atomics, per_s);
     let short_read = if m.dram_read_short_bytes > 0.0 { m.dram_read_short_bytes } else { m.dram_read_bytes / 2.0 };
     Figures {
         copy_gbs: if m.copy_ms > 0.0 { m.copy_bytes / (m.copy_ms * 1e-3) / 1e9 } else { 0.0 },
@@ -242,6 +283,8 @@ pub fn figures(m: &Measurements, source: String) -> Figures {
         l2_gbs: per_s(m.l2_bytes, m.l2_ms) / 1e9,
         // Each store is a line request carrying one sector: two cycles of L2's input port.
         l2_write_cycles_per_ns: 2.0 * per_s(m.partial_stores, m.partial_ms) / 1e9,
+        atomic_sectors_per_ns,
+        atomic_spread,
         l1_bytes_per_clk: per_s(m.l1_bytes, m.l1_ms) / (sms * clock),
         smem_bytes_per_clk: per_s(m.smem_bytes, m.smem_ms) / (sms * clock),
         blocks_per_us_per_sm: if block_secs > 0.0 { m.empty_blocks as f64 / sms / (block_secs * 1e6) } else { 0.0 },
@@ -268,6 +311,7 @@ pub fn check(f: &Figures) -> Result<(), String> {
     let curve = f.read_curve.iter().map(|p| ("DRAM read bandwidth in flight", p[1]));
     let runs = f.run_efficiency.iter().flat_map(|p| [("DRAM run efficiency", p[1]), ("DRAM run efficiency", p[2])]);
     let rows = f.row_spreads.iter().flat_map(|r| r.factors.iter().map(|p| ("DRAM row spread", p[1])));
+    let rows = rows.chain(f.atomic_spread.iter().map(|p| ("L2 atomic spread", p[1])));
     match all.into_iter().chain(curve).chain(runs).chain(rows).find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
         Some((name, v)) => Err(format!("calibration gave a {name} of {v}")),
         None => Ok(()),
@@ -317,6 +361,16 @@ mod tests {
             // 3.2e7 stores in 1 ms, each a request and a sector: 64 input cycles per ns.
             partial_stores: 3.2e7,
             partial_ms: 1.002,
+            // Atomics: 1e6 sectors in 1 ms over one line (one slice: 1 sector per ns), in 0.125 ms over
+            // 128 lines (8 slices).
+            // 8 lines at three places: 0.25, 0.5 and 0.25 ms, the median rate 4 slices'.
+            atomics: vec![
+                AtomicsPass { lines: 8.0, offset_bytes: 0.0, sectors: 1e6, ms: 0.252 },
+                AtomicsPass { lines: 8.0, offset_bytes: 131072.0, sectors: 1e6, ms: 0.502 },
+                AtomicsPass { lines: 8.0, offset_bytes: 262144.0, sectors: 1e6, ms: 0.252 },
+                AtomicsPass { lines: 1.0, offset_bytes: 0.0, sectors: 1e6, ms: 1.002 },
+                AtomicsPass { lines: 128.0, offset_bytes: 0.0, sectors: 1e6, ms: 0.127 },
+            ],
             // With 512 bytes in flight per SM, 0.2 GB more in 1 ms more = 200 GB/s; with 2048, 800 GB/s.
             inflight: vec![
                 InflightRun { bytes_per_sm: 512.0, bytes: 0.2e9, ms: 1.01, more_bytes: 0.4e9, more_ms: 2.01 },
@@ -345,6 +399,10 @@ mod tests {
             wall_ms: 40.0,
         };
         let f = figures(&m, "test".into());
+        let close = |got: &[[f64; 2]], want: &[[f64; 2]]| {
+            got.len() == want.len()
+                && got.iter().zip(want).all(|(g, w)| (g[0] - w[0]).abs() < 1e-12 && (g[1] - w[1]).abs() < 1e-12)
+        };
         assert!((f.copy_gbs - 2000.0).abs() < 1e-9);
         assert!((f.read_gbs - 3000.0).abs() < 1e-9);
         assert!((f.l2_gbs - 1000.0).abs() < 1e-9);
@@ -354,6 +412,12 @@ mod tests {
         assert!((f.blocks_per_us_per_sm - 100.0).abs() < 1e-9);
         assert!((f.dram_latency_ns - 500.0).abs() < 1e-9);
         assert!((f.block_gap_ns - 250.0).abs() < 1e-9, "{}", f.block_gap_ns);
+        assert!((f.atomic_sectors_per_ns - 1.0).abs() < 1e-9, "{}", f.atomic_sectors_per_ns);
+        assert!(close(&f.atomic_spread, &[[1.0, 1.0], [8.0, 4.0], [128.0, 8.0]]), "{:?}", f.atomic_spread);
+        // No one-line run (a calibration before version 11): not measured.
+        let no_atomics = Measurements { atomics: m.atomics[..1].to_vec(), ..m.clone() };
+        let g = figures(&no_atomics, "test".into());
+        assert_eq!((g.atomic_sectors_per_ns, g.atomic_spread.len()), (0.0, 0));
         // A calibration before version 10 has no turnover: 0, which the model reads as the arch's.
         let mut v9 = serde_json::to_value(&m).unwrap();
         v9.as_object_mut().unwrap().remove("turnover");
@@ -372,10 +436,6 @@ mod tests {
         assert_eq!(f.row_spreads.len(), 2);
         let (narrow, wide) = (&f.row_spreads[0], &f.row_spreads[1]);
         assert_eq!((narrow.pitch_bytes, wide.pitch_bytes), (4096.0, 65536.0));
-        let close = |got: &[[f64; 2]], want: &[[f64; 2]]| {
-            got.len() == want.len()
-                && got.iter().zip(want).all(|(g, w)| (g[0] - w[0]).abs() < 1e-12 && (g[1] - w[1]).abs() < 1e-12)
-        };
         assert!(close(&wide.factors, &[[64.0, 1.3], [128.0, 1.2], [4096.0, 1.0]]), "{wide:?}");
         assert!(close(&narrow.factors, &[[64.0, 1.1], [4096.0, 1.0]]), "{narrow:?}");
         assert!(row_spreads(&[], |ms| ms).is_empty());

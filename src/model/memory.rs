@@ -94,6 +94,8 @@ pub struct MemStats {
     pub stores: Traffic,
     /// Of the stores, the global atomics (`atom`, `red`): requests, transactions and requested bytes.
     pub atomics: Traffic,
+    /// Where the atomics land ([`atomic_spread`]); zero without atomics.
+    pub atomic_spread: AtomicSpread,
     /// Shared-memory loads.
     pub shared_loads: SharedTraffic,
     /// Shared-memory stores.
@@ -110,6 +112,17 @@ pub struct MemStats {
     pub total_warps: u64,
     /// 95 % confidence half-width of the main counts, relative (0 when every warp was walked).
     pub error: f64,
+}
+
+/// How the grid's global atomics spread over memory: L2 serves them one sector a clock in the slice
+/// that holds the line, so the lines they touch decide how many slices share the work (docs/MODEL.md
+/// section 37).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AtomicSpread {
+    /// Distinct 128-byte lines the grid's atomics touch, estimated from a sample of warps.
+    pub lines: f64,
+    /// The share of the atomics' lane operations on the busiest of those lines, in the sample.
+    pub hottest: f64,
 }
 
 impl Traffic {
@@ -206,6 +219,9 @@ struct Scratch {
     /// is one.
     atomic: Vec<u32>,
     atomic_req: Vec<bool>,
+    /// Per key (after [`atomic_rounds`]), its round: 0, or for an atomic's lane on a word an earlier
+    /// lane of the instruction accesses, how many did.
+    rounds: Vec<u8>,
     /// (request, segment) and ((request, sector), bytes), the request numbered as in `words`.
     segs: Vec<(u64, u64)>,
     cover: Vec<((u64, u64), u64)>,
@@ -378,9 +394,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         s.keys.push(key(a.insn, load, width << 42 | (base(a.buffer) / 4 + a.index)));
     }
     s.keys.sort_unstable();
-    s.keys.dedup();
     s.atomic.sort_unstable();
     s.atomic.dedup();
+    atomic_rounds(s);
     s.atomic_req.clear();
     s.segs.clear();
     s.cover.clear();
@@ -388,7 +404,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     s.words.clear();
     // Requests numbered in key order (each instruction and direction one), times 2, plus 1 for a load.
     let (mut request, mut prev) = (0u64, None);
-    for &k in &s.keys {
+    for (&k, &round) in s.keys.iter().zip(&s.rounds) {
+        // An atomic's later rounds (lanes on a word already served) are lines and sectors of their own.
+        let round = round as u64;
         let load = k >> 46 & 1 == 1;
         let instruction = k & !LOW;
         if prev.is_some_and(|p| p != instruction) {
@@ -407,9 +425,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         let first = (k & ((1 << 42) - 1)) as u64 * 4;
         let last = first + bytes - 1;
         let head = request | load as u64;
-        s.words.extend((first / 4..=last / 4).map(|w| (head, w)));
+        s.words.extend((first / 4..=last / 4).map(|w| (head | round << 56, w)));
         for seg in first / txn_bytes..=last / txn_bytes {
-            s.segs.push((head, seg));
+            s.segs.push((head, seg | round << ROUND_SHIFT));
             if load {
                 s.distinct.push(seg);
             }
@@ -418,13 +436,15 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
             for sector in first / SECTOR_BYTES..=last / SECTOR_BYTES {
                 let lo = first.max(sector * SECTOR_BYTES);
                 let hi = (last + 1).min((sector + 1) * SECTOR_BYTES);
-                s.cover.push(((head, sector), hi - lo));
+                s.cover.push(((head, sector | round << ROUND_SHIFT), hi - lo));
             }
         }
     }
-    // Sorted already unless one instruction mixes access widths.
+    // Sorted already unless one instruction mixes access widths or an atomic has rounds.
     if !s.segs.is_sorted() {
         s.segs.sort_unstable();
+    }
+    if !s.cover.is_sorted() {
         s.cover.sort_unstable();
     }
     s.segs.dedup();
@@ -476,6 +496,38 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         t.extend_from_slice(&s.distinct);
     }
     out
+}
+
+/// Where a key's round goes in a segment or sector number (above every address: buffers sit below
+/// 2^45 bytes), so that an atomic's rounds touch lines and sectors of their own (in `words` it goes
+/// above the request, each round its own L1 passes).
+const ROUND_SHIFT: u32 = 50;
+
+/// Drops the repeated keys of the collected warp (a word two lanes of one instruction access is
+/// requested once), except an atomic's: lanes of one atomic instruction on the same word are served
+/// in turn, one lane per word a round, each round a request to L2 with sectors of its own (ncu on an
+/// H100, docs/results/atomics-2026-12-07/h100: 32 lanes adding to one word make 32 L2 requests and 32
+/// sectors, `lts__t_requests_srcunit_tex_op_red` and `lts__t_sectors_srcunit_tex_op_red`; docs/MODEL.md
+/// section 37). Sets `s.rounds`, each kept key's round from 0; `s.atomic` must be sorted.
+fn atomic_rounds(s: &mut Scratch) {
+    s.rounds.clear();
+    let (mut kept, mut round) = (0, 0u8);
+    for i in 0..s.keys.len() {
+        let k = s.keys[i];
+        if kept > 0 && s.keys[kept - 1] == k {
+            let insn = (k >> 47) as u32;
+            if k >> 46 & 1 == 1 || s.atomic.binary_search(&insn).is_err() {
+                continue;
+            }
+            round += 1;
+        } else {
+            round = 0;
+        }
+        s.keys[kept] = k;
+        s.rounds.push(round);
+        kept += 1;
+    }
+    s.keys.truncate(kept);
 }
 
 /// L1 data-pipe wavefronts of a warp's global instructions, loads and stores, from `words` (request x 2,
@@ -759,6 +811,9 @@ pub fn analyze(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u32) -> 
     stats.sampled_warps = sampled;
     stats.sampled_blocks = blocks_seen.len() as u64;
     fill(&mut stats, &total, total[c::LD_DISTINCT] * reuse, kernel.load_repeat());
+    if stats.atomics.requests > 0.0 {
+        stats.atomic_spread = atomic_spread(kernel, grid, block);
+    }
     stats
 }
 
@@ -939,7 +994,75 @@ pub fn analyze_exact(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u3
     stats.sampled_blocks = stats.total_blocks;
     stats.sampled_warps = stats.total_warps;
     fill(&mut stats, &total, l2, kernel.load_repeat());
+    if stats.atomics.requests > 0.0 {
+        stats.atomic_spread = atomic_spread(kernel, grid, block);
+    }
     stats
+}
+
+/// Warps [`atomic_spread`] walks at most.
+const SPREAD_WARPS: u64 = 64;
+
+/// Where the grid's global atomics land: every warp of a grid of at most [`SPREAD_WARPS`], else that
+/// many warps spread over it on a golden-ratio sequence, each counted once per line it touches. The
+/// grid's distinct lines are estimated from the sample's with Chao's incidence estimator (Chao 1987,
+/// "Estimating the population size for capture-recapture data with unequal catchability"): the lines
+/// seen in one sampled warp only (`q1`) and in exactly two (`q2`) tell how many were missed, `d + q1^2
+/// / (2 q2)` (`d + q1 (q1 - 1) / 2` without a `q2`); at most the sample's lines scaled to the grid. A
+/// histogram's few bins, hit by every warp, come out as exactly those; lines each warp has to itself
+/// as the sample's times the grid's warps over the sample's.
+pub fn atomic_spread(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> AtomicSpread {
+    let wpb = block.volume().div_ceil(32);
+    let total = grid.volume() * wpb;
+    let picks: Vec<u64> = if total <= SPREAD_WARPS {
+        (0..total).collect()
+    } else {
+        let mut p: Vec<u64> = (0..SPREAD_WARPS)
+            .map(|k| (((0.5 + k as f64 * GOLDEN).fract() * total as f64) as u64).min(total - 1))
+            .collect();
+        p.sort_unstable();
+        p.dedup();
+        p
+    };
+    // Per sampled warp, its atomics' lines with the lane operations on each.
+    let per_warp: Vec<Vec<(u64, u64)>> = picks
+        .par_iter()
+        .map(|&w| {
+            with_scratch(|s| {
+                collect(kernel, block_of(w / wpb, grid), block, w % wpb, s);
+                let mut lines: Vec<u64> = s
+                    .acc
+                    .iter()
+                    .filter(|a| a.kind == AccessKind::Atomic)
+                    .map(|a| (base(a.buffer) + a.index * 4) / LINE_BYTES)
+                    .collect();
+                lines.sort_unstable();
+                lines.chunk_by(|a, b| a == b).map(|r| (r[0], r.len() as u64)).collect()
+            })
+        })
+        .collect();
+    // Per line: the sampled warps that touch it and the lane operations on it.
+    let mut lines: rustc_hash::FxHashMap<u64, (u64, u64)> = Default::default();
+    for warp in &per_warp {
+        for &(line, ops) in warp {
+            let e = lines.entry(line).or_default();
+            e.0 += 1;
+            e.1 += ops;
+        }
+    }
+    let ops: u64 = lines.values().map(|e| e.1).sum();
+    if ops == 0 {
+        return AtomicSpread::default();
+    }
+    let d = lines.len() as f64;
+    let q1 = lines.values().filter(|e| e.0 == 1).count() as f64;
+    let q2 = lines.values().filter(|e| e.0 == 2).count() as f64;
+    let missed = if q2 > 0.0 { q1 * q1 / (2.0 * q2) } else { q1 * (q1 - 1.0).max(0.0) / 2.0 };
+    let scaled = d * total as f64 / picks.len() as f64;
+    AtomicSpread {
+        lines: (d + missed).min(scaled).max(d),
+        hottest: lines.values().map(|e| e.1).max().unwrap_or(0) as f64 / ops as f64,
+    }
 }
 
 fn empty(grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
@@ -947,6 +1070,7 @@ fn empty(grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
         loads: Traffic::default(),
         stores: Traffic::default(),
         atomics: Traffic::default(),
+        atomic_spread: AtomicSpread::default(),
         shared_loads: SharedTraffic::default(),
         shared_stores: SharedTraffic::default(),
         txn_bytes,
@@ -1277,6 +1401,113 @@ mod tests {
         let s = analyze_exact(&k, k.grid(b), b, 32);
         assert_eq!((s.stores.transactions, s.stores.partial_sectors), (512.0, 0.0));
         assert_eq!(s.stores.lines, 128.0);
+    }
+
+    #[test]
+    fn an_atomic_serves_lanes_on_one_word_in_rounds() {
+        // One `red.add.u32` of a warp: lanes 0-15 on word 0, 16-23 on word 8 (sector 1 of line 0),
+        // 24-31 on words 64-71 (sector 8, line 2). Rounds: the first takes words 0, 8 and 64-71 (3
+        // sectors, 2 lines, 2 of them partial; L1 passes: banks 0-7 hold words 64-71 and bank 0 word 0
+        // too, so 2); rounds 2-8 words 0 and 8 (2 partial sectors of line 0, 1 pass); rounds 9-16 word 0
+        // (1 sector, 1 pass). In all 1 request, 3 + 7 x 2 + 8 = 25 sectors, 2 + 7 + 8 = 17 lines, 24
+        // partial, 2 + 7 + 8 = 17 passes, 128 bytes asked for.
+        let word = |lane: u64| match lane {
+            0..16 => 0,
+            16..24 => 8,
+            _ => 64 + lane - 24,
+        };
+        let mut s = Scratch::default();
+        for lane in 0..32u64 {
+            s.acc.push(Access::atomic(0, 0, word(lane), 4));
+            s.lanes.push(lane as u8);
+        }
+        let c = count_warp(&mut s, 32, None);
+        assert_eq!((c[c::ST_REQ], c[c::ST_TXN], c[c::ST_LINES], c[c::ST_PARTIAL]), (1.0, 25.0, 17.0, 24.0));
+        assert_eq!((c[c::ST_WF], c[c::ST_BYTES]), (17.0, 128.0));
+        assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::AT_BYTES]), (1.0, 25.0, 128.0));
+        // The same lanes as a plain store: each word once, 3 sectors, 2 lines, 2 passes.
+        for a in &mut s.acc {
+            a.kind = AccessKind::Store;
+        }
+        let c = count_warp(&mut s, 32, None);
+        assert_eq!((c[c::ST_REQ], c[c::ST_TXN], c[c::ST_LINES], c[c::ST_WF]), (1.0, 3.0, 2.0, 2.0));
+        assert_eq!((c[c::ST_BYTES], c[c::AT_TXN]), (40.0, 0.0));
+        // 32 lanes on one word (atoms.cu's mode 1): 32 rounds, 32 sectors and lines (ncu: 32 L2
+        // requests and sectors per instruction).
+        for a in &mut s.acc {
+            *a = Access::atomic(0, 0, 5, 4);
+        }
+        let c = count_warp(&mut s, 32, None);
+        assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::ST_LINES], c[c::ST_WF]), (1.0, 32.0, 32.0, 32.0));
+    }
+
+    /// A kernel of `blocks` 1D blocks whose threads each make one global atomic on the word `word` gives
+    /// (none where it gives `None`).
+    struct Atomics {
+        blocks: u32,
+        word: fn(u64) -> Option<u64>,
+    }
+
+    impl Kernel for Atomics {
+        fn name(&self) -> &str {
+            "atomics"
+        }
+        fn entry(&self) -> &str {
+            "atomics"
+        }
+        fn module(&self) -> crate::kernels::Module<'_> {
+            crate::kernels::Module::Embedded("none")
+        }
+        fn problem(&self) -> String {
+            String::new()
+        }
+        fn buffers(&self) -> Vec<crate::kernels::Buffer> {
+            Vec::new()
+        }
+        fn args(&self) -> Vec<crate::kernels::Arg> {
+            Vec::new()
+        }
+        fn grid(&self, _block: Dim3) -> Dim3 {
+            Dim3::new(self.blocks, 1, 1)
+        }
+        fn work(&self) -> crate::kernels::Work {
+            crate::kernels::Work { bytes_read: 0, bytes_written: 0, flops: 0 }
+        }
+        fn reference(&self, _inputs: &[Vec<f32>]) -> Vec<Vec<f32>> {
+            Vec::new()
+        }
+        fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
+            let i = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
+            out.extend((self.word)(i).map(|w| Access::atomic(0, 0, w, 4)));
+        }
+    }
+
+    #[test]
+    fn atomics_spread_over_the_lines_they_touch() {
+        let b = Dim3::new(256, 1, 1);
+        // A 256-bin histogram (8 lines), every warp on all of them: the sample sees every bin line in
+        // every warp, so none is missed: 8 lines, each 1/8 of the adds.
+        let hist = Atomics { blocks: 4096, word: |i| Some(i.wrapping_mul(2_654_435_761) % 256) };
+        let s = analyze(&hist, hist.grid(b), b, 32).atomic_spread;
+        assert_eq!(s.lines, 8.0);
+        assert!((s.hottest - 1.0 / 8.0).abs() < 0.02, "{}", s.hottest);
+        // Each thread on its own word: 32768 warps, each its own line; the 64 sampled warps' 64 lines
+        // are each seen once (q1 = 64, q2 = 0), so Chao's estimate is 64 + 64 x 63 / 2 = 2080 lines,
+        // under the sample scaled to the grid (64 x 32768 / 64).
+        let own = Atomics { blocks: 4096, word: Some };
+        let s = analyze(&own, own.grid(b), b, 32).atomic_spread;
+        assert_eq!((s.lines, s.hottest), (2080.0, 1.0 / 64.0));
+        // A small grid (16 warps, each its own line) is walked whole: q1 = 16, so 16 + 120 = 136 is
+        // estimated, but no more lines than the sample's scaled to the grid (the sample is the grid): 16.
+        let small = Atomics { blocks: 2, word: Some };
+        assert_eq!(analyze(&small, small.grid(b), b, 32).atomic_spread.lines, 16.0);
+        // One word a block (thread 0 of each): 4096 words in 128 lines; no atomics elsewhere.
+        let one = Atomics { blocks: 4096, word: |i| (i % 256 == 0).then_some(i / 256) };
+        let s = analyze(&one, one.grid(b), b, 32);
+        assert_eq!(s.atomics.requests, 4096.0);
+        assert!(s.atomic_spread.lines >= 1.0);
+        let none = Atomics { blocks: 4096, word: |_| None };
+        assert_eq!(analyze(&none, none.grid(b), b, 32).atomic_spread, AtomicSpread::default());
     }
 
     #[test]

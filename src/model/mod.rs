@@ -210,6 +210,17 @@ fn static_mix(kernel: &dyn Kernel) -> (crate::ptx::Mix, Option<crate::ptx::Mix>)
     (straight.add_scaled(&per_fma, kernel.loop_fmas()), setup)
 }
 
+/// The atomics' sectors the busiest L2 slice serves: an even share of the slices their footprint
+/// spreads over, or the hottest line's share where that is more (a line sits in one slice).
+fn busiest_atomic_sectors(target: &Target, mem: &memory::MemStats) -> f64 {
+    let sectors = mem.atomics.transactions * mem.txn_bytes as f64 / 32.0;
+    if sectors <= 0.0 {
+        return 0.0;
+    }
+    let spread = &mem.atomic_spread;
+    sectors * (1.0 / target.atomic_slices(spread.lines)).max(spread.hottest)
+}
+
 /// Evaluates `launch` of `kernel` on `target` with `active_blocks` resident blocks per SM (from the
 /// driver or the occupancy calculator); `measured_ms`, when given, decides whether the block
 /// scheduler was the bottleneck.
@@ -272,6 +283,7 @@ pub fn evaluate(
         l2_read_requests,
         store_lines: mem.stores.lines,
         store_sectors: mem.stores.transactions * txn / 32.0,
+        atomic_sectors: busiest_atomic_sectors(target, &mem),
         l1_load_bytes: mem.loads.requested_bytes,
         l1_wavefronts: mem.loads.wavefronts + mem.stores.wavefronts,
         smem_wavefronts: mem.shared_loads.wavefronts + mem.shared_stores.wavefronts,

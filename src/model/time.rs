@@ -63,6 +63,17 @@ pub struct Figures {
     /// calibrated before it was measured.
     #[serde(default)]
     pub l2_write_cycles_per_ns: f64,
+    /// Sectors per ns one L2 slice's atomic unit completes (calAtomics: one line's words added to by
+    /// every warp, all in one slice). 0 where not measured: [`Target::atomic_rate`] then takes one a
+    /// clock.
+    #[serde(default)]
+    pub atomic_sectors_per_ns: f64,
+    /// Slices a footprint of atomically updated lines proceeds as if spread over, `[lines, slices]`
+    /// ascending (calAtomics at footprints of 1 to 2048 lines: each footprint's rate over the one-line
+    /// run's; the slices slow each other from 16 lines on, so this is below the lines' slices there).
+    /// Empty where not measured: [`ATOMIC_SPREAD`] then stands in.
+    #[serde(default)]
+    pub atomic_spread: Vec<[f64; 2]>,
     /// Bytes per clock one SM's L1 delivers to global loads that hit.
     pub l1_bytes_per_clk: f64,
     /// Bytes per clock one SM's shared memory delivers without bank conflicts.
@@ -105,6 +116,8 @@ impl Figures {
             l2_gbs,
             // The input port moves a sector per cycle, as the output port does for reads.
             l2_write_cycles_per_ns: l2_gbs / 32.0,
+            atomic_sectors_per_ns: 0.0,
+            atomic_spread: Vec::new(),
             l1_bytes_per_clk: arch.l1_bytes_per_clk as f64,
             smem_bytes_per_clk: arch.l1_bytes_per_clk as f64,
             blocks_per_us_per_sm: clock_ghz * 1e3 / arch.block_issue_cycles as f64,
@@ -242,6 +255,32 @@ impl Target {
         self.clock_mhz as f64 * 1e6
     }
 
+    /// Sectors per second one L2 slice's atomic unit completes: the calibrated figure, else one per SM
+    /// clock (L2 has its own clock, which the database does not hold: an H100's ran at 1.71 GHz to its
+    /// SMs' 1.98, so this is 16 % fast there).
+    pub fn atomic_rate(&self) -> f64 {
+        if self.figures.atomic_sectors_per_ns > 0.0 {
+            self.figures.atomic_sectors_per_ns * 1e9
+        } else {
+            self.clock_hz()
+        }
+    }
+
+    /// L2 slices a footprint of `lines` atomically updated 128-byte lines proceeds as if spread over:
+    /// the calibrated table within its footprints, past its end its last value grown as
+    /// [`ATOMIC_SPREAD`] grows from there; uncalibrated, [`ATOMIC_SPREAD`]. Interpolated on log
+    /// scales, the end's value past either end of a table.
+    pub fn atomic_slices(&self, lines: f64) -> f64 {
+        let lines = lines.max(1.0);
+        let database = |x: f64| interpolate_log(&ATOMIC_SPREAD, x);
+        let slices = match self.figures.atomic_spread.last() {
+            Some(end) if lines <= end[0] => interpolate_log(&self.figures.atomic_spread, lines),
+            Some(end) => end[1] * database(lines) / database(end[0]),
+            None => database(lines),
+        };
+        slices.max(1.0)
+    }
+
     /// From a block's end to its successor's first instruction, s: the calibrated figure, else the
     /// arch's (calibrations before version 10 did not measure it).
     pub fn block_gap_s(&self) -> f64 {
@@ -251,6 +290,45 @@ impl Target {
             self.arch.block_gap_cycles as f64 / self.clock_hz()
         }
     }
+}
+
+/// Slices of L2 a footprint of atomically updated lines spreads over, `[lines, slices]`, measured on
+/// an H100 (docs/results/atomics-2026-12-07/h100, atoms.cu: every warp adding to one line's 32 words
+/// in turn over footprints of 1 to 32768 lines; slices = the atomic unit's busy cycles over all slices
+/// over the busiest's). L2's address hash keeps 2 neighbouring lines in one slice and 1 KiB in two;
+/// from 2 KiB on a footprint takes a slice per 512 bytes, up to 64 slices at 64 KiB and 79 (of 80) at
+/// 4 MiB. histogram_wide's bins on the same card, elsewhere in memory, took 2.0, 31.9 and 63.7 slices
+/// at 8, 128 and 2048 lines. The database's figure for every card (the hash of other GPUs is not
+/// measured). Where many slices are busy each serves fewer than a sector a clock (0.64 at 32 and 64
+/// slices there), which only a calibration sees.
+pub const ATOMIC_SPREAD: [[f64; 2]; 11] = [
+    [1.0, 1.0],
+    [2.0, 1.0],
+    [4.0, 2.0],
+    [8.0, 2.0],
+    [16.0, 4.0],
+    [32.0, 8.0],
+    [64.0, 16.0],
+    [128.0, 32.0],
+    [512.0, 64.0],
+    [2048.0, 64.0],
+    [32768.0, 78.8],
+];
+
+/// `table`'s value at `x` (`[x, y]` ascending in x), interpolated linearly in log x and log y; the
+/// end's value past either end.
+fn interpolate_log(table: &[[f64; 2]], x: f64) -> f64 {
+    let (Some(first), Some(last)) = (table.first(), table.last()) else { return 1.0 };
+    if x <= first[0] {
+        return first[1];
+    }
+    if x >= last[0] {
+        return last[1];
+    }
+    let i = table.partition_point(|p| p[0] <= x);
+    let ([x0, y0], [x1, y1]) = (table[i - 1], table[i]);
+    let t = (x.ln() - x0.ln()) / (x1.ln() - x0.ln());
+    (y0.ln() + t * (y1.ln() - y0.ln())).exp()
 }
 
 /// What limits a configuration.
@@ -309,6 +387,10 @@ pub struct Workload {
     pub store_lines: f64,
     /// The 32-byte sectors the stores carry to L2 (in full or in part).
     pub store_sectors: f64,
+    /// Of the atomics' sectors (one per sector of a round of lanes), those the busiest L2 slice serves:
+    /// their share of the slices their lines spread over ([`Target::atomic_slices`]), or the hottest
+    /// line's share where that is more.
+    pub atomic_sectors: f64,
     /// Bytes the load transactions move through L1.
     pub l1_load_bytes: f64,
     /// The loads' and stores' L1 passes: runs of adjacent 128-byte lines per request (memory model).
@@ -349,7 +431,8 @@ pub struct Prediction {
     pub time_ms: f64,
     /// DRAM bytes over achievable bandwidth (the roofline floor).
     pub bandwidth_ms: f64,
-    /// L2's input port: line requests and the stores' sectors over its rate.
+    /// L2's input port (line requests and the stores' sectors over its rate) or its busiest slice's
+    /// atomic unit, whichever takes longer.
     pub l2_ms: f64,
     /// L1 passes, L1 bytes and shared-memory wavefronts over the data path's rate, or L1's request port
     /// to L2, whichever is busier.
@@ -397,7 +480,10 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     // within 3 % on transposes, resize and the partial-store microbenchmark; docs/MODEL.md section 11).
     // Its read side is not a term: the sectors loads take from L2 depend on L1 reuse across blocks,
     // which the memory model does not see (matmul's one-row blocks hit L1 for 57 % of B's sectors).
-    let l2 = crossbar_cycles(w) / (f.l2_write_cycles_per_ns * 1e9);
+    // Atomics wait for L2's atomic unit, one sector a clock in the slice that holds the line (ncu on
+    // an H100, atoms.cu: lts__d_atomic_input_cycles_active = the busiest slice's sectors within 1 %
+    // where the atomics were the bound; docs/MODEL.md section 37): the busier of the two.
+    let l2 = (crossbar_cycles(w) / (f.l2_write_cycles_per_ns * 1e9)).max(w.atomic_sectors / t.atomic_rate());
     // The L1/shared data path: one pass (a run of lines, or a bank pass) per clock, and its bytes; or
     // L1's end of the crossbar to L2, whichever is busier.
     let passes = w.l1_wavefronts + w.smem_wavefronts;
@@ -663,6 +749,7 @@ mod tests {
             l2_read_requests: 2.0 * n / 32.0,
             store_lines: n / 32.0,
             store_sectors: 4.0 * n / 32.0,
+            atomic_sectors: 0.0,
             l1_load_bytes: 8.0 * n,
             l1_wavefronts: 3.0 * n / 32.0,
             smem_wavefronts: 0.0,
@@ -827,6 +914,7 @@ mod tests {
             l2_read_requests: 0.0,
             store_lines: 0.0,
             store_sectors: 0.0,
+            atomic_sectors: 0.0,
             l1_load_bytes: warps * 2048.0,
             l1_wavefronts: 0.0,
             serial_loads: 16.0,
@@ -867,6 +955,7 @@ mod tests {
             l2_read_requests: 2.0 * mi,
             store_lines: 64.0 * mi,
             store_sectors: 64.0 * mi,
+            atomic_sectors: 0.0,
             l1_load_bytes: 256.0 * mi,
             l1_wavefronts: 2.0 * mi + 64.0 * mi,
             insns: Mix::default(),
@@ -881,6 +970,35 @@ mod tests {
         let rgb = Workload { store_lines: 64.0 * mi / 4.0, ..naive };
         let q = predict(&t, &rgb);
         assert!((q.l2_ms / p.l2_ms - (2.0 * mi + 16.0 * mi + 64.0 * mi) / (130.0 * mi)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn atomics_wait_for_the_busiest_slices_atomic_unit() {
+        // The database's spread: a 1 KiB histogram (8 lines) in 2 slices, 12 lines between 8 (2
+        // slices) and 16 (4) on log scales, 2 x 2^(log2 1.5) = 3; past the table, its end.
+        let mut t = h200();
+        assert_eq!(t.atomic_slices(8.0), 2.0);
+        assert!((t.atomic_slices(12.0) - 3.0).abs() < 1e-12, "{}", t.atomic_slices(12.0));
+        assert_eq!((t.atomic_slices(0.5), t.atomic_slices(1e6)), (1.0, 78.8));
+        // Uncalibrated, the unit takes a sector an SM clock: 11.86 M sectors over the histogram's 2
+        // slices, 5.93 M in the busiest, at 1980 MHz are 2.995 ms, above the input port's share.
+        assert_eq!(t.atomic_rate(), t.clock_mhz as f64 * 1e6);
+        let w = Workload { atomic_sectors: 11.86e6 / 2.0, insns: Mix::default(), ..sum_matrix(1056, 8.0, 64.0) };
+        let p = predict(&t, &w);
+        assert_eq!(p.bound, Bound::L2);
+        assert!((p.l2_ms - 5.93e6 / (t.clock_mhz as f64 * 1e6) * 1e3).abs() < 1e-9, "{}", p.l2_ms);
+        // Calibrated at 1.71 sectors per ns a slice (the H100's L2 clock), with a table to 128 lines
+        // of 2 slices at 8 and 16 at 128.
+        t.figures.atomic_sectors_per_ns = 1.71;
+        t.figures.atomic_spread = vec![[1.0, 1.0], [8.0, 2.0], [128.0, 16.0]];
+        assert!((predict(&t, &w).l2_ms - 5.93e6 / 1.71e9 * 1e3).abs() < 1e-9);
+        // 32 lines are halfway from 8 to 128 on a log scale: 2 x (16 / 2)^0.5 = 5.657 slices.
+        assert!((t.atomic_slices(32.0) - 2.0 * 8.0f64.sqrt()).abs() < 1e-9, "{}", t.atomic_slices(32.0));
+        // Past the table's end (16 at 128 lines) as the database's grows: at 256 lines, halfway from
+        // 128 (32 slices) to 512 (64) on log scales, 32 x 2^0.5 = 45.25, so 16 x 45.25 / 32 = 22.6;
+        // at a million lines 16 x 78.8 / 32.
+        assert!((t.atomic_slices(256.0) - 16.0 * 2.0f64.sqrt()).abs() < 1e-9, "{}", t.atomic_slices(256.0));
+        assert!((t.atomic_slices(1e6) - 16.0 * 78.8 / 32.0).abs() < 1e-9);
     }
 
     #[test]
@@ -902,6 +1020,7 @@ mod tests {
             l2_read_requests: 7_316_000.0,
             store_lines: 33_619_968.0,
             store_sectors: 33_619_968.0,
+            atomic_sectors: 0.0,
             l1_load_bytes: 0.0,
             l1_wavefronts: 21_012_480.0,
             insns: Mix::default(),
@@ -974,6 +1093,7 @@ mod tests {
             l2_read_requests: 2.0 * lines,
             store_lines: lines,
             store_sectors: 4.0 * lines,
+            atomic_sectors: 0.0,
             l1_load_bytes: 2.0 * 4096.0 * 4096.0 * 4.0,
             l1_wavefronts: 3.0 * lines,
             serial_loads: 8192.0,
@@ -1171,6 +1291,7 @@ mod tests {
             l2_read_requests: 0.0,
             store_lines: 0.0,
             store_sectors: 0.0,
+            atomic_sectors: 0.0,
             l1_load_bytes: 0.0,
             l1_wavefronts: warps * 110.0,
             insns: Mix { other: 400.0, ..Mix::default() },

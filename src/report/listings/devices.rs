@@ -137,6 +137,19 @@ fn describe_calibration(d: &DeviceInfo, c: &Calibration) -> Cells {
             format!("{:.1} cycles per ns", f.l2_write_cycles_per_ns),
             "calPartialStore: one 4-byte store per sector and line",
         ),
+        (
+            "L2 atomic unit",
+            if f.atomic_sectors_per_ns > 0.0 {
+                format!(
+                    "{:.2} sectors/ns a slice; slices by lines: {}",
+                    f.atomic_sectors_per_ns,
+                    points(&f.atomic_spread, |p| format!("{}: {:.1}", p[0], p[1]))
+                )
+            } else {
+                "not measured".to_string()
+            },
+            "calAtomics: a warp's adds to a line's 32 words over 1-2048 lines; rate over the one-line run's",
+        ),
         ("L1 bandwidth", format!("{:.0} B/clk/SM", f.l1_bytes_per_clk), "calL1Read: 8 KiB per block re-read"),
         ("shared memory", format!("{:.0} B/clk/SM", f.smem_bytes_per_clk), "calSmemRead: conflict-free 4-byte loads"),
         ("block issue", format!("{:.2} blocks/us/SM", f.blocks_per_us_per_sm), "calEmpty: 2000 empty blocks per SM"),
