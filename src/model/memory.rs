@@ -96,6 +96,9 @@ pub struct MemStats {
     pub atomics: Traffic,
     /// Where the atomics land ([`atomic_spread`]); zero without atomics.
     pub atomic_spread: AtomicSpread,
+    /// The atomics' line requests (a line in a round) of a single lane: the one sector of each rides
+    /// in its request's cycle at L2's input port, not a cycle of its own.
+    pub atomic_lone_requests: f64,
     /// Shared-memory loads.
     pub shared_loads: SharedTraffic,
     /// Shared-memory stores.
@@ -192,7 +195,9 @@ mod c {
     pub const AT_REQ: usize = 16;
     pub const AT_TXN: usize = 17;
     pub const AT_BYTES: usize = 18;
-    pub const N: usize = 19;
+    /// The atomics' line requests of a single lane (one per line and round).
+    pub const AT_LONE: usize = 19;
+    pub const N: usize = 20;
     /// The counts whose sampling error decides when to stop, each with the count its error is relative
     /// to (partial sectors are a share of the store transactions).
     pub const MAIN: [(usize, usize); 6] = [
@@ -222,6 +227,8 @@ struct Scratch {
     /// Per key (after [`atomic_rounds`]), its round: 0, or for an atomic's lane on a word an earlier
     /// lane of the instruction accesses, how many did.
     rounds: Vec<u8>,
+    /// Per lane of an atomic instruction, its (request, line and round).
+    lanes_at: Vec<(u64, u64)>,
     /// (request, segment) and ((request, sector), bytes), the request numbered as in `words`.
     segs: Vec<(u64, u64)>,
     cover: Vec<((u64, u64), u64)>,
@@ -402,6 +409,7 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     s.cover.clear();
     s.distinct.clear();
     s.words.clear();
+    s.lanes_at.clear();
     // Requests numbered in key order (each instruction and direction one), times 2, plus 1 for a load.
     let (mut request, mut prev) = (0u64, None);
     for (&k, &round) in s.keys.iter().zip(&s.rounds) {
@@ -419,10 +427,11 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         prev = Some(instruction);
         let bytes = 1u64 << (k >> 42 & 7);
         out[if load { c::LD_BYTES } else { c::ST_BYTES }] += bytes as f64;
+        let first = (k & ((1 << 42) - 1)) as u64 * 4;
         if s.atomic_req[(request / 2) as usize] {
             out[c::AT_BYTES] += bytes as f64;
+            s.lanes_at.push((request, (first / LINE_BYTES) | (round << ROUND_SHIFT)));
         }
-        let first = (k & ((1 << 42) - 1)) as u64 * 4;
         let last = first + bytes - 1;
         let head = request | load as u64;
         s.words.extend((first / 4..=last / 4).map(|w| (head | round << 56, w)));
@@ -473,6 +482,11 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         }
         prev_line = Some(line);
     }
+    // An atomic's line requests of one lane: the lane's data rides in the request's cycle at L2's
+    // input port (ncu on an H100, docs/results/atomics-2026-12-07/h100/xbar: 32 lanes on one word
+    // take 32 cycles for 32 requests and sectors; a warp on one line's 32 words 5 for 1 and 4).
+    s.lanes_at.sort_unstable();
+    out[c::AT_LONE] = s.lanes_at.chunk_by(|a, b| a == b).filter(|r| r.len() == 1).count() as f64;
     let (load_passes, store_passes) = l1_passes(&mut s.words, &mut s.banks);
     out[c::LD_WF] += load_passes;
     out[c::ST_WF] += store_passes;
@@ -1071,6 +1085,7 @@ fn empty(grid: Dim3, block: Dim3, txn_bytes: u32) -> MemStats {
         stores: Traffic::default(),
         atomics: Traffic::default(),
         atomic_spread: AtomicSpread::default(),
+        atomic_lone_requests: 0.0,
         shared_loads: SharedTraffic::default(),
         shared_stores: SharedTraffic::default(),
         txn_bytes,
@@ -1171,6 +1186,7 @@ fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
         requested_bytes: t[c::AT_BYTES],
         ..Traffic::default()
     };
+    stats.atomic_lone_requests = t[c::AT_LONE];
     stats.shared_loads = SharedTraffic { requests: t[c::SH_LD_REQ], wavefronts: t[c::SH_LD_WF] };
     stats.shared_stores = SharedTraffic { requests: t[c::SH_ST_REQ], wavefronts: t[c::SH_ST_WF] };
 }
@@ -1425,6 +1441,8 @@ mod tests {
         assert_eq!((c[c::ST_REQ], c[c::ST_TXN], c[c::ST_LINES], c[c::ST_PARTIAL]), (1.0, 25.0, 17.0, 24.0));
         assert_eq!((c[c::ST_WF], c[c::ST_BYTES]), (17.0, 128.0));
         assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::AT_BYTES]), (1.0, 25.0, 128.0));
+        // Lone lanes: rounds 9-16 are word 0 alone (8); the others hold two words or more.
+        assert_eq!(c[c::AT_LONE], 8.0);
         // The same lanes as a plain store: each word once, 3 sectors, 2 lines, 2 passes.
         for a in &mut s.acc {
             a.kind = AccessKind::Store;
@@ -1439,6 +1457,7 @@ mod tests {
         }
         let c = count_warp(&mut s, 32, None);
         assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::ST_LINES], c[c::ST_WF]), (1.0, 32.0, 32.0, 32.0));
+        assert_eq!(c[c::AT_LONE], 32.0);
     }
 
     /// A kernel of `blocks` 1D blocks whose threads each make one global atomic on the word `word` gives

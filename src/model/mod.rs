@@ -282,7 +282,7 @@ pub fn evaluate(
         write_efficiency: target.figures.run_efficiency_of(&runs.stores, true),
         l2_read_requests,
         store_lines: mem.stores.lines,
-        store_sectors: mem.stores.transactions * txn / 32.0,
+        store_sectors: mem.stores.transactions * txn / 32.0 - mem.atomic_lone_requests,
         atomic_sectors: busiest_atomic_sectors(target, &mem),
         l1_load_bytes: mem.loads.requested_bytes,
         l1_wavefronts: mem.loads.wavefronts + mem.stores.wavefronts,

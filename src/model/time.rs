@@ -385,7 +385,8 @@ pub struct Workload {
     pub l2_read_requests: f64,
     /// The stores' line requests to L2: one per 128-byte line a store instruction writes.
     pub store_lines: f64,
-    /// The 32-byte sectors the stores carry to L2 (in full or in part).
+    /// The 32-byte sectors the stores carry to L2 (in full or in part), less those of atomics' line
+    /// requests of one lane, whose data rides in the request's cycle.
     pub store_sectors: f64,
     /// Of the atomics' sectors (one per sector of a round of lanes), those the busiest L2 slice serves:
     /// their share of the slices their lines spread over ([`Target::atomic_slices`]), or the hottest
