@@ -1017,7 +1017,7 @@ pub fn analyze_exact(kernel: &dyn Kernel, grid: Dim3, block: Dim3, txn_bytes: u3
 /// Warps [`atomic_spread`] walks at most.
 const SPREAD_WARPS: u64 = 64;
 
-/// Where the grid's global atomics land: every warp of a grid of at most [`SPREAD_WARPS`], else that
+/// Where the grid's global atomics land: every warp of a grid of at most `SPREAD_WARPS` (64), else that
 /// many warps spread over it on a golden-ratio sequence, each counted once per line it touches. The
 /// grid's distinct lines are estimated from the sample's with Chao's incidence estimator (Chao 1987,
 /// "Estimating the population size for capture-recapture data with unequal catchability"): the lines
