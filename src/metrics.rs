@@ -46,6 +46,8 @@ pub const GST_TRANSACTIONS: &str = "gst_transactions";
 pub const GST_THROUGHPUT: &str = "gst_throughput";
 /// Sectors per global atomic instruction (`atom` and `red`).
 pub const ATOMIC_TRANSACTIONS_PER_REQUEST: &str = "atomic_transactions_per_request";
+/// L1 lookups of global atomic instructions (a line of a round of lanes each).
+pub const ATOMIC_TRANSACTIONS: &str = "atomic_transactions";
 /// Shared-memory wavefronts per shared load instruction (1 without bank conflicts).
 pub const SHARED_LD_PER_REQUEST: &str = "shared_load_transactions_per_request";
 /// Warp instructions executed.

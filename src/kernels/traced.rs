@@ -334,6 +334,8 @@ mod tests {
         // The atomic's 2 lines, each seen in the one warp (q1 = 2: 2 + 1 estimated, but no more than
         // the whole grid's 2), 16 of the 32 adds on each.
         assert_eq!((s.atomic_spread.lines, s.atomic_spread.hottest), (2.0, 0.5));
+        // nvprof's atomic_transactions (L1's lookups): the atomic's 2 lines.
+        assert_eq!(s.atomics.lines, 2.0);
     }
 
     #[test]

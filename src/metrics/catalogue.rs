@@ -247,7 +247,7 @@ pub static CATALOGUE: &[MetricDef] = &[
         "Hit rate for global load and store in unified l1/tex cache",
     ),
     nv(
-        "atomic_transactions",
+        ATOMIC_TRANSACTIONS,
         &[
             "l1tex__t_set_accesses_pipe_lsu_mem_global_op_atom.sum",
             "l1tex__t_set_accesses_pipe_lsu_mem_global_op_red.sum",

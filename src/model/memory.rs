@@ -92,7 +92,8 @@ pub struct MemStats {
     pub loads: Traffic,
     /// Global stores, atomics included (they move as stores do).
     pub stores: Traffic,
-    /// Of the stores, the global atomics (`atom`, `red`): requests, transactions and requested bytes.
+    /// Of the stores, the global atomics (`atom`, `red`): requests, transactions, requested bytes and
+    /// line requests (a line of a round of lanes each).
     pub atomics: Traffic,
     /// Where the atomics land ([`atomic_spread`]); zero without atomics.
     pub atomic_spread: AtomicSpread,
@@ -197,7 +198,9 @@ mod c {
     pub const AT_BYTES: usize = 18;
     /// The atomics' line requests of a single lane (one per line and round).
     pub const AT_LONE: usize = 19;
-    pub const N: usize = 20;
+    /// The atomics' line requests (distinct lines per request and round).
+    pub const AT_LINES: usize = 20;
+    pub const N: usize = 21;
     /// The counts whose sampling error decides when to stop, each with the count its error is relative
     /// to (partial sectors are a share of the store transactions).
     pub const MAIN: [(usize, usize); 6] = [
@@ -479,6 +482,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         let line = seg / per_line;
         if prev_line != Some(line) {
             out[lines] += 1.0;
+            if atomic {
+                out[c::AT_LINES] += 1.0;
+            }
         }
         prev_line = Some(line);
     }
@@ -1184,6 +1190,7 @@ fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
         requests: t[c::AT_REQ],
         transactions: t[c::AT_TXN],
         requested_bytes: t[c::AT_BYTES],
+        lines: t[c::AT_LINES],
         ..Traffic::default()
     };
     stats.atomic_lone_requests = t[c::AT_LONE];
@@ -1442,7 +1449,7 @@ mod tests {
         assert_eq!((c[c::ST_WF], c[c::ST_BYTES]), (17.0, 128.0));
         assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::AT_BYTES]), (1.0, 25.0, 128.0));
         // Lone lanes: rounds 9-16 are word 0 alone (8); the others hold two words or more.
-        assert_eq!(c[c::AT_LONE], 8.0);
+        assert_eq!((c[c::AT_LONE], c[c::AT_LINES]), (8.0, 17.0));
         // The same lanes as a plain store: each word once, 3 sectors, 2 lines, 2 passes.
         for a in &mut s.acc {
             a.kind = AccessKind::Store;

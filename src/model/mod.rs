@@ -351,6 +351,10 @@ impl Evaluation {
         out.push(metric(m::GST_THROUGHPUT, st.transferred_bytes(txn) / secs / 1e9, GBPS));
         out.extend(st.efficiency_pct(txn).map(|e| metric(m::GST_EFFICIENCY, e, PCT)));
         out.push(metric(m::GST_TRANSACTIONS, st.transactions.round(), COUNT));
+        // nvprof's atomic_transactions are L1's tag lookups for them: a line of a round each.
+        if at.requests > 0.0 {
+            out.push(metric(m::ATOMIC_TRANSACTIONS, at.lines.round(), COUNT));
+        }
         out.extend(at.per_request().map(|r| metric(m::ATOMIC_TRANSACTIONS_PER_REQUEST, r, RATIO)));
         out.extend(self.mem.shared_loads.per_request().map(|r| metric(m::SHARED_LD_PER_REQUEST, r, RATIO)));
         out.push(metric(m::INST_EXECUTED, self.instructions.round(), COUNT));
