@@ -80,6 +80,8 @@ step kfs-polygon    "$bin" sweep --kernel-file "$here/../examples/kernels/polygo
 # checked against a kernel with none; the model prices the busiest slice's atomic unit.
 step kfs-hist-shared "$bin" sweep --kernel-file "$here/../examples/kernels/histogram_shared.toml" --model --format json -o "$out/kfs-hist-shared.json"
 step kfs-hist-global "$bin" sweep --kernel-file "$here/../examples/kernels/histogram_global.toml" --model --format json -o "$out/kfs-hist-global.json"
+step kfs-sum-atomic "$bin" sweep --kernel-file "$here/../examples/kernels/atomic_sum.toml" --model --format json -o "$out/kfs-sum-atomic.json"
+step kfs-sum-warp "$bin" sweep --kernel-file "$here/../examples/kernels/atomic_sum_warp.toml" --model --format json -o "$out/kfs-sum-warp.json"
 step kfs-hist-wide "$bin" sweep --kernel-file "$here/../examples/kernels/histogram_wide.toml" --size bins=4096 --model --format json -o "$out/kfs-hist-wide.json"
 step kfs-matmul-run "$bin" run --kernel-file "$here/../examples/kernels/matmul.toml" --block 16x16 --define TILE=16
 kblocks=32x32,32x16,16x32,16x16,32x8,64x2,128x1,256x1
@@ -88,7 +90,7 @@ step kfs-builtin    "$bin" sweep sum-matrix --block "$kblocks" --seed 7 --model 
 step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --metrics gld_throughput --model --format json -o "$out/kfs-ptx.json"
 # The model on kernel files (traced from their PTX) against their measured times, per kernel; the
 # kernel file's sumMatrix and the built-in one must get the same predictions.
-step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,spmv,mandelbrot,polygon,hist-shared,hist-global,hist-wide,ptx,sum_matrix,builtin}.json
+step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,spmv,mandelbrot,polygon,hist-shared,hist-global,hist-wide,sum-atomic,sum-warp,ptx,sum_matrix,builtin}.json
 # The same kernel files estimated offline from their PTX (NVRTC on this machine; registers given).
 step kfe-conv2d     "$bin" estimate --kernel-file "$here/../examples/kernels/conv2d.toml" --gpu H100 --registers 32 --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfe-conv2d.json"
 # Kernel-file sweeps predicted again from their files (model-check --kernel-file): the same predictions

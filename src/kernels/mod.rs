@@ -129,6 +129,10 @@ pub enum AccessKind {
     /// crossbar as a store does; counted with the stores' traffic and apart from them in the metrics
     /// (nvprof's `gst_*` leave atomics out).
     Atomic,
+    /// A global atomic that ptxas folds across a warp's lanes where they share its address (`add`,
+    /// `and`, `or`, `xor`, `min`, `max` on 32-bit integers: `VOTEU.ANY` + `REDUX` + one lane's `REDG`,
+    /// sm_80 and newer): otherwise as [`AccessKind::Atomic`].
+    AtomicFold,
     /// A shared-memory load (`index` is a 4-byte word offset in the block's shared memory).
     SharedLoad,
     /// A shared-memory store (`index` as for [`AccessKind::SharedLoad`]).
@@ -165,6 +169,10 @@ impl Access {
     /// A global atomic.
     pub fn atomic(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
         Access { insn: insn as u32, kind: AccessKind::Atomic, buffer, index, bytes }
+    }
+    /// A global atomic ptxas folds across the lanes that share its address ([`AccessKind::AtomicFold`]).
+    pub fn atomic_fold(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
+        Access { insn: insn as u32, kind: AccessKind::AtomicFold, buffer, index, bytes }
     }
     /// A shared-memory load of `bytes` at word `word`.
     pub fn shared_load(insn: usize, word: u64, bytes: u8) -> Self {

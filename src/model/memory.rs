@@ -227,6 +227,8 @@ struct Scratch {
     /// is one.
     atomic: Vec<u32>,
     atomic_req: Vec<bool>,
+    /// Of those, the ones ptxas folds across lanes on one address (sorted).
+    fold: Vec<u32>,
     /// Per key (after [`atomic_rounds`]), its round: 0, or for an atomic's lane on a word an earlier
     /// lane of the instruction accesses, how many did.
     rounds: Vec<u8>,
@@ -390,12 +392,18 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     // instruction, the direction, the access width (log2 bytes) and the 4-byte word address.
     s.keys.clear();
     s.atomic.clear();
+    s.fold.clear();
     for a in &s.acc {
         let load = match a.kind {
             AccessKind::Load => true,
             AccessKind::Store => false,
             AccessKind::Atomic => {
                 s.atomic.push(a.insn);
+                false
+            }
+            AccessKind::AtomicFold => {
+                s.atomic.push(a.insn);
+                s.fold.push(a.insn);
                 false
             }
             _ => continue,
@@ -406,6 +414,8 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     s.keys.sort_unstable();
     s.atomic.sort_unstable();
     s.atomic.dedup();
+    s.fold.sort_unstable();
+    s.fold.dedup();
     atomic_rounds(s);
     s.atomic_req.clear();
     s.segs.clear();
@@ -528,24 +538,37 @@ const ROUND_SHIFT: u32 = 50;
 /// in turn, one lane per word a round, each round a request to L2 with sectors of its own (ncu on an
 /// H100, docs/results/atomics-2026-12-07/h100: 32 lanes adding to one word make 32 L2 requests and 32
 /// sectors, `lts__t_requests_srcunit_tex_op_red` and `lts__t_sectors_srcunit_tex_op_red`; docs/MODEL.md
-/// section 37). Sets `s.rounds`, each kept key's round from 0; `s.atomic` must be sorted.
+/// section 37). An integer atomic ptxas folds ([`AccessKind::AtomicFold`]) whose lanes all share one
+/// word is one lane's: ptxas folds the lanes of an address it can prove the same across the warp (a
+/// kernel argument's, a block's), and the run's lanes sharing a word stand for that proof (the H100:
+/// `atomicAdd(out, x[i])`, 4 Mi adds in 0.10 ms, one `REDG` a warp). Sets `s.rounds`, each kept key's
+/// round from 0; `s.atomic` and `s.fold` must be sorted.
 fn atomic_rounds(s: &mut Scratch) {
     s.rounds.clear();
-    let (mut kept, mut round) = (0, 0u8);
-    for i in 0..s.keys.len() {
-        let k = s.keys[i];
-        if kept > 0 && s.keys[kept - 1] == k {
-            let insn = (k >> 47) as u32;
-            if k >> 46 & 1 == 1 || s.atomic.binary_search(&insn).is_err() {
-                continue;
+    let (mut kept, mut start) = (0, 0);
+    while start < s.keys.len() {
+        let instruction = s.keys[start] & !LOW;
+        let end = start + s.keys[start..].iter().take_while(|&&k| k & !LOW == instruction).count();
+        let insn = (instruction >> 47) as u32;
+        let atomic = instruction >> 46 & 1 == 0 && s.atomic.binary_search(&insn).is_ok();
+        let folded = atomic && s.keys[start] == s.keys[end - 1] && s.fold.binary_search(&insn).is_ok();
+        let (mut prev, mut round) = (None, 0u8);
+        for i in start..end {
+            let k = s.keys[i];
+            if prev == Some(k) {
+                if !atomic || folded {
+                    continue;
+                }
+                round += 1;
+            } else {
+                round = 0;
             }
-            round += 1;
-        } else {
-            round = 0;
+            prev = Some(k);
+            s.keys[kept] = k;
+            s.rounds.push(round);
+            kept += 1;
         }
-        s.keys[kept] = k;
-        s.rounds.push(round);
-        kept += 1;
+        start = end;
     }
     s.keys.truncate(kept);
 }
@@ -1053,7 +1076,7 @@ pub fn atomic_spread(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> AtomicSpre
                 let mut lines: Vec<u64> = s
                     .acc
                     .iter()
-                    .filter(|a| a.kind == AccessKind::Atomic)
+                    .filter(|a| matches!(a.kind, AccessKind::Atomic | AccessKind::AtomicFold))
                     .map(|a| (base(a.buffer) + a.index * 4) / LINE_BYTES)
                     .collect();
                 lines.sort_unstable();
@@ -1465,6 +1488,19 @@ mod tests {
         let c = count_warp(&mut s, 32, None);
         assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::ST_LINES], c[c::ST_WF]), (1.0, 32.0, 32.0, 32.0));
         assert_eq!(c[c::AT_LONE], 32.0);
+        // The same as an integer add ptxas folds: one lane's atomic, 1 sector (the H100's sum by
+        // atomicAdd(out, x[i]): one REDG a warp). Folded only where every lane shares the word: on
+        // two words the lanes go in rounds as before (16 lanes each: 16 rounds of 2 words, 1 line).
+        for a in &mut s.acc {
+            a.kind = AccessKind::AtomicFold;
+        }
+        let c = count_warp(&mut s, 32, None);
+        assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::ST_LINES], c[c::ST_WF]), (1.0, 1.0, 1.0, 1.0));
+        for (lane, a) in s.acc.iter_mut().enumerate() {
+            a.index = 5 + (lane as u64 & 1);
+        }
+        let c = count_warp(&mut s, 32, None);
+        assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::ST_LINES]), (1.0, 16.0, 16.0));
     }
 
     /// A kernel of `blocks` 1D blocks whose threads each make one global atomic on the word `word` gives

@@ -45,7 +45,7 @@ pub fn dram_runs(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Runs {
             for a in &acc {
                 let dir = match a.kind {
                     AccessKind::Load => 0,
-                    AccessKind::Store | AccessKind::Atomic => 1,
+                    AccessKind::Store | AccessKind::Atomic | AccessKind::AtomicFold => 1,
                     _ => continue,
                 };
                 sectors[dir].extend(sectors_of(a));

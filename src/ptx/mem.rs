@@ -26,6 +26,9 @@ pub struct Mem {
     pub store: bool,
     /// An atomic (`atom`, `red`): a store to the memory model, told apart in the metrics.
     pub atomic: bool,
+    /// An atomic that ptxas folds across a warp's lanes on one address: `add`, `and`, `or`, `xor`,
+    /// `min` or `max` on 32-bit integers, the operations `REDUX` performs (docs/MODEL.md section 37).
+    pub folds: bool,
     /// The space it names.
     pub space: Space,
     /// The register holding the base address, or `None` for a symbol's or an absolute address.
@@ -290,6 +293,7 @@ pub fn parse<'t>(
                 .map(|(base, offset, placed)| Mem {
                     store: true,
                     atomic: false,
+                    folds: false,
                     space: Space::Shared,
                     base,
                     offset,
@@ -306,6 +310,7 @@ pub fn parse<'t>(
         let load = address(src, symbols, is_reg, &mut reg).map(|(base, offset, placed)| Mem {
             store: false,
             atomic: false,
+            folds: false,
             space: Space::Global,
             base,
             offset,
@@ -318,6 +323,7 @@ pub fn parse<'t>(
         let store = address(dst, symbols, is_reg, &mut reg).map(|(base, offset, placed)| Mem {
             store: true,
             atomic: false,
+            folds: false,
             space: Space::Shared,
             base,
             offset,
@@ -365,7 +371,19 @@ fn matrix<'t>(
         return None;
     }
     let (base, offset, placed) = address(texts.get(usize::from(!store))?, symbols, is_reg, reg)?;
-    Some(Mem { store, atomic: false, space, base, offset, bytes: 16, reads: None, placed, lanes, unless: None })
+    Some(Mem {
+        store,
+        atomic: false,
+        folds: false,
+        space,
+        base,
+        offset,
+        bytes: 16,
+        reads: None,
+        placed,
+        lanes,
+        unless: None,
+    })
 }
 
 /// An `ld`/`ldu`/`st`'s access, or an atomic's (`atom`, `red`): a read-modify-write that the memory
@@ -409,8 +427,11 @@ fn single<'t>(
     let bytes = u8::try_from(vector * elem?).ok()?;
     let (base, offset, placed) = address(texts.get(at)?, symbols, is_reg, &mut reg)?;
     let atomic = matches!(head, "atom" | "red");
+    let folds = atomic
+        && op.split('.').any(|p| matches!(p, "add" | "and" | "or" | "xor" | "min" | "max"))
+        && op.split('.').any(|p| matches!(p, "u32" | "s32" | "b32"));
     let reads = reads.filter(|_| !store);
-    Some(Mem { store, atomic, space, base, offset, bytes, reads, placed, lanes: 32, unless: None })
+    Some(Mem { store, atomic, folds, space, base, offset, bytes, reads, placed, lanes: 32, unless: None })
 }
 
 /// An address operand `[...]`: its base register (`None`: a symbol's or an absolute address), the

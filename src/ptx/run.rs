@@ -950,6 +950,7 @@ impl Recorder<'_> {
                 Ok(b) if b < u8::MAX => {
                     let word = (addr & ((1 << 40) - 1)) / 4;
                     self.out.push(match (m.store, m.atomic) {
+                        (true, true) if m.folds => Access::atomic_fold(id, b, word, m.bytes),
                         (true, true) => Access::atomic(id, b, word, m.bytes),
                         (true, false) => Access::store(id, b, word, m.bytes),
                         _ => Access::load(id, b, word, m.bytes),
@@ -1978,8 +1979,9 @@ $L_end:
         assert_eq!(unplaced, Some(0));
         let seen: Vec<(crate::kernels::AccessKind, u8, u64, u8)> =
             out.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect();
-        use crate::kernels::AccessKind::Atomic;
-        assert_eq!(seen, [(Atomic, 0, 5, 4), (Atomic, 1, 0, 4)]);
+        // The float add is a plain atomic; the 32-bit integer add one ptxas folds across lanes.
+        use crate::kernels::AccessKind::{Atomic, AtomicFold};
+        assert_eq!(seen, [(Atomic, 0, 5, 4), (AtomicFold, 1, 0, 4)]);
         assert_ne!(out[0].insn, out[1].insn);
     }
 
