@@ -80,6 +80,40 @@ struct Insn {
     loads: Option<mem::Mem>,
 }
 
+/// Keeps [`mem::Mem::folds`] only on the atomics whose address ptxas can prove the same across a
+/// warp: free of the registers that can differ between its lanes (from the thread's or lane's index,
+/// from memory: a load of anything but a kernel argument, an atomic's old value, a shuffle, a vote;
+/// or computed from one, a guard's predicate included). ptxas folds those (VOTEU + REDUX + one lane's
+/// REDG: `atomicAdd(out, x[i])`, `&count[blockIdx.x]`) and leaves the others to L2 lane by lane, even
+/// where the lanes happen to share a word (atoms.cu's `gid / 32`: 32 requests a warp; docs/MODEL.md
+/// section 37).
+fn fold_uniform_atomics(insns: &mut [Insn], text_of: &[&str], registers: usize) {
+    let source = |i: &Insn, line: &str| {
+        let op = opcode(line);
+        let from_memory = matches!(
+            op.split('.').next().unwrap_or(""),
+            "ld" | "ldu" | "atom" | "shfl" | "vote" | "match" | "activemask" | "tex" | "tld4" | "suld" | "ldmatrix"
+        ) && !(op.starts_with("ld.param") && matches!(i.args.get(1), Some(Operand::Param(_))));
+        from_memory || i.args.iter().any(|a| matches!(a, Operand::Special(Sreg::Tid | Sreg::Lane | Sreg::Warp, _)))
+    };
+    let mut varying = vec![false; registers];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, line) in insns.iter().zip(text_of) {
+            if source(i, line) || i.srcs.iter().any(|&r| varying[r]) {
+                for &d in &i.dests {
+                    changed |= !varying[d];
+                    varying[d] = true;
+                }
+            }
+        }
+    }
+    for m in insns.iter_mut().flat_map(|i| i.mem.iter_mut()).filter(|m| m.folds) {
+        m.folds = m.base.is_none_or(|b| !varying[b]);
+    }
+}
+
 /// An entry ready to run: its instructions, with registers, parameters and branch targets resolved.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -284,6 +318,7 @@ impl Program {
             });
             insns.iter().any(|i| i.guard.is_some_and(|(g, _)| floats[g] && !unknown[g]))
         });
+        fold_uniform_atomics(&mut insns, &text_of, names.len());
         // Costs as the static count gives them (which reads the labels too).
         let costs = super::costs(&with_labels);
         let priced = with_labels.iter().zip(costs).filter(|(l, _)| !l.ends_with(':')).map(|(_, c)| c);
@@ -1969,7 +2004,7 @@ $L_end:
                    .reg .b64 %rd<7>;\nld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\n\
                    ld.param.u64 %rd3, [k_param_1];\ncvta.to.global.u64 %rd4, %rd3;\nmov.u32 %r1, %tid.x;\n\
                    mul.wide.u32 %rd5, %r1, 4;\nadd.s64 %rd6, %rd2, %rd5;\nred.global.add.f32 [%rd6], 0f3F800000;\n\
-                   atom.global.add.u32 %r2, [%rd4], 1;\nret;\n}\n";
+                   atom.global.add.u32 %r2, [%rd4], 1;\nred.global.add.u32 [%rd6], 1;\nret;\n}\n";
         let p = Program::parse(ptx, "k").unwrap();
         let mut out = Vec::new();
         let (one, at) = (Dim3::new(1, 1, 1), Dim3::new(0, 0, 0));
@@ -1979,9 +2014,10 @@ $L_end:
         assert_eq!(unplaced, Some(0));
         let seen: Vec<(crate::kernels::AccessKind, u8, u64, u8)> =
             out.iter().map(|a| (a.kind, a.buffer, a.index, a.bytes)).collect();
-        // The float add is a plain atomic; the 32-bit integer add one ptxas folds across lanes.
+        // The float add is a plain atomic; the 32-bit integer add at a kernel argument's address one
+        // ptxas folds across lanes; the same add at the thread's own word (an address from %tid) not.
         use crate::kernels::AccessKind::{Atomic, AtomicFold};
-        assert_eq!(seen, [(Atomic, 0, 5, 4), (AtomicFold, 1, 0, 4)]);
+        assert_eq!(seen, [(Atomic, 0, 5, 4), (AtomicFold, 1, 0, 4), (Atomic, 0, 5, 4)]);
         assert_ne!(out[0].insn, out[1].insn);
     }
 
