@@ -538,11 +538,10 @@ const ROUND_SHIFT: u32 = 50;
 /// in turn, one lane per word a round, each round a request to L2 with sectors of its own (ncu on an
 /// H100, docs/results/atomics-2026-12-07/h100: 32 lanes adding to one word make 32 L2 requests and 32
 /// sectors, `lts__t_requests_srcunit_tex_op_red` and `lts__t_sectors_srcunit_tex_op_red`; docs/MODEL.md
-/// section 37). An integer atomic ptxas folds ([`AccessKind::AtomicFold`]) whose lanes all share one
-/// word is one lane's: ptxas folds the lanes of an address it can prove the same across the warp (a
-/// kernel argument's, a block's), and the run's lanes sharing a word stand for that proof (the H100:
-/// `atomicAdd(out, x[i])`, 4 Mi adds in 0.10 ms, one `REDG` a warp). Sets `s.rounds`, each kept key's
-/// round from 0; `s.atomic` and `s.fold` must be sorted.
+/// section 37). An atomic ptxas folds ([`AccessKind::AtomicFold`]: an integer operation at an address
+/// the PTX shows the same across the warp, a kernel argument's or a block's) whose lanes all share one
+/// word is one lane's (the H100: `atomicAdd(out, x[i])`, 4 Mi adds in 0.10 ms, one `REDG` a warp).
+/// Sets `s.rounds`, each kept key's round from 0; `s.atomic` and `s.fold` must be sorted.
 fn atomic_rounds(s: &mut Scratch) {
     s.rounds.clear();
     let (mut kept, mut start) = (0, 0);
@@ -559,7 +558,7 @@ fn atomic_rounds(s: &mut Scratch) {
                 if !atomic || folded {
                     continue;
                 }
-                round += 1;
+                round = round.saturating_add(1);
             } else {
                 round = 0;
             }
