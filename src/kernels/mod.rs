@@ -139,6 +139,13 @@ pub enum AccessKind {
     SharedStore,
 }
 
+impl AccessKind {
+    /// A global atomic, folded by ptxas or not.
+    pub fn is_atomic(self) -> bool {
+        matches!(self, AccessKind::Atomic | AccessKind::AtomicFold)
+    }
+}
+
 /// One memory access of one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {

@@ -397,13 +397,11 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         let load = match a.kind {
             AccessKind::Load => true,
             AccessKind::Store => false,
-            AccessKind::Atomic => {
+            AccessKind::Atomic | AccessKind::AtomicFold => {
                 s.atomic.push(a.insn);
-                false
-            }
-            AccessKind::AtomicFold => {
-                s.atomic.push(a.insn);
-                s.fold.push(a.insn);
+                if a.kind == AccessKind::AtomicFold {
+                    s.fold.push(a.insn);
+                }
                 false
             }
             _ => continue,
@@ -425,9 +423,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     s.lanes_at.clear();
     // Requests numbered in key order (each instruction and direction one), times 2, plus 1 for a load.
     let (mut request, mut prev) = (0u64, None);
-    for (&k, &round) in s.keys.iter().zip(&s.rounds) {
+    for (i, &k) in s.keys.iter().enumerate() {
         // An atomic's later rounds (lanes on a word already served) are lines and sectors of their own.
-        let round = round as u64;
+        let round = s.rounds.get(i).map_or(0, |&r| r as u64);
         let load = k >> 46 & 1 == 1;
         let instruction = k & !LOW;
         if prev.is_some_and(|p| p != instruction) {
@@ -465,8 +463,8 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     // Sorted already unless one instruction mixes access widths or an atomic has rounds.
     if !s.segs.is_sorted() {
         s.segs.sort_unstable();
-    }
-    if !s.cover.is_sorted() {
+        s.cover.sort_unstable();
+    } else if !s.atomic.is_empty() && !s.cover.is_sorted() {
         s.cover.sort_unstable();
     }
     s.segs.dedup();
@@ -492,17 +490,18 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         let line = seg / per_line;
         if prev_line != Some(line) {
             out[lines] += 1.0;
-            if atomic {
-                out[c::AT_LINES] += 1.0;
-            }
         }
         prev_line = Some(line);
     }
     // An atomic's line requests of one lane: the lane's data rides in the request's cycle at L2's
     // input port (ncu on an H100, docs/results/atomics-2026-12-07/h100/xbar: 32 lanes on one word
     // take 32 cycles for 32 requests and sectors; a warp on one line's 32 words 5 for 1 and 4).
+    // Each (request, line and round) of them is a line request, and a lone lane's one of its own.
     s.lanes_at.sort_unstable();
-    out[c::AT_LONE] = s.lanes_at.chunk_by(|a, b| a == b).filter(|r| r.len() == 1).count() as f64;
+    for lanes in s.lanes_at.chunk_by(|a, b| a == b) {
+        out[c::AT_LINES] += 1.0;
+        out[c::AT_LONE] += (lanes.len() == 1) as u8 as f64;
+    }
     let (load_passes, store_passes) = l1_passes(&mut s.words, &mut s.banks);
     out[c::LD_WF] += load_passes;
     out[c::ST_WF] += store_passes;
@@ -541,9 +540,16 @@ const ROUND_SHIFT: u32 = 50;
 /// section 37). An atomic ptxas folds ([`AccessKind::AtomicFold`]: an integer operation at an address
 /// the PTX shows the same across the warp, a kernel argument's or a block's) whose lanes all share one
 /// word is one lane's (the H100: `atomicAdd(out, x[i])`, 4 Mi adds in 0.10 ms, one `REDG` a warp).
-/// Sets `s.rounds`, each kept key's round from 0; `s.atomic` and `s.fold` must be sorted.
+/// Sets `s.rounds`, each kept key's round from 0 (empty without atomics: every round 0); `s.atomic`
+/// and `s.fold` must be sorted.
 fn atomic_rounds(s: &mut Scratch) {
     s.rounds.clear();
+    if s.atomic.is_empty() {
+        // No atomic: every word once, all in round 0 (`s.rounds` left empty: the common case, kept
+        // to one pass).
+        s.keys.dedup();
+        return;
+    }
     let (mut kept, mut start) = (0, 0);
     while start < s.keys.len() {
         let instruction = s.keys[start] & !LOW;
@@ -1075,7 +1081,7 @@ pub fn atomic_spread(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> AtomicSpre
                 let mut lines: Vec<u64> = s
                     .acc
                     .iter()
-                    .filter(|a| matches!(a.kind, AccessKind::Atomic | AccessKind::AtomicFold))
+                    .filter(|a| a.kind.is_atomic())
                     .map(|a| (base(a.buffer) + a.index * 4) / LINE_BYTES)
                     .collect();
                 lines.sort_unstable();
