@@ -156,9 +156,16 @@ impl Kernel for RgbToGray {
         if x < w && y < h {
             let p = (f * h + y) * w + x;
             for c in 0..3 {
-                out.push(Access { insn: c as u32, kind: AccessKind::Load, buffer: 0, index: 3 * p + c, bytes: 4 });
+                out.push(Access {
+                    insn: c as u32,
+                    kind: AccessKind::Load,
+                    buffer: 0,
+                    index: 3 * p + c,
+                    byte: 0,
+                    bytes: 4,
+                });
             }
-            out.push(Access { insn: 3, kind: AccessKind::Store, buffer: 1, index: p, bytes: 4 });
+            out.push(Access { insn: 3, kind: AccessKind::Store, buffer: 1, index: p, byte: 0, bytes: 4 });
         }
     }
 }
@@ -248,11 +255,11 @@ impl Kernel for Resize {
         let mut insn = 0;
         for c in 0..3 {
             for (yy, xx) in [(y0, x0), (y0, x1), (y1, x0), (y1, x1)] {
-                out.push(Access { insn, kind: AccessKind::Load, buffer: 0, index: at(yy, xx, c), bytes: 4 });
+                out.push(Access { insn, kind: AccessKind::Load, buffer: 0, index: at(yy, xx, c), byte: 0, bytes: 4 });
                 insn += 1;
             }
             let o = ((f * oh as u64 + y) * ow as u64 + x) * 3 + c;
-            out.push(Access { insn, kind: AccessKind::Store, buffer: 1, index: o, bytes: 4 });
+            out.push(Access { insn, kind: AccessKind::Store, buffer: 1, index: o, byte: 0, bytes: 4 });
             insn += 1;
         }
     }
@@ -329,14 +336,14 @@ impl Kernel for GaussianSmooth {
                 let xx = (x + dx).clamp(0, w - 1);
                 let p = (((f * h + yy) * w + xx) * 3) as u64;
                 for c in 0..3 {
-                    out.push(Access { insn, kind: AccessKind::Load, buffer: 0, index: p + c, bytes: 4 });
+                    out.push(Access { insn, kind: AccessKind::Load, buffer: 0, index: p + c, byte: 0, bytes: 4 });
                     insn += 1;
                 }
             }
         }
         let p = (((f * h + y) * w + x) * 3) as u64;
         for c in 0..3 {
-            out.push(Access { insn, kind: AccessKind::Store, buffer: 1, index: p + c, bytes: 4 });
+            out.push(Access { insn, kind: AccessKind::Store, buffer: 1, index: p + c, byte: 0, bytes: 4 });
             insn += 1;
         }
     }

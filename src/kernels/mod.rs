@@ -160,6 +160,9 @@ pub struct Access {
     /// block's shared memory (static arrays first, then the dynamic one, as ptxas lays them out), which
     /// decides the bank.
     pub index: u64,
+    /// The byte within that word where an access narrower than a word starts (a `char` or `short`
+    /// lane's; 0 otherwise): lanes on different bytes of one word ask for bytes of their own.
+    pub byte: u8,
     /// Bytes accessed (4 for a float, 16 for a float4).
     pub bytes: u8,
 }
@@ -167,27 +170,35 @@ pub struct Access {
 impl Access {
     /// A global load of `bytes` at element `index` of buffer `buffer`.
     pub fn load(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
-        Access { insn: insn as u32, kind: AccessKind::Load, buffer, index, bytes }
+        Access { insn: insn as u32, kind: AccessKind::Load, buffer, index, byte: 0, bytes }
     }
     /// A global store.
     pub fn store(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
-        Access { insn: insn as u32, kind: AccessKind::Store, buffer, index, bytes }
+        Access { insn: insn as u32, kind: AccessKind::Store, buffer, index, byte: 0, bytes }
     }
     /// A global atomic.
     pub fn atomic(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
-        Access { insn: insn as u32, kind: AccessKind::Atomic, buffer, index, bytes }
+        Access { insn: insn as u32, kind: AccessKind::Atomic, buffer, index, byte: 0, bytes }
     }
     /// A global atomic ptxas folds across the lanes that share its address ([`AccessKind::AtomicFold`]).
     pub fn atomic_fold(insn: usize, buffer: u8, index: u64, bytes: u8) -> Self {
-        Access { insn: insn as u32, kind: AccessKind::AtomicFold, buffer, index, bytes }
+        Access { insn: insn as u32, kind: AccessKind::AtomicFold, buffer, index, byte: 0, bytes }
     }
     /// A shared-memory load of `bytes` at word `word`.
     pub fn shared_load(insn: usize, word: u64, bytes: u8) -> Self {
-        Access { insn: insn as u32, kind: AccessKind::SharedLoad, buffer: 0, index: word, bytes }
+        Access { insn: insn as u32, kind: AccessKind::SharedLoad, buffer: 0, index: word, byte: 0, bytes }
     }
     /// A shared-memory store.
     pub fn shared_store(insn: usize, word: u64, bytes: u8) -> Self {
-        Access { insn: insn as u32, kind: AccessKind::SharedStore, buffer: 0, index: word, bytes }
+        Access { insn: insn as u32, kind: AccessKind::SharedStore, buffer: 0, index: word, byte: 0, bytes }
+    }
+    /// Its first byte from its buffer's start (a global access's; words for shared memory's).
+    pub fn offset(&self) -> u64 {
+        self.index * 4 + self.byte as u64
+    }
+    /// The same access starting at byte `byte` of its word (kept only for accesses narrower than a word).
+    pub fn at_byte(self, byte: u64) -> Self {
+        Access { byte: if self.bytes < 4 { (byte % 4) as u8 } else { 0 }, ..self }
     }
 }
 

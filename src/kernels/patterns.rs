@@ -139,16 +139,24 @@ impl Kernel for MatMul {
         }
         // The first eight iterations of k stand for the loop (the pattern repeats).
         for k in 0..n.min(8) {
-            out.push(Access { insn: (2 * k) as u32, kind: AccessKind::Load, buffer: 0, index: row * n + k, bytes: 4 });
+            out.push(Access {
+                insn: (2 * k) as u32,
+                kind: AccessKind::Load,
+                buffer: 0,
+                index: row * n + k,
+                byte: 0,
+                bytes: 4,
+            });
             out.push(Access {
                 insn: (2 * k + 1) as u32,
                 kind: AccessKind::Load,
                 buffer: 1,
                 index: k * n + col,
+                byte: 0,
                 bytes: 4,
             });
         }
-        out.push(Access { insn: 100, kind: AccessKind::Store, buffer: 2, index: row * n + col, bytes: 4 });
+        out.push(Access { insn: 100, kind: AccessKind::Store, buffer: 2, index: row * n + col, byte: 0, bytes: 4 });
     }
     fn load_repeat(&self) -> f64 {
         self.n as f64 / self.n.min(8) as f64
@@ -226,8 +234,8 @@ impl Kernel for Diverge {
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
         let i = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
         if i < self.n {
-            out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: i, bytes: 4 });
-            out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: i, bytes: 4 });
+            out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: i, byte: 0, bytes: 4 });
+            out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: i, byte: 0, bytes: 4 });
         }
     }
     fn loop_fmas(&self) -> f64 {
@@ -305,9 +313,16 @@ impl Kernel for Layout {
         let i = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
         if i < self.n {
             for f in 0..FIELDS {
-                out.push(Access { insn: f as u32, kind: AccessKind::Load, buffer: 0, index: self.at(i, f), bytes: 4 });
+                out.push(Access {
+                    insn: f as u32,
+                    kind: AccessKind::Load,
+                    buffer: 0,
+                    index: self.at(i, f),
+                    byte: 0,
+                    bytes: 4,
+                });
             }
-            out.push(Access { insn: FIELDS as u32, kind: AccessKind::Store, buffer: 1, index: i, bytes: 4 });
+            out.push(Access { insn: FIELDS as u32, kind: AccessKind::Store, buffer: 1, index: i, byte: 0, bytes: 4 });
         }
     }
 }

@@ -169,7 +169,7 @@ impl Kernel for Copy {
             for k in 0..reps {
                 let u = i + k as u64 * stride;
                 if u < self.units() {
-                    out.push(Access { insn: phase + k as u32, kind, buffer, index: u * width, bytes });
+                    out.push(Access { insn: phase + k as u32, kind, buffer, index: u * width, byte: 0, bytes });
                 }
             }
         }
@@ -249,8 +249,8 @@ impl Kernel for Mad {
     fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
         let i = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
         if i < self.n {
-            out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: i, bytes: 4 });
-            out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: i, bytes: 4 });
+            out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: i, byte: 0, bytes: 4 });
+            out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: i, byte: 0, bytes: 4 });
         }
     }
 }

@@ -106,7 +106,7 @@ impl Kernel for SumMatrix {
 /// A thread's accesses at matrix element `index`: A and B loaded, C stored.
 pub(super) fn element(index: u64, out: &mut Vec<Access>) {
     for (insn, buffer, kind) in [(0, 0, AccessKind::Load), (1, 1, AccessKind::Load), (2, 2, AccessKind::Store)] {
-        out.push(Access { insn, kind, buffer, index, bytes: 4 });
+        out.push(Access { insn, kind, buffer, index, byte: 0, bytes: 4 });
     }
 }
 

@@ -260,8 +260,8 @@ impl Kernel for Transpose {
             let x = t.block.x as u64 * t.dim.x as u64 + tx;
             let y = t.block.y as u64 * t.dim.y as u64 + ty;
             if x < w && y < h {
-                out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: y * w + x, bytes: 4 });
-                out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: x * h + y, bytes: 4 });
+                out.push(Access { insn: 0, kind: AccessKind::Load, buffer: 0, index: y * w + x, byte: 0, bytes: 4 });
+                out.push(Access { insn: 1, kind: AccessKind::Store, buffer: 1, index: x * h + y, byte: 0, bytes: 4 });
             }
             return;
         }

@@ -162,15 +162,19 @@ fn base(buffer: u8) -> u64 {
     (buffer as u64 + 1) << 36
 }
 
-/// A sort key of (instruction, load or store, address or segment): the instruction above bit 47, the
-/// direction in bit 46, the rest below (128 bits, so that every instruction id of a thread has its own).
+/// A sort key of (instruction, load or store, address or segment): the instruction above bit 50, the
+/// direction in bit 49, the rest below (128 bits, so that every instruction id of a thread has its own).
+/// An access's rest is its width's log2 in bits 46-48 and its byte address below.
 type Key = u128;
 
 fn key(insn: u32, load: bool, low: u64) -> Key {
-    ((insn as Key) << 47) | ((load as Key) << 46) | low as Key
+    ((insn as Key) << 50) | ((load as Key) << 49) | low as Key
 }
 
-const LOW: Key = (1 << 46) - 1;
+const LOW: Key = (1 << 49) - 1;
+
+/// The byte address in an access's key.
+const ADDRESS: u64 = (1 << 46) - 1;
 
 /// The per-warp counts, in a fixed order, so that strata keep sums and squares of each.
 mod c {
@@ -307,7 +311,7 @@ fn pattern_hash(s: &Scratch, anchors: &mut [u64; 4], h: u64) -> u64 {
     for (i, (a, &lane)) in s.acc.iter().zip(&s.lanes).enumerate() {
         let (slot, addr, unit) = match a.kind {
             AccessKind::SharedLoad | AccessKind::SharedStore => (3, a.index, BANKS),
-            _ => ((a.buffer as usize).min(2), base(a.buffer) + a.index * 4, LINE_BYTES),
+            _ => ((a.buffer as usize).min(2), base(a.buffer) + a.offset(), LINE_BYTES),
         };
         if anchors[slot] == u64::MAX {
             anchors[slot] = addr / unit * unit;
@@ -372,7 +376,7 @@ fn firsts(s: &Scratch) -> [u64; 4] {
     for a in &s.acc {
         let (slot, addr) = match a.kind {
             AccessKind::SharedLoad | AccessKind::SharedStore => (3, a.index * 4),
-            _ => ((a.buffer as usize).min(2), base(a.buffer) + a.index * 4),
+            _ => ((a.buffer as usize).min(2), base(a.buffer) + a.offset()),
         };
         if f[slot] == u64::MAX {
             f[slot] = addr;
@@ -407,7 +411,7 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
             _ => continue,
         };
         let width = (a.bytes.max(1) as u64).ilog2() as u64;
-        s.keys.push(key(a.insn, load, width << 42 | (base(a.buffer) / 4 + a.index)));
+        s.keys.push(key(a.insn, load, width << 46 | (base(a.buffer) + a.offset())));
     }
     s.keys.sort_unstable();
     s.atomic.sort_unstable();
@@ -426,19 +430,19 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
     for (i, &k) in s.keys.iter().enumerate() {
         // An atomic's later rounds (lanes on a word already served) are lines and sectors of their own.
         let round = s.rounds.get(i).map_or(0, |&r| r as u64);
-        let load = k >> 46 & 1 == 1;
+        let load = k >> 49 & 1 == 1;
         let instruction = k & !LOW;
         if prev.is_some_and(|p| p != instruction) {
             request += 2;
         }
         if prev != Some(instruction) {
-            let insn = (k >> 47) as u32;
+            let insn = (k >> 50) as u32;
             s.atomic_req.push(!load && !s.atomic.is_empty() && s.atomic.binary_search(&insn).is_ok());
         }
         prev = Some(instruction);
-        let bytes = 1u64 << (k >> 42 & 7);
+        let bytes = 1u64 << (k >> 46 & 7);
         out[if load { c::LD_BYTES } else { c::ST_BYTES }] += bytes as f64;
-        let first = (k & ((1 << 42) - 1)) as u64 * 4;
+        let first = k as u64 & ADDRESS;
         if s.atomic_req[(request / 2) as usize] {
             out[c::AT_BYTES] += bytes as f64;
             s.lanes_at.push((request, (first / LINE_BYTES) | (round << ROUND_SHIFT)));
@@ -554,8 +558,8 @@ fn atomic_rounds(s: &mut Scratch) {
     while start < s.keys.len() {
         let instruction = s.keys[start] & !LOW;
         let end = start + s.keys[start..].iter().take_while(|&&k| k & !LOW == instruction).count();
-        let insn = (instruction >> 47) as u32;
-        let atomic = instruction >> 46 & 1 == 0 && s.atomic.binary_search(&insn).is_ok();
+        let insn = (instruction >> 50) as u32;
+        let atomic = instruction >> 49 & 1 == 0 && s.atomic.binary_search(&insn).is_ok();
         let folded = atomic && s.keys[start] == s.keys[end - 1] && s.fold.binary_search(&insn).is_ok();
         let (mut prev, mut round) = (None, 0u8);
         for i in start..end {
@@ -1082,7 +1086,7 @@ pub fn atomic_spread(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> AtomicSpre
                     .acc
                     .iter()
                     .filter(|a| a.kind.is_atomic())
-                    .map(|a| (base(a.buffer) + a.index * 4) / LINE_BYTES)
+                    .map(|a| (base(a.buffer) + a.offset()) / LINE_BYTES)
                     .collect();
                 lines.sort_unstable();
                 lines.chunk_by(|a, b| a == b).map(|r| (r[0], r.len() as u64)).collect()
@@ -1547,6 +1551,75 @@ mod tests {
             let i = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
             out.extend((self.word)(i).map(|w| Access::atomic(0, 0, w, 4)));
         }
+    }
+
+    /// A kernel of `blocks` 1D blocks whose thread `i` loads `width` bytes at byte `i x stride` of
+    /// buffer 0 and stores them at the same place of buffer 1 (a `char` or `short` per lane).
+    struct Narrow {
+        blocks: u32,
+        width: u8,
+        stride: u64,
+    }
+
+    impl Kernel for Narrow {
+        fn name(&self) -> &str {
+            "narrow"
+        }
+        fn entry(&self) -> &str {
+            "narrow"
+        }
+        fn module(&self) -> crate::kernels::Module<'_> {
+            crate::kernels::Module::Embedded("none")
+        }
+        fn problem(&self) -> String {
+            String::new()
+        }
+        fn buffers(&self) -> Vec<crate::kernels::Buffer> {
+            Vec::new()
+        }
+        fn args(&self) -> Vec<crate::kernels::Arg> {
+            Vec::new()
+        }
+        fn grid(&self, _block: Dim3) -> Dim3 {
+            Dim3::new(self.blocks, 1, 1)
+        }
+        fn work(&self) -> crate::kernels::Work {
+            crate::kernels::Work { bytes_read: 0, bytes_written: 0, flops: 0 }
+        }
+        fn reference(&self, _inputs: &[Vec<f32>]) -> Vec<Vec<f32>> {
+            Vec::new()
+        }
+        fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
+            let at = (t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64) * self.stride;
+            out.push(Access::load(0, 0, at / 4, self.width).at_byte(at));
+            out.push(Access::store(1, 1, at / 4, self.width).at_byte(at));
+        }
+    }
+
+    #[test]
+    fn lanes_on_the_bytes_of_one_word_each_ask_for_their_own() {
+        let b = Dim3::new(256, 1, 1);
+        // 32 chars side by side: one sector a warp, all 32 of its bytes asked for (100 %), and the
+        // store's sector written whole, not in part.
+        let chars = Narrow { blocks: 64, width: 1, stride: 1 };
+        let s = analyze_exact(&chars, chars.grid(b), b, 32);
+        assert_eq!(s.loads.requests, 64.0 * 8.0);
+        assert_eq!(s.loads.per_request(), Some(1.0));
+        assert_eq!(s.loads.efficiency_pct(32), Some(100.0));
+        assert_eq!((s.stores.per_request(), s.stores.partial_sectors), (Some(1.0), 0.0));
+        // shorts: two sectors a warp, whole.
+        let shorts = Narrow { blocks: 64, width: 2, stride: 2 };
+        let s = analyze_exact(&shorts, shorts.grid(b), b, 32);
+        assert_eq!((s.loads.per_request(), s.loads.efficiency_pct(32)), (Some(2.0), Some(100.0)));
+        assert_eq!(s.stores.partial_sectors, 0.0);
+        // Every other char: 64 bytes, two sectors of which half is asked for and half written, each in part.
+        let sparse = Narrow { blocks: 64, width: 1, stride: 2 };
+        let s = analyze_exact(&sparse, sparse.grid(b), b, 32);
+        assert_eq!((s.loads.per_request(), s.loads.efficiency_pct(32)), (Some(2.0), Some(50.0)));
+        assert_eq!(s.stores.partial_sectors, 2.0 * s.stores.requests);
+        // Four lanes on the same char ask for it once (a broadcast), as lanes on one word do.
+        let same = Narrow { blocks: 64, width: 1, stride: 0 };
+        assert_eq!(analyze_exact(&same, same.grid(b), b, 32).loads.requested_bytes, 64.0 * 8.0);
     }
 
     #[test]

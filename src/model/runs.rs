@@ -112,9 +112,9 @@ pub fn block_rows(kernel: &dyn Kernel, grid: Dim3, block: Dim3) -> Option<BlockR
     })
 }
 
-/// The 32-byte sectors `a` touches, numbered across buffers far apart (indices in 4-byte elements).
+/// The 32-byte sectors `a` touches, numbered across buffers far apart.
 fn sectors_of(a: &Access) -> std::ops::RangeInclusive<u64> {
-    let lo = ((a.buffer as u64 + 1) << 40) + a.index * 4;
+    let lo = ((a.buffer as u64 + 1) << 40) + a.offset();
     let hi = lo + (a.bytes as u64).max(1) - 1;
     lo / 32..=hi / 32
 }

@@ -984,12 +984,13 @@ impl Recorder<'_> {
             _ => match u8::try_from((addr >> 40).wrapping_sub(1)) {
                 Ok(b) if b < u8::MAX => {
                     let word = (addr & ((1 << 40) - 1)) / 4;
-                    self.out.push(match (m.store, m.atomic) {
+                    let access = match (m.store, m.atomic) {
                         (true, true) if m.folds => Access::atomic_fold(id, b, word, m.bytes),
                         (true, true) => Access::atomic(id, b, word, m.bytes),
                         (true, false) => Access::store(id, b, word, m.bytes),
                         _ => Access::load(id, b, word, m.bytes),
-                    });
+                    };
+                    self.out.push(access.at_byte(addr));
                 }
                 _ => self.unplaced += 1,
             },
