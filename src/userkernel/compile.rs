@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::expand::ModuleSpec;
 use super::file::{Image, KernelFile, include_dirs};
+use super::host_headers;
 use super::prepro;
 use super::source::{self, CudaSource};
 
@@ -107,7 +108,7 @@ impl Cache {
     }
 
     /// The key of a compilation: SHA-256 over the source and its local headers (names and texts), the
-    /// options in order, the compiler's version and the driver's.
+    /// options in order, the host headers NVRTC is given, the compiler's version and the driver's.
     pub fn key(job: &Job<'_>, compiler: &str, driver: &str) -> String {
         let mut h = Sha256::new();
         let mut field = |tag: &str, data: &[u8]| {
@@ -130,6 +131,9 @@ impl Cache {
         }
         for n in &job.instantiate {
             field("instantiate", n.as_bytes());
+        }
+        for (name, text) in host_headers::all() {
+            field("host header", format!("{name}\n{text}").as_bytes());
         }
         field("compiler", compiler.as_bytes());
         field("driver", driver.as_bytes());
@@ -522,9 +526,6 @@ fn host_code_hint(src: &CudaSource) -> String {
         .unwrap_or_default()
 }
 
-/// Host headers given to NVRTC as empty ones (see [`Nvrtc::compile`]).
-const HOST_HEADERS: &[&str] = &["stdio.h", "cstdio", "stdlib.h", "cstdlib"];
-
 impl Compiler for Nvrtc {
     fn version(&self) -> String {
         format!("NVRTC {}.{}", self.version.0, self.version.1)
@@ -542,21 +543,26 @@ impl Compiler for Nvrtc {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "kernel.cu".into()))?;
         // The toolkit's headers last, as nvcc finds them without an -I (see toolkit_includes).
+        // The names nvcc's implicit host headers give a source are pre-included (host_headers).
         let opts: Vec<CString> = job
             .options
             .iter()
             .cloned()
+            .chain([format!("--pre-include={}", host_headers::PRELUDE_NAME)])
             .chain(self.includes.iter().map(|d| format!("-I{}", d.display())))
             .map(|o| nul(&o))
             .collect::<Result<_, _>>()?;
         let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
         let mut prog = std::ptr::null_mut();
         // Host C headers that kernels written for nvcc include (Kernel Tuner's examples open with
-        // `#include <stdio.h>`) do not exist under NVRTC, whose device printf and malloc need none: they
-        // are given as empty headers. Local headers are read through -I.
-        let stub = nul("// warpscope: a host header; under NVRTC device printf and malloc need no header\n")?;
-        let names: Vec<CString> = HOST_HEADERS.iter().map(|h| nul(h)).collect::<Result<_, _>>()?;
-        let contents: Vec<*const c_char> = names.iter().map(|_| stub.as_ptr()).collect();
+        // `#include <stdio.h>`, others with <math.h> or <stdint.h>) do not exist under NVRTC: they are
+        // given by name (host_headers). Local headers are read through -I.
+        let (names, texts): (Vec<CString>, Vec<CString>) = host_headers::all()
+            .map(|(n, t)| Ok((nul(n)?, nul(t)?)))
+            .collect::<Result<Vec<_>, CompileError>>()?
+            .into_iter()
+            .unzip();
+        let contents: Vec<*const c_char> = texts.iter().map(|t| t.as_ptr()).collect();
         let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
         // SAFETY: valid NUL-terminated strings, one content per include name, outliving the call.
         let rc = unsafe {
@@ -851,5 +857,19 @@ mod tests {
         );
         let e = r[0].as_ref().unwrap_err();
         assert!(e.log.contains("error"), "{e:?}");
+        // A source written for nvcc: host headers NVRTC lacks, and names nvcc's own includes give.
+        let nvcc = "#include <stdio.h>\n#include <math.h>\n#include <assert.h>\n#include <stdint.h>\n\
+                    #include <cfloat>\n#include <climits>\n\
+                    __global__ void k(float *a) { uint u = 1; uint8_t b = 2; int64_t w = 3; assert(u == 1);\n\
+                    a[0] = M_PI * tile + u + b + w + FLT_MAX + INT_MAX + UINT32_MAX + (a[1] == INFINITY); }\n";
+        let k = kernel_file(dir.path(), nvcc);
+        let r = build(
+            &k,
+            &k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap().modules,
+            &target,
+            Some(&nvrtc),
+            &Cache::none(),
+        );
+        assert!(r[0].is_ok(), "{:?}", r[0]);
     }
 }

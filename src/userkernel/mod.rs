@@ -24,6 +24,7 @@ pub mod estimate;
 mod expand;
 pub mod expr;
 mod file;
+mod host_headers;
 mod model;
 pub mod prepro;
 mod raw;
