@@ -80,6 +80,53 @@ struct Insn {
     loads: Option<mem::Mem>,
 }
 
+/// Drops what ptxas drops: a load of bytes the thread loaded before in the same basic block (`starts`:
+/// the instructions a label names), from the same base register and offset, with no store, atomic,
+/// barrier, fence or call between and the base register unchanged, is the first load's value and no
+/// instruction of its own (NVVM writes a `uchar4` copy as `ld.global.v4.u8` and `ld.global.u32` of one
+/// address; ptxas keeps one LDG: CUPTI's gld_transactions on an H100 are one load's, docs/MODEL.md
+/// section 38). Loads with a memory order (`.volatile`, `.relaxed`, `.acquire`) are left alone, and
+/// only an unguarded load makes its bytes available.
+fn drop_repeated_loads(insns: &mut [Insn], text_of: &[&str], starts: &HashSet<usize>) {
+    let ordered = |line: &str| {
+        let op = opcode(line);
+        [".volatile", ".relaxed", ".acquire", ".mmio"].iter().any(|q| op.contains(q))
+    };
+    let mut held: Vec<mem::Mem> = Vec::new();
+    for (k, (insn, &line)) in insns.iter_mut().zip(text_of).enumerate() {
+        if starts.contains(&k) {
+            held.clear();
+        }
+        let head = opcode(line).split('.').next().unwrap_or("");
+        let load = match insn.mem.as_slice() {
+            [m] if !m.store && matches!(head, "ld" | "ldu") && !ordered(line) => Some(*m),
+            _ => None,
+        };
+        let within = |a: &mem::Mem, b: &mem::Mem| {
+            a.space == b.space
+                && a.base == b.base
+                && a.offset <= b.offset
+                && b.offset + i64::from(b.bytes) <= a.offset + i64::from(a.bytes)
+        };
+        if let Some(m) = load
+            && held.iter().any(|h| within(h, &m))
+        {
+            insn.mem.clear();
+            insn.cost = None;
+        } else if insn.mem.iter().any(|m| m.store)
+            || matches!(head, "bar" | "barrier" | "membar" | "fence" | "call" | "atom" | "red")
+        {
+            held.clear();
+        } else if let Some(m) = load.filter(|_| insn.guard.is_none()) {
+            held.push(m);
+        }
+        held.retain(|h| h.base.is_none_or(|b| !insn.dests.contains(&b)));
+        if insn.target.is_some() || insn.ends {
+            held.clear();
+        }
+    }
+}
+
 /// Keeps [`mem::Mem::folds`] only on the atomics whose address ptxas can prove the same across a
 /// warp: free of the registers that can differ between its lanes (from the thread's or lane's index,
 /// from memory: a load of anything but a kernel argument, an atomic's old value, a shuffle, a vote;
@@ -325,6 +372,8 @@ impl Program {
         for (insn, cost) in insns.iter_mut().zip(priced) {
             insn.cost = cost;
         }
+        let starts: HashSet<usize> = labels.values().copied().collect();
+        drop_repeated_loads(&mut insns, &text_of, &starts);
         let barriers: Vec<usize> = (0..insns.len()).filter(|&i| is_barrier(text_of[i])).map(|i| i + 1).collect();
         let mut opens = vec![false; insns.len() + 1];
         for &i in insns.iter().filter_map(|i| i.target.as_ref()).chain(&barriers) {
@@ -1995,6 +2044,27 @@ $L_end:
         // The copy's load and store are one request each (one instruction), the store another.
         assert_eq!(out[0].insn, out[1].insn);
         assert_ne!(out[1].insn, out[2].insn);
+    }
+
+    #[test]
+    fn a_load_of_bytes_just_loaded_is_the_first_loads_value() {
+        // NVVM's copy of a uchar4: `ld.global.v4.u8` and `ld.global.u32` of one address, which ptxas
+        // makes one LDG. A third load after a store, a fourth of another word, a fifth after a label
+        // and a sixth `.volatile` one each stay: 5 loads in all, and the stores.
+        let ptx = ".visible .entry k(\n.param .u64 k_param_0\n)\n{\n.reg .b16 %rs<5>;\n.reg .b32 %r<9>;\n\
+                   .reg .b64 %rd<5>;\nld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\n\
+                   mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+                   ld.global.v4.u8 {%rs1, %rs2, %rs3, %rs4}, [%rd4];\nld.global.u32 %r2, [%rd4];\n\
+                   ld.global.u8 %r3, [%rd4+2];\nst.global.u32 [%rd4+4096], %r2;\nld.global.u32 %r4, [%rd4];\n\
+                   ld.global.u32 %r5, [%rd4+4];\n$L__BB0_1:\nld.global.u32 %r6, [%rd4];\n\
+                   ld.volatile.global.u32 %r7, [%rd4];\nret;\n}\n";
+        let p = Program::parse(ptx, "k").unwrap();
+        let mut out = Vec::new();
+        let at = Dim3::new(0, 0, 0);
+        p.accesses(&[Arg::Buf(0)], &Memory::default(), Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), at, at, &mut out);
+        let seen: Vec<(crate::kernels::AccessKind, u64, u8)> = out.iter().map(|a| (a.kind, a.index, a.bytes)).collect();
+        use crate::kernels::AccessKind::{Load, Store};
+        assert_eq!(seen, [(Load, 0, 4), (Store, 1024, 4), (Load, 0, 4), (Load, 1, 4), (Load, 0, 4), (Load, 0, 4)]);
     }
 
     #[test]
