@@ -83,6 +83,9 @@ step kfs-hist-global "$bin" sweep --kernel-file "$here/../examples/kernels/histo
 step kfs-sum-atomic "$bin" sweep --kernel-file "$here/../examples/kernels/atomic_sum.toml" --model --format json -o "$out/kfs-sum-atomic.json"
 step kfs-sum-warp "$bin" sweep --kernel-file "$here/../examples/kernels/atomic_sum_warp.toml" --model --format json -o "$out/kfs-sum-warp.json"
 step kfs-hist-wide "$bin" sweep --kernel-file "$here/../examples/kernels/histogram_wide.toml" --size bins=4096 --model --format json -o "$out/kfs-hist-wide.json"
+# Bytes (MODEL.md section 38): uchar4 loads and one-byte stores, four lanes to a word, and NVVM's
+# second load of each pixel that ptxas drops; the estimated counters must be CUPTI's (summary: kfs-grey-u8).
+step kfs-grey-u8 "$bin" sweep --kernel-file "$here/../examples/kernels/grey_u8.toml" --model --metrics gld_transactions,gst_transactions,gld_efficiency,gst_efficiency --format json -o "$out/kfs-grey-u8.json"
 step kfs-matmul-run "$bin" run --kernel-file "$here/../examples/kernels/matmul.toml" --block 16x16 --define TILE=16
 kblocks=32x32,32x16,16x32,16x16,32x8,64x2,128x1,256x1
 step kfs-sum_matrix "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix.toml" --block "$kblocks" --seed 7 --model --format json -o "$out/kfs-sum_matrix.json"
@@ -90,7 +93,7 @@ step kfs-builtin    "$bin" sweep sum-matrix --block "$kblocks" --seed 7 --model 
 step kfs-ptx        "$bin" sweep --kernel-file "$here/../examples/kernels/sum_matrix_ptx.toml" --metrics gld_throughput --model --format json -o "$out/kfs-ptx.json"
 # The model on kernel files (traced from their PTX) against their measured times, per kernel; the
 # kernel file's sumMatrix and the built-in one must get the same predictions.
-step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,spmv,mandelbrot,polygon,hist-shared,hist-global,hist-wide,sum-atomic,sum-warp,ptx,sum_matrix,builtin}.json
+step kfs-model-check "$bin" model-check "$out"/kfs-{vector_add,scale,template,constant,sums,vector,headers,conv2d,matmul,spmv,mandelbrot,polygon,hist-shared,hist-global,hist-wide,sum-atomic,sum-warp,grey-u8,ptx,sum_matrix,builtin}.json
 # The same kernel files estimated offline from their PTX (NVRTC on this machine; registers given).
 step kfe-conv2d     "$bin" estimate --kernel-file "$here/../examples/kernels/conv2d.toml" --gpu H100 --registers 32 --bx 16,32,64 --by 1,2,4,8 --define tile_x=1,2,4 --define tile_y=1,2,4 --format json -o "$out/kfe-conv2d.json"
 # Kernel-file sweeps predicted again from their files (model-check --kernel-file): the same predictions
@@ -397,6 +400,23 @@ for name in ["matmul-coalesced", "matmul-strided", "diverge-odd-even", "diverge-
             tag = "e" if m["source"] == "estimated" else "m"
             parts.append(f"{m['name']}={m['value']:.4g}{tag}")
         print(f"{name} {tuple(rec['block'][:2])} {rec['time_ms']['median']:.4f} ms " + " ".join(parts))
+PY
+[ -f "$out/kfs-grey-u8.json" ] && python3 - "$out/kfs-grey-u8.json" <<'PY'
+import json, sys
+# Byte accesses: each estimated counter against CUPTI's, per configuration (within 1 %).
+names = ["gld_transactions", "gst_transactions", "gld_efficiency", "gst_efficiency"]
+ok, bad, runs = 0, [], 0
+for r in json.load(open(sys.argv[1]))["records"]:
+    if r["status"] != "ok":
+        continue
+    runs += 1
+    got = {(m["name"], m["source"]): m["value"] for m in r["metrics"]}
+    off = [n for n in names if abs(got.get((n, "estimated"), -1) - got.get((n, "measured"), 1)) > 0.01 * max(1, abs(got.get((n, "measured"), 1)))]
+    if off:
+        bad.append(f"{r['block'][0]}x{r['block'][1]}: {', '.join(off)}")
+    else:
+        ok += 1
+print(f"kfs-grey-u8: byte counters estimated = CUPTI's in {ok} of {runs} verified configurations" + (f"; off: {'; '.join(bad[:6])}" if bad else ""))
 PY
 [ -f "$out/sanitizer.log" ] && tail -n 1 "$out/sanitizer.log"
 python3 - "$out" <<'PY'
