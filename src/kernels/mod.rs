@@ -196,9 +196,10 @@ impl Access {
     pub fn offset(&self) -> u64 {
         self.index * 4 + self.byte as u64
     }
-    /// The same access starting at byte `byte` of its word (kept only for accesses narrower than a word).
-    pub fn at_byte(self, byte: u64) -> Self {
-        Access { byte: if self.bytes < 4 { (byte % 4) as u8 } else { 0 }, ..self }
+    /// The same access at byte address `addr`: where in its word it starts (kept only for accesses
+    /// narrower than a word, which are aligned to their size).
+    pub fn at_byte(self, addr: u64) -> Self {
+        Access { byte: if self.bytes < 4 { (addr % 4) as u8 } else { 0 }, ..self }
     }
 }
 
