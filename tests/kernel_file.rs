@@ -228,7 +228,7 @@ fn bad_use_is_one_line_and_exit_2() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--interleave"], "--interleave is not supported with --kernel-file yet"),
         (vec!["--devices", "0,7"], "--devices: no CUDA device 7"),
-        (vec!["--block", "32x8", "--configs", "7"], "--configs 7: the sweep has 1 configurations"),
+        (vec!["--block", "32x8", "--configs", "7"], "--configs 7: the sweep has 1 configuration"),
         (vec!["--size", "nope=3"], "nope"),
         (vec!["--define", "tile"], "expected NAME=VALUE"),
     ];

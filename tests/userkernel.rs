@@ -59,7 +59,7 @@ fn expansion_counts_restrictions_and_defines() {
     );
     let (ok, out, _) = check(&m, &["--block", "16x16", "--define", "TILE=16"]);
     assert!(ok);
-    assert!(out.contains("1 configurations (1 block x 1 parameter set), 1 to run"), "{out}");
+    assert!(out.contains("1 configuration (1 block x 1 parameter set), 1 to run"), "{out}");
     let (ok, out, _) = check(
         &examples().join("conv2d.toml"),
         &["--bx", "32", "--by", "2,4", "--define", "tile_x=1..4", "--define", "tile_y=2"],

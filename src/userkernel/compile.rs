@@ -220,11 +220,12 @@ pub fn build(
                     let ptx = compiler.compile(&job).map_err(|e| {
                         let defines: Vec<&str> =
                             job.options.iter().filter(|o| o.starts_with("-D")).map(String::as_str).collect();
+                        // The module's defines, where it has any: what tells one module from another.
+                        let with = if defines.is_empty() { String::new() } else { format!(" ({})", defines.join(" ")) };
                         CompileError {
                             summary: format!(
-                                "{}: NVRTC failed ({}): {}{}",
+                                "{}: NVRTC failed{with}: {}{}",
                                 src.path.display(),
-                                defines.join(" "),
                                 e.summary,
                                 host_code_hint(job.source)
                             ),

@@ -77,6 +77,13 @@ pub fn report(
         return Ok(out);
     }
     let ex = file.expand(blocks, defines, names)?;
+    if ex.configs.is_empty() {
+        return Err(Error::usage(format!(
+            "nothing to check: {} (the restrictions of {} remove every one)",
+            ex.summary(),
+            path.display()
+        )));
+    }
     let first = ex.configs.iter().find(|c| c.invalid.is_none());
     declarations(&mut out, file, path, first);
     line(&mut out, format!("\nexpands to {}", ex.summary()));
@@ -348,11 +355,17 @@ pub fn check_built(
     ex: &Expansion,
     built: &[std::result::Result<Built, CompileError>],
 ) -> Result<usize> {
-    // Modules a run did not need were not compiled: they neither fail nor pass.
+    // Modules a run did not need were not compiled: they neither fail nor pass. Where none of the
+    // kernel's own modules built, nothing can run, whether or not the reference's did.
     let tried: Vec<_> =
         built.iter().filter(|b| !matches!(b, Err(e) if e.summary == super::compile::NOT_BUILT)).collect();
-    if let Some(Err(e)) = tried.first()
-        && tried.iter().all(|b| b.is_err())
+    let own: Vec<_> = (0..built.len())
+        .filter(|&m| ex.configs.iter().any(|c| c.module == m && c.invalid.is_none()))
+        .map(|m| &built[m])
+        .filter(|b| !matches!(b, Err(e) if e.summary == super::compile::NOT_BUILT))
+        .collect();
+    if let Some(Err(e)) = own.first()
+        && own.iter().all(|b| b.is_err())
     {
         let log = if e.log.is_empty() { String::new() } else { format!("\n{}", e.log.trim_end()) };
         return Err(Error::usage(format!("{}{log}", e.summary)));
@@ -371,4 +384,41 @@ pub fn check_built(
         }
     }
     Ok(tried.iter().filter(|b| b.is_err()).count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::userkernel::compile::{Built, Code, CompileError};
+
+    #[test]
+    fn a_file_whose_kernel_modules_all_fail_is_an_error_though_its_reference_builds() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("k.cu"), "__global__ void k(float *a) { a[0] = tile; }\n").unwrap();
+        std::fs::write(dir.path().join("r.cu"), "extern \"C\" __global__ void r(float *a) { a[0] = 1; }\n").unwrap();
+        let toml = "source = \"k.cu\"\nentry = \"k\"\ngrid = [\"1\"]\n[tune_params]\nblock_size_x = [32]\ntile = [1, 2]\n\
+                    [[args]]\nname = \"a\"\ntype = \"f32\"\nlen = \"1\"\noutput = true\n\
+                    [verify]\nreference = { source = \"r.cu\", entry = \"r\", block = \"32\" }\n";
+        std::fs::write(dir.path().join("k.toml"), toml).unwrap();
+        let k = KernelFile::load(&dir.path().join("k.toml"), &[]).unwrap();
+        let ex = k.expand(None, &[], Input::name).unwrap();
+        let reference = ex.reference.as_ref().unwrap().module;
+        let ptx = ".version 9.0\n.visible .entry r(\n.param .u64 r_param_0\n)\n{\nret;\n}\n";
+        let built = |kernel_builds: bool| -> Vec<std::result::Result<Built, CompileError>> {
+            (0..ex.modules.len())
+                .map(|m| {
+                    if m == reference || kernel_builds {
+                        let text = if m == reference { ptx.to_string() } else { ptx.replace(" r", " _Z1kPf") };
+                        Ok(Built { code: Code::Ptx(text), cached: false, compile_secs: 0.0 })
+                    } else {
+                        Err(CompileError { summary: "k.cu(1): error: boom".into(), log: String::new() })
+                    }
+                })
+                .collect()
+        };
+        assert_eq!(ex.modules.len(), 3, "two of the kernel's, one of the reference's");
+        let e = check_built(&k, &ex, &built(false)).unwrap_err();
+        assert!(e.to_string().contains("boom"), "{e}");
+        assert_eq!(check_built(&k, &ex, &built(true)).unwrap(), 0);
+    }
 }

@@ -169,9 +169,10 @@ impl Expansion {
     /// `48 configurations (4 blocks x 12 parameter sets), 12 removed by restrictions, 2 invalid, 9 modules`.
     pub fn summary(&self) -> String {
         let invalid = self.configs.iter().filter(|c| c.invalid.is_some()).count();
+        let total = self.blocks * self.param_sets;
         let mut s = format!(
-            "{} configurations ({} block{} x {} parameter set{})",
-            self.blocks * self.param_sets,
+            "{total} configuration{} ({} block{} x {} parameter set{})",
+            if total == 1 { "" } else { "s" },
             self.blocks,
             if self.blocks == 1 { "" } else { "s" },
             self.param_sets,

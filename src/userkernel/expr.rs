@@ -106,6 +106,11 @@ enum Op {
     Ge,
     And,
     Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 impl Op {
@@ -126,6 +131,11 @@ impl Op {
             Op::Ge => ">=",
             Op::And => "and",
             Op::Or => "or",
+            Op::BitAnd => "&",
+            Op::BitOr => "|",
+            Op::BitXor => "^",
+            Op::Shl => "<<",
+            Op::Shr => ">>",
         }
     }
 }
@@ -136,6 +146,8 @@ enum Node {
     Var(String),
     Neg(Box<Ast>),
     Not(Box<Ast>),
+    /// `~x`: an integer's bits inverted.
+    Invert(Box<Ast>),
     Bin(Op, Box<Ast>, Box<Ast>),
     /// `a < b <= c`: each pair compared, all must hold.
     Chain(Vec<Ast>, Vec<Op>),
@@ -193,7 +205,7 @@ impl Expr {
             match &a.node {
                 Node::Lit(_) => {}
                 Node::Var(n) => out.push((n, a.at)),
-                Node::Neg(x) | Node::Not(x) => walk(x, out),
+                Node::Neg(x) | Node::Not(x) | Node::Invert(x) => walk(x, out),
                 Node::Bin(_, l, r) => {
                     walk(l, out);
                     walk(r, out);
@@ -228,8 +240,10 @@ struct Token {
     text: String,
 }
 
-const SYMBOLS: &[&str] =
-    &["**", "//", "==", "!=", "<=", ">=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", "!"];
+const SYMBOLS: &[&str] = &[
+    "**", "//", "==", "!=", "<<", ">>", "<=", ">=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", "!",
+    "&", "|", "^", "~",
+];
 
 fn lex(text: &str) -> Result<Vec<Token>, ExprError> {
     let b = text.as_bytes();
@@ -359,7 +373,7 @@ impl Parser {
     }
 
     fn comparison(&mut self) -> Result<Ast, ExprError> {
-        let first = self.sum()?;
+        let first = self.bit_or()?;
         let at = first.at;
         let (mut items, mut ops) = (vec![first], Vec::new());
         while let Some((s, _)) = self.eat(&["==", "!=", "<=", ">=", "<", ">"]) {
@@ -371,9 +385,44 @@ impl Parser {
                 "<" => Op::Lt,
                 _ => Op::Gt,
             });
-            items.push(self.sum()?);
+            items.push(self.bit_or()?);
         }
         Ok(if ops.is_empty() { items.remove(0) } else { Ast { at, node: Node::Chain(items, ops) } })
+    }
+
+    /// Python's bitwise operators, between the comparisons and the sums: `|` below `^` below `&` below
+    /// the shifts (`x & (x - 1) == 0` is `(x & (x - 1)) == 0`, as in Python, not as in C).
+    fn bit_or(&mut self) -> Result<Ast, ExprError> {
+        self.binary(&["|"], Self::bit_xor)
+    }
+
+    fn bit_xor(&mut self) -> Result<Ast, ExprError> {
+        self.binary(&["^"], Self::bit_and)
+    }
+
+    fn bit_and(&mut self) -> Result<Ast, ExprError> {
+        self.binary(&["&"], Self::shift)
+    }
+
+    fn shift(&mut self) -> Result<Ast, ExprError> {
+        self.binary(&["<<", ">>"], Self::sum)
+    }
+
+    /// A left-associative run of `syms` between operands that `next` parses.
+    fn binary(&mut self, syms: &[&str], next: fn(&mut Self) -> Result<Ast, ExprError>) -> Result<Ast, ExprError> {
+        let mut l = next(self)?;
+        while let Some((s, at)) = self.eat(syms) {
+            let r = next(self)?;
+            let op = match s {
+                "|" => Op::BitOr,
+                "^" => Op::BitXor,
+                "&" => Op::BitAnd,
+                "<<" => Op::Shl,
+                _ => Op::Shr,
+            };
+            l = Ast { at, node: Node::Bin(op, Box::new(l), Box::new(r)) };
+        }
+        Ok(l)
     }
 
     fn sum(&mut self) -> Result<Ast, ExprError> {
@@ -402,9 +451,13 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Ast, ExprError> {
-        if let Some((s, at)) = self.eat(&["-", "+"]) {
+        if let Some((s, at)) = self.eat(&["-", "+", "~"]) {
             let x = self.unary()?;
-            return Ok(if s == "-" { Ast { at, node: Node::Neg(Box::new(x)) } } else { x });
+            return Ok(match s {
+                "-" => Ast { at, node: Node::Neg(Box::new(x)) },
+                "~" => Ast { at, node: Node::Invert(Box::new(x)) },
+                _ => x,
+            });
         }
         self.power()
     }
@@ -485,6 +538,13 @@ fn eval(a: &Ast, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, ExprEr
             v => err(at, format!("cannot negate {}", v.kind())),
         },
         Node::Not(x) => Ok(Value::Bool(!boolean(x, lookup)?)),
+        Node::Invert(x) => match eval(x, lookup)? {
+            Value::Int(i) => Ok(Value::Int(!i)),
+            v => err(at, format!("cannot apply '~' to {}", v.kind())),
+        },
+        Node::Bin(op @ (Op::BitAnd | Op::BitOr | Op::BitXor | Op::Shl | Op::Shr), l, r) => {
+            bitwise(at, *op, eval(l, lookup)?, eval(r, lookup)?)
+        }
         Node::Bin(Op::And, l, r) => Ok(Value::Bool(boolean(l, lookup)? && boolean(r, lookup)?)),
         Node::Bin(Op::Or, l, r) => Ok(Value::Bool(boolean(l, lookup)? || boolean(r, lookup)?)),
         Node::Bin(op, l, r) => arith(at, *op, eval(l, lookup)?, eval(r, lookup)?),
@@ -500,6 +560,34 @@ fn eval(a: &Ast, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, ExprEr
             Ok(Value::Bool(true))
         }
         Node::Call(f, args) => call(at, f, args, lookup),
+    }
+}
+
+/// `&`, `|`, `^` of integers (or of booleans, as Python gives), and shifts of integers: a negative
+/// shift count is an error, and so is a left shift that overflows 64 bits.
+fn bitwise(at: usize, op: Op, l: Value, r: Value) -> Result<Value, ExprError> {
+    match (op, &l, &r) {
+        (Op::BitAnd, Value::Bool(a), Value::Bool(b)) => Ok(Value::Bool(a & b)),
+        (Op::BitOr, Value::Bool(a), Value::Bool(b)) => Ok(Value::Bool(a | b)),
+        (Op::BitXor, Value::Bool(a), Value::Bool(b)) => Ok(Value::Bool(a ^ b)),
+        (_, Value::Int(a), Value::Int(b)) => {
+            let (a, b) = (*a, *b);
+            match op {
+                Op::BitAnd => Ok(Value::Int(a & b)),
+                Op::BitOr => Ok(Value::Int(a | b)),
+                Op::BitXor => Ok(Value::Int(a ^ b)),
+                _ if b < 0 => err(at, format!("negative shift count: {a} {} {b}", op.text())),
+                Op::Shr => Ok(Value::Int(if b >= 64 { if a < 0 { -1 } else { 0 } } else { a >> b })),
+                _ => u32::try_from(b)
+                    .ok()
+                    .filter(|&n| n < 64)
+                    .map(|n| a << n)
+                    .filter(|v| v >> b == a)
+                    .map(Value::Int)
+                    .ok_or_else(|| overflow(at, "<<", &[a, b])),
+            }
+        }
+        _ => err(at, format!("cannot apply '{}' to {} and {}", op.text(), l.kind(), r.kind())),
     }
 }
 
@@ -679,6 +767,23 @@ mod tests {
         assert_eq!(int("abs(-3) + int(2.9) + floor(-0.5)"), 4);
         assert_eq!(int("ceil(sqrt(17))"), 5);
         assert_eq!(int("int(log2(1024))"), 10);
+    }
+
+    #[test]
+    fn bitwise_operators_bind_as_in_python() {
+        // Kernel Tuner's power-of-two test: Python's comparisons bind looser than `&` (C's bind tighter),
+        // so `x & (x - 1) == 0` is `(x & (x - 1)) == 0`.
+        let pow2 = |x: i64| ev("x & (x - 1) == 0", &[("x", Value::Int(x))]).unwrap();
+        assert_eq!((pow2(256), pow2(96), pow2(1)), (Value::Bool(true), Value::Bool(false), Value::Bool(true)));
+        assert_eq!(int("6 | 1 ^ 3 & 2"), 6 | (1 ^ (3 & 2)));
+        assert_eq!(int("1 << 4 + 1"), 32, "+ binds tighter than <<");
+        assert_eq!(int("-16 >> 2"), -4, "arithmetic shift, as Python's");
+        assert_eq!(int("~5"), -6);
+        assert_eq!(int("1 << 62 >> 62"), 1);
+        assert_eq!(ev("(1 < 2) & (3 > 4)", &[]).unwrap(), Value::Bool(false));
+        assert!(ev("1 << 63", &[]).unwrap_err().message.contains("overflow"));
+        assert!(ev("1 << -1", &[]).unwrap_err().message.contains("negative shift"));
+        assert!(ev("1.5 & 1", &[]).unwrap_err().message.contains("cannot apply '&'"));
     }
 
     #[test]

@@ -1251,7 +1251,7 @@ impl KernelFile {
 }
 
 /// Whether `ptx` declares a module-scope variable `name` (`.const .align 4 .b8 name[16];`).
-fn ptx_declares(ptx: &str, name: &str) -> bool {
+pub(super) fn ptx_declares(ptx: &str, name: &str) -> bool {
     ptx.lines()
         .map(str::trim_start)
         .filter(|l| l.starts_with(".const") || l.starts_with(".global") || l.starts_with(".visible"))

@@ -106,7 +106,11 @@ impl FileSession<'_> {
             return Err(Error::input(
                 Input::Configs,
                 Some(i.to_string()),
-                format!("the sweep has {} configurations", ex.configs.len()),
+                format!(
+                    "the sweep has {} configuration{}",
+                    ex.configs.len(),
+                    if ex.configs.len() == 1 { "" } else { "s" }
+                ),
             ));
         }
         let (kind, ordinal) = self.device;

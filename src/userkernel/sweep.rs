@@ -448,7 +448,15 @@ impl UserSweep<'_> {
         let attrs = gpu.user_load(&format!("user:{}", c.module), &built.code, &entry, c.dynamic_smem)?;
         state.loaded = Some((c.module, c.entry.clone()));
         state.entry = entry;
+        // A reference kernel from another source need not declare the file's constants: those its
+        // module lacks are not its to fill.
+        let reference = self.ex.reference.as_ref().is_some_and(|r| r.module == c.module && r.entry == c.entry);
         for b in &c.constants {
+            if let (true, super::compile::Code::Ptx(ptx)) = (reference, &built.code)
+                && !super::file::ptx_declares(ptx, &b.name)
+            {
+                continue;
+            }
             gpu.user_constant(&b.name, &self.input(b, inputs)?.bytes)?;
         }
         let layout: Vec<(data::ElemType, u64)> = c.buffers.iter().map(|b| (b.ty, b.len)).collect();
