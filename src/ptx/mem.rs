@@ -177,6 +177,22 @@ pub fn const_arrays(text: &str) -> Vec<(String, Option<Vec<u8>>)> {
         .collect()
 }
 
+/// The buffer index of the module's `j`-th `.global` array (a `__device__` variable): counted down
+/// from 254, above any kernel's arguments, so that its accesses are global ones of a buffer of its own.
+pub fn module_global_buffer(j: usize) -> Option<u8> {
+    u8::try_from(254usize.checked_sub(j)?).ok().filter(|&b| b >= 192)
+}
+
+/// Run addresses of the module's `.global` arrays (`__device__` variables, declared outside every
+/// entry): each at the start of its own buffer ([`module_global_buffer`]; the 63 first).
+pub fn module_globals(text: &str) -> HashMap<String, u64> {
+    module_lines(text)
+        .filter_map(|l| decl(l, ".global"))
+        .enumerate()
+        .filter_map(|(j, (name, ..))| Some((name, (u64::from(module_global_buffer(j)?) + 1) << 40)))
+        .collect()
+}
+
 /// The bytes a `.const` declaration `line` of `size` bytes initialises its array to.
 fn initial_bytes(line: &str, size: u64) -> Option<Vec<u8>> {
     // Constant memory is 64 KiB a bank: a larger declaration is not one a launch runs with.
