@@ -40,6 +40,18 @@ fn every_example_passes_the_checker() {
 }
 
 #[test]
+fn restrictions_that_leave_nothing_are_an_error() {
+    // matmul's blocks must be TILE x TILE: 8x8 blocks with TILE 16 leave no configuration to check.
+    let (ok, out, err) = check(&examples().join("matmul.toml"), &["--block", "8x8", "--define", "TILE=16"]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("nothing to check: 1 configuration (1 block x 1 parameter set), 1 removed by restrictions"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
 fn the_ptx_example_is_checked_against_its_entry_without_nvrtc() {
     let (ok, out, err) = check(&examples().join("sum_matrix_ptx.toml"), &["--size", "nx=1000", "--size", "ny=777"]);
     assert!(ok, "{err}");
