@@ -1512,19 +1512,18 @@ mod tests {
         assert_eq!((c[c::AT_REQ], c[c::AT_TXN], c[c::ST_LINES]), (1.0, 16.0, 16.0));
     }
 
-    /// A kernel of `blocks` 1D blocks whose threads each make one global atomic on the word `word` gives
-    /// (none where it gives `None`).
-    struct Atomics {
+    /// A kernel of `blocks` 1D blocks whose thread of linear index `i` makes the accesses `each(i)` gives.
+    struct Linear<F> {
         blocks: u32,
-        word: fn(u64) -> Option<u64>,
+        each: F,
     }
 
-    impl Kernel for Atomics {
+    impl<F: Fn(u64, &mut Vec<Access>) + Send + Sync> Kernel for Linear<F> {
         fn name(&self) -> &str {
-            "atomics"
+            "linear"
         }
         fn entry(&self) -> &str {
-            "atomics"
+            "linear"
         }
         fn module(&self) -> crate::kernels::Module<'_> {
             crate::kernels::Module::Embedded("none")
@@ -1548,51 +1547,25 @@ mod tests {
             Vec::new()
         }
         fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
-            let i = t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64;
-            out.extend((self.word)(i).map(|w| Access::atomic(0, 0, w, 4)));
+            (self.each)(t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64, out);
         }
     }
 
-    /// A kernel of `blocks` 1D blocks whose thread `i` loads `width` bytes at byte `i x stride` of
-    /// buffer 0 and stores them at the same place of buffer 1 (a `char` or `short` per lane).
-    struct Narrow {
-        blocks: u32,
-        width: u8,
-        stride: u64,
+    /// Threads that each make one global atomic on the word `word` gives (none where it gives `None`).
+    fn atomics(blocks: u32, word: fn(u64) -> Option<u64>) -> Linear<impl Fn(u64, &mut Vec<Access>) + Send + Sync> {
+        Linear { blocks, each: move |i, out: &mut Vec<Access>| out.extend(word(i).map(|w| Access::atomic(0, 0, w, 4))) }
     }
 
-    impl Kernel for Narrow {
-        fn name(&self) -> &str {
-            "narrow"
-        }
-        fn entry(&self) -> &str {
-            "narrow"
-        }
-        fn module(&self) -> crate::kernels::Module<'_> {
-            crate::kernels::Module::Embedded("none")
-        }
-        fn problem(&self) -> String {
-            String::new()
-        }
-        fn buffers(&self) -> Vec<crate::kernels::Buffer> {
-            Vec::new()
-        }
-        fn args(&self) -> Vec<crate::kernels::Arg> {
-            Vec::new()
-        }
-        fn grid(&self, _block: Dim3) -> Dim3 {
-            Dim3::new(self.blocks, 1, 1)
-        }
-        fn work(&self) -> crate::kernels::Work {
-            crate::kernels::Work { bytes_read: 0, bytes_written: 0, flops: 0 }
-        }
-        fn reference(&self, _inputs: &[Vec<f32>]) -> Vec<Vec<f32>> {
-            Vec::new()
-        }
-        fn accesses(&self, t: &Thread, out: &mut Vec<Access>) {
-            let at = (t.block.x as u64 * t.dim.x as u64 + t.thread.x as u64) * self.stride;
-            out.push(Access::load(0, 0, at / 4, self.width).at_byte(at));
-            out.push(Access::store(1, 1, at / 4, self.width).at_byte(at));
+    /// Threads whose `i`-th loads `width` bytes at byte `i x stride` of buffer 0 and stores them at the
+    /// same place of buffer 1 (a `char` or `short` per lane).
+    fn narrow(blocks: u32, width: u8, stride: u64) -> Linear<impl Fn(u64, &mut Vec<Access>) + Send + Sync> {
+        Linear {
+            blocks,
+            each: move |i, out: &mut Vec<Access>| {
+                let at = i * stride;
+                out.push(Access::load(0, 0, at / 4, width).at_byte(at));
+                out.push(Access::store(1, 1, at / 4, width).at_byte(at));
+            },
         }
     }
 
@@ -1601,24 +1574,24 @@ mod tests {
         let b = Dim3::new(256, 1, 1);
         // 32 chars side by side: one sector a warp, all 32 of its bytes asked for (100 %), and the
         // store's sector written whole, not in part.
-        let chars = Narrow { blocks: 64, width: 1, stride: 1 };
+        let chars = narrow(64, 1, 1);
         let s = analyze_exact(&chars, chars.grid(b), b, 32);
         assert_eq!(s.loads.requests, 64.0 * 8.0);
         assert_eq!(s.loads.per_request(), Some(1.0));
         assert_eq!(s.loads.efficiency_pct(32), Some(100.0));
         assert_eq!((s.stores.per_request(), s.stores.partial_sectors), (Some(1.0), 0.0));
         // shorts: two sectors a warp, whole.
-        let shorts = Narrow { blocks: 64, width: 2, stride: 2 };
+        let shorts = narrow(64, 2, 2);
         let s = analyze_exact(&shorts, shorts.grid(b), b, 32);
         assert_eq!((s.loads.per_request(), s.loads.efficiency_pct(32)), (Some(2.0), Some(100.0)));
         assert_eq!(s.stores.partial_sectors, 0.0);
         // Every other char: 64 bytes, two sectors of which half is asked for and half written, each in part.
-        let sparse = Narrow { blocks: 64, width: 1, stride: 2 };
+        let sparse = narrow(64, 1, 2);
         let s = analyze_exact(&sparse, sparse.grid(b), b, 32);
         assert_eq!((s.loads.per_request(), s.loads.efficiency_pct(32)), (Some(2.0), Some(50.0)));
         assert_eq!(s.stores.partial_sectors, 2.0 * s.stores.requests);
         // Four lanes on the same char ask for it once (a broadcast), as lanes on one word do.
-        let same = Narrow { blocks: 64, width: 1, stride: 0 };
+        let same = narrow(64, 1, 0);
         assert_eq!(analyze_exact(&same, same.grid(b), b, 32).loads.requested_bytes, 64.0 * 8.0);
     }
 
@@ -1627,26 +1600,26 @@ mod tests {
         let b = Dim3::new(256, 1, 1);
         // A 256-bin histogram (8 lines), every warp on all of them: the sample sees every bin line in
         // every warp, so none is missed: 8 lines, each 1/8 of the adds.
-        let hist = Atomics { blocks: 4096, word: |i| Some(i.wrapping_mul(2_654_435_761) % 256) };
+        let hist = atomics(4096, |i| Some(i.wrapping_mul(2_654_435_761) % 256));
         let s = analyze(&hist, hist.grid(b), b, 32).atomic_spread;
         assert_eq!(s.lines, 8.0);
         assert!((s.hottest - 1.0 / 8.0).abs() < 0.02, "{}", s.hottest);
         // Each thread on its own word: 32768 warps, each its own line; the 64 sampled warps' 64 lines
         // are each seen once (q1 = 64, q2 = 0), so Chao's estimate is 64 + 64 x 63 / 2 = 2080 lines,
         // under the sample scaled to the grid (64 x 32768 / 64).
-        let own = Atomics { blocks: 4096, word: Some };
+        let own = atomics(4096, Some);
         let s = analyze(&own, own.grid(b), b, 32).atomic_spread;
         assert_eq!((s.lines, s.hottest), (2080.0, 1.0 / 64.0));
         // A small grid (16 warps, each its own line) is walked whole: q1 = 16, so 16 + 120 = 136 is
         // estimated, but no more lines than the sample's scaled to the grid (the sample is the grid): 16.
-        let small = Atomics { blocks: 2, word: Some };
+        let small = atomics(2, Some);
         assert_eq!(analyze(&small, small.grid(b), b, 32).atomic_spread.lines, 16.0);
         // One word a block (thread 0 of each): 4096 words in 128 lines; no atomics elsewhere.
-        let one = Atomics { blocks: 4096, word: |i| (i % 256 == 0).then_some(i / 256) };
+        let one = atomics(4096, |i| (i % 256 == 0).then_some(i / 256));
         let s = analyze(&one, one.grid(b), b, 32);
         assert_eq!(s.atomics.requests, 4096.0);
         assert!(s.atomic_spread.lines >= 1.0);
-        let none = Atomics { blocks: 4096, word: |_| None };
+        let none = atomics(4096, |_| None);
         assert_eq!(analyze(&none, none.grid(b), b, 32).atomic_spread, AtomicSpread::default());
     }
 

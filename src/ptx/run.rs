@@ -92,6 +92,13 @@ fn drop_repeated_loads(insns: &mut [Insn], text_of: &[&str], starts: &HashSet<us
         let op = opcode(line);
         [".volatile", ".relaxed", ".acquire", ".mmio"].iter().any(|q| op.contains(q))
     };
+    // Whether `b`'s bytes lie within `a`'s.
+    let within = |a: &mem::Mem, b: &mem::Mem| {
+        a.space == b.space
+            && a.base == b.base
+            && a.offset <= b.offset
+            && b.offset + i64::from(b.bytes) <= a.offset + i64::from(a.bytes)
+    };
     let mut held: Vec<mem::Mem> = Vec::new();
     for (k, (insn, &line)) in insns.iter_mut().zip(text_of).enumerate() {
         if starts.contains(&k) {
@@ -101,12 +108,6 @@ fn drop_repeated_loads(insns: &mut [Insn], text_of: &[&str], starts: &HashSet<us
         let load = match insn.mem.as_slice() {
             [m] if !m.store && matches!(head, "ld" | "ldu") && !ordered(line) => Some(*m),
             _ => None,
-        };
-        let within = |a: &mem::Mem, b: &mem::Mem| {
-            a.space == b.space
-                && a.base == b.base
-                && a.offset <= b.offset
-                && b.offset + i64::from(b.bytes) <= a.offset + i64::from(a.bytes)
         };
         if let Some(m) = load
             && held.iter().any(|h| within(h, &m))

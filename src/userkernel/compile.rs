@@ -840,37 +840,27 @@ mod tests {
             return;
         };
         let dir = tempfile::tempdir().unwrap();
-        let k = kernel_file(dir.path(), CU);
-        let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap();
         let target = Target { cc: (7, 5), driver: "none".into() };
-        let built = build(&k, &ex.modules, &target, Some(&nvrtc), &Cache::none());
-        let Ok(Built { code: Code::Ptx(ptx), .. }) = &built[0] else { panic!("{:?}", built[0]) };
+        // The first module of a kernel file of source `cu`, at blocks of 128.
+        let first = |cu: &str| {
+            let k = kernel_file(dir.path(), cu);
+            let ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap();
+            (build(&k, &ex.modules, &target, Some(&nvrtc), &Cache::none()).remove(0), k)
+        };
+        let (built, k) = first(CU);
+        let Ok(Built { code: Code::Ptx(ptx), .. }) = &built else { panic!("{built:?}") };
         assert!(ptx.contains(".target sm_75"), "{ptx}");
         // C++ linkage: the entry is mangled and still found, its parameter list checked.
         k.check_ptx(ptx, "k", k.entry_at).unwrap();
-        let bad = kernel_file(dir.path(), "__global__ void k(float *a) { a[0] = tile + ; }\n");
-        let r = build(
-            &bad,
-            &bad.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap().modules,
-            &target,
-            Some(&nvrtc),
-            &Cache::none(),
-        );
-        let e = r[0].as_ref().unwrap_err();
+        let (r, _) = first("__global__ void k(float *a) { a[0] = tile + ; }\n");
+        let e = r.as_ref().unwrap_err();
         assert!(e.log.contains("error"), "{e:?}");
         // A source written for nvcc: host headers NVRTC lacks, and names nvcc's own includes give.
         let nvcc = "#include <stdio.h>\n#include <math.h>\n#include <assert.h>\n#include <stdint.h>\n\
                     #include <cfloat>\n#include <climits>\n\
                     __global__ void k(float *a) { uint u = 1; uint8_t b = 2; int64_t w = 3; assert(u == 1);\n\
                     a[0] = M_PI * tile + u + b + w + FLT_MAX + INT_MAX + UINT32_MAX + (a[1] == INFINITY); }\n";
-        let k = kernel_file(dir.path(), nvcc);
-        let r = build(
-            &k,
-            &k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap().modules,
-            &target,
-            Some(&nvrtc),
-            &Cache::none(),
-        );
-        assert!(r[0].is_ok(), "{:?}", r[0]);
+        let (r, _) = first(nvcc);
+        assert!(r.is_ok(), "{r:?}");
     }
 }
