@@ -203,6 +203,44 @@ fn shards_merge_and_resume_complete_a_kernel_file_sweep() {
         .stderr(predicate::str::contains("its records are of another sweep"));
 }
 
+/// A configuration the expansion already finds invalid (here a restriction that divides by zero at
+/// tile_x = 3) is a row with its reason, and its module (one per tile value in conv2d) is not compiled (the other
+/// module and the reference's are).
+#[test]
+fn modules_only_invalid_configurations_use_are_not_compiled() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = std::fs::read_to_string("examples/kernels/conv2d.toml").unwrap();
+    let cu = std::fs::canonicalize("examples/kernels/conv2d.cu").unwrap();
+    let toml = toml
+        .replace("source = \"conv2d.cu\"", &format!("source = {:?}", cu.to_str().unwrap()))
+        .replace("\"tile_x * tile_y <= 8\"]", "\"tile_x * tile_y <= 8\", \"w % (3 - tile_x) == 0\"]");
+    assert!(toml.contains("3 - tile_x"), "the restriction was not added");
+    let file = dir.path().join("conv2d.toml");
+    std::fs::write(&file, toml).unwrap();
+    let run = [
+        "sweep",
+        "--kernel-file",
+        file.to_str().unwrap(),
+        "--block",
+        "32x8",
+        "--define",
+        "tile_x=1,3",
+        "--define",
+        "tile_y=1",
+    ];
+    let out = mock(&[&run[..], &["--format", "json"]].concat()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("built 2 of the modules for compute_"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[0]["reason"], MOCK_REASON, "{:?}", records[0]);
+    assert_eq!(records[1]["status"], "invalid", "{:?}", records[1]);
+    let why = records[1]["reason"].as_str().unwrap();
+    assert!(why.contains("division by zero") && !why.contains("not built"), "{why}");
+}
+
 /// `--devices` spreads a kernel file's configurations over the host's GPUs (two mock devices here):
 /// every configuration once, in the sweep's order, and both devices named.
 #[test]

@@ -172,12 +172,14 @@ impl FileSession<'_> {
                 None => ex.configs.iter().position(|c| c.invalid.is_none()),
             })
             .flatten();
-        // Only the modules this run's configurations, the reference and the anchor use: a shard or a
-        // resumed run of a sweep over many parameter sets does not compile the others' modules.
+        // Only the modules this run's valid configurations, the reference and the anchor use: a shard or
+        // a resumed run of a sweep over many parameter sets does not compile the others' modules, nor
+        // does any run compile a module only invalid configurations (rows with their reasons) name.
         let anchor_config = anchor.map(|a| &ex.configs[a]);
         let uses = |m: usize| {
             todo.iter()
                 .map(|&i| &ex.configs[i])
+                .filter(|c| c.invalid.is_none())
                 .chain(ex.reference.as_ref())
                 .chain(anchor_config)
                 .any(|c| c.module == m)
