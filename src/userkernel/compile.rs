@@ -862,5 +862,14 @@ mod tests {
                     a[0] = M_PI * tile + u + b + w + FLT_MAX + INT_MAX + UINT32_MAX + (a[1] == INFINITY); }\n";
         let (r, _) = first(nvcc);
         assert!(r.is_ok(), "{r:?}");
+        // With CCCL's declarations under NVRTC (<cuda/std/cstdint>, which cooperative_groups includes)
+        // beside ours: the same types, so no redeclaration error.
+        let cccl = "using int8_t = signed char; using int16_t = signed short; using int32_t = signed int;\n\
+                    using int64_t = signed long long; using uint8_t = unsigned char;\n\
+                    using uint16_t = unsigned short; using uint32_t = unsigned int;\n\
+                    using uint64_t = unsigned long long; using intptr_t = signed long long;\n\
+                    using intmax_t = signed long long; using uintmax_t = unsigned long long;\n";
+        let (r, _) = first(&format!("{cccl}{nvcc}"));
+        assert!(r.is_ok(), "{r:?}");
     }
 }

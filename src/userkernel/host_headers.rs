@@ -4,9 +4,12 @@
 //! `INT_MAX`; checked with nvcc 13.0 on the GPU machine, docs/KERNEL-FILE.md) are there too.
 //!
 //! Device code needs no declarations from them: NVRTC has printf, malloc, memcpy and the math functions
-//! built in. What they hold is types and macros. 64-bit unsigned types are `unsigned long long`, as
-//! CUDA's own headers declare them under NVRTC (cuda_pipeline_helpers.h, cuda_awbarrier_helpers.h), so
-//! that a source including both compiles; `int64_t` is `long`, glibc's on Linux x86-64.
+//! built in. What they hold is types and macros. The 64-bit types are `long long` and `unsigned long
+//! long`, as CUDA's own headers declare them under NVRTC (CCCL's <cuda/std/cstdint>, which
+//! cooperative_groups includes: `using int64_t = signed long long;`; cuda_pipeline_helpers.h), so that
+//! a source including both compiles. glibc's `int64_t` is `long` on Linux x86-64; the two differ only
+//! in overloads and name mangling, and a redeclaration as `long` failed against CCCL on the GPU machine
+//! (cg_block_sum.cu, 2026-12-07).
 
 /// Pre-included in every NVRTC compile (`-include`).
 pub const PRELUDE_NAME: &str = "warpscope_nvcc_host.h";
@@ -27,7 +30,7 @@ typedef unsigned long u_long;
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
-typedef long int64_t;
+typedef long long int64_t;
 #ifndef CHAR_BIT
 #define CHAR_BIT 8
 #define SCHAR_MIN (-128)
@@ -59,9 +62,9 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
-typedef long intptr_t;
+typedef long long intptr_t;
 typedef uint64_t uintptr_t;
-typedef long intmax_t;
+typedef long long intmax_t;
 typedef unsigned long long uintmax_t;
 typedef int8_t int_least8_t;
 typedef int16_t int_least16_t;
@@ -80,14 +83,14 @@ typedef uint64_t uint_least64_t;
 #define INT32_MIN (-INT32_MAX - 1)
 #define INT32_MAX 2147483647
 #define UINT32_MAX 4294967295U
-#define INT64_MIN (-INT64_MAX - 1L)
-#define INT64_MAX 9223372036854775807L
+#define INT64_MIN (-INT64_MAX - 1LL)
+#define INT64_MAX 9223372036854775807LL
 #define UINT64_MAX 18446744073709551615ULL
 #define SIZE_MAX 18446744073709551615UL
 #define INT8_C(c) c
 #define INT16_C(c) c
 #define INT32_C(c) c
-#define INT64_C(c) c##L
+#define INT64_C(c) c##LL
 #define UINT8_C(c) c
 #define UINT16_C(c) c
 #define UINT32_C(c) c##U
