@@ -204,8 +204,8 @@ fn shards_merge_and_resume_complete_a_kernel_file_sweep() {
 }
 
 /// A configuration the expansion already finds invalid (here a restriction that divides by zero at
-/// tile_x = 3) is a row with its reason, and its module (one per tile value in conv2d) is not compiled (the other
-/// module and the reference's are).
+/// tile_x = 3) is a row with its reason, and its module (one per tile value in conv2d) is not compiled;
+/// the other configuration's module and the reference's are.
 #[test]
 fn modules_only_invalid_configurations_use_are_not_compiled() {
     let dir = tempfile::tempdir().unwrap();
