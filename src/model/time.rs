@@ -498,9 +498,10 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     let issue_s = issue_cycles(t, w) * s / busy / clock;
     // Each warp waits one round trip for its (independent) loads; resident warps overlap theirs, but
     // none waits less than its own, nor lives shorter than its own chain of dependent instructions.
-    // Without barriers, the resident blocks queue for DRAM as a closed network ([`dram_network_s`]).
+    // The resident blocks queue for DRAM as a closed network ([`dram_network_s`]), with or without
+    // barriers: a barrier holds a block's own warps, not the other blocks (docs/MODEL.md section 39).
     let latency = if w.resident_warps > 0.0 && (w.loads_global || w.chain_s > 0.0) {
-        if w.loads_global && w.barriers <= 0.0 && w.blocks > 0 {
+        if w.loads_global && w.blocks > 0 {
             dram_network_s(t, w, busy, bandwidth, issue_s)
         } else {
             let trip = if w.loads_global { round_trip_s(t, w, w.resident_warps) } else { 0.0 };
@@ -562,15 +563,17 @@ fn exposed_s(t: &Target, w: &Workload, rounds: f64, busy: f64, issue_s: f64) -> 
     z + (rounds - 1.0).max(0.0) * (z + t.block_gap_s() - (b - 1.0) * block_issue).max(0.0)
 }
 
-/// The latency term of a kernel without barriers: each busy SM's `b` resident blocks are the customers
+/// The latency term of a kernel that loads: each busy SM's `b` resident blocks are the customers
 /// of a closed network whose one queueing server is DRAM (a block's demand `D`: its reads and writes
 /// at the SM's share of DRAM's rates, the DRAM term over the blocks each SM runs) and whose delay is
 /// the block's own wait: a warp's latency `Z` ([`exposed_latency_s`], or its chain where longer), the
 /// slot's turnover `g` and the block's issue. The first round starts together and pays `Z + b D`;
 /// each later one takes the network's cycle, `b / X(b)` by exact mean value analysis. That lies
 /// between the asymptotic bounds `max(b D, D + Z + g)` and the sum `b D + Z + g` that a round of warps
-/// waiting together pays (kernels with barriers keep that sum, without `g`, as before), nearer the
-/// sum where `b` is small against `(D + Z + g) / D` (docs/MODEL.md section 33).
+/// waiting together pays, nearer the sum where `b` is small against `(D + Z + g) / D` (docs/MODEL.md
+/// section 33). Kernels with barriers took that sum until section 39: their blocks meet no one at a
+/// barrier but their own warps, so they queue as the others do; what their warps' meeting costs is
+/// the compute term's ([`exposed_s`]).
 fn dram_network_s(t: &Target, w: &Workload, busy: f64, dram_s: f64, issue_s: f64) -> f64 {
     let b = blocks_per_busy_sm(w, busy);
     let rounds = block_rounds(w, busy).max(1.0);
@@ -812,7 +815,7 @@ mod tests {
     }
 
     #[test]
-    fn blocks_without_barriers_queue_for_dram_as_a_closed_network() {
+    fn blocks_queue_for_dram_as_a_closed_network_with_or_without_barriers() {
         let t = h200();
         // sumMatrix at 256x1: 2^20 blocks of 8 warps, 8 resident an SM (64 warps).
         let w = Workload { resident_blocks: 8.0, ..sum_matrix(1 << 20, 8.0, 64.0) };
@@ -835,10 +838,13 @@ mod tests {
         // Between the bounds: each later round at least the DRAM the SM's blocks need, at most the sum.
         let cycle = (p.latency_ms * 1e-3 - 404.04e-9 - 8.0 * demand) / (rounds - 1.0);
         assert!(cycle >= 8.0 * demand && cycle <= 8.0 * demand + delay, "{cycle}");
-        // With barriers the round's warps wait together: every round the whole trip, as before.
+        // A barrier holds a block's own warps, not the other blocks: the same network. Before section
+        // 39 such a kernel paid a whole round trip every round of 64 resident warps, 993 rounds of
+        // 404 ns and 132 x 64 x 256 bytes at 4220 GB/s (512 ns): 0.910 ms against the network's 0.889.
         let wb = Workload { barriers: 1.0, ..w };
-        let trip = round_trip_s(&t, &wb, 64.0);
-        assert!((predict(&t, &wb).latency_ms - rounds * trip * 1e3).abs() < 1e-9);
+        assert!((predict(&t, &wb).latency_ms - p.latency_ms).abs() < 1e-12);
+        let summed = (1u64 << 23) as f64 / (132.0 * 64.0) * round_trip_s(&t, &wb, 64.0) * 1e3;
+        assert!((summed - 0.910).abs() < 0.001 && p.latency_ms < summed - 0.015, "{summed} {}", p.latency_ms);
     }
 
     #[test]
@@ -901,10 +907,15 @@ mod tests {
 
     #[test]
     fn loads_waited_for_one_after_another() {
-        // A warp of 32 threads that each load 16 floats in a loop storing each to shared memory before
-        // the next (a block of 32 threads moving a 32 x 16 strip, say): 16 round trips of 404 ns (800
-        // cycles at 1980 MHz) each, plus the time DRAM takes to deliver, per round, 32 resident warps'
-        // 2 KiB on 132 SMs at 4220 GB/s (2.050 us). 64 rounds: 64 x (6.464 + 2.050) us = 0.5449 ms.
+        // Blocks of one warp of 32 threads that each load 16 floats in a loop, storing each to shared
+        // memory before the next (a 32 x 16 strip, say), 32 blocks resident an SM, 64 rounds of them on
+        // 132 SMs. Each block is a customer of the DRAM network (section 33): its demand D is its 2 KiB
+        // read and 2 KiB written at the SM's share of 4220 GB/s, 4096 x 132 / 4220 = 128.12 ns; its
+        // delay the 16 round trips of 404.04 ns (800 cycles at 1980 MHz) one after another, 6464.6 ns,
+        // and the slot's turnover of 360 cycles, 181.8 ns (no instructions to issue). The first round
+        // pays Z + 32 D = 10.5645 us. Each later one takes 32 / X(32): by mean value analysis (the
+        // recursion worked apart from this code) 6.9332 us, between the asymptotic bound D + Z + g =
+        // 6.7746 us and the sum 32 D + Z + g = 10.7463 us. In all 10.5645 + 63 x 6.9332 us = 0.44736 ms.
         let t = h200();
         let warps = 132.0 * 32.0 * 64.0;
         let w = Workload {
@@ -923,19 +934,25 @@ mod tests {
             serial_latency_s: 0.0,
             dram_latency_factor: 1.0,
             insns: Mix::default(),
-            // A barrier between the loads and the stores to shared memory: each round's warps wait
-            // together, the pessimistic sum.
+            // A barrier between the loads and the stores to shared memory holds the block's one warp:
+            // the other blocks go on (section 39).
             barriers: 1.0,
+            resident_blocks: 32.0,
             ..sum_matrix(1, 1.0, 32.0)
         };
         let p = predict(&t, &w);
-        let rounds = 64.0;
-        let by_hand = rounds * (16.0 * 404.04 + 132.0 * 32.0 * 2048.0 / 4220.0) * 1e-6;
-        assert!((p.latency_ms - by_hand).abs() < 1e-3 * by_hand, "{} against {by_hand}", p.latency_ms);
-        assert!((p.latency_ms - 0.5449).abs() < 0.001, "{}", p.latency_ms);
-        // The same loads issued together wait one round trip: 64 x (0.404 + 2.050) us.
+        let (first, cycle) = (10.5645e-6, 6.9332e-6);
+        assert!(cycle > 6.7746e-6 && cycle < 10.7463e-6);
+        let by_hand = (first + 63.0 * cycle) * 1e3;
+        assert!((p.latency_ms - by_hand).abs() < 1e-4 * by_hand, "{} against {by_hand}", p.latency_ms);
+        assert!((p.latency_ms - 0.44736).abs() < 1e-4, "{}", p.latency_ms);
+        assert_eq!(predict(&t, &Workload { barriers: 0.0, ..w }).latency_ms, p.latency_ms);
+        // The same loads issued together wait one round trip: Z = 404.04 ns, and DRAM is the bound,
+        // 32 D = 4.0999 us a round after the first's Z + 32 D = 4.5039 us: 0.26279 ms, the 1.107 GB
+        // at 4220 GB/s (0.26240 ms) and a round trip.
         let together = predict(&t, &Workload { serial_loads: 1.0, ..w });
-        assert!((together.latency_ms - 64.0 * (0.404 + 2.050) * 1e-3).abs() < 1e-3, "{}", together.latency_ms);
+        assert!((together.latency_ms - (4.5039 + 63.0 * 4.0999) * 1e-3).abs() < 1e-5, "{}", together.latency_ms);
+        assert!(together.latency_ms > together.bandwidth_ms && together.latency_ms < together.bandwidth_ms + 0.0005);
     }
 
     #[test]
@@ -1122,17 +1139,18 @@ mod tests {
         // (longer than the trip) sets the rounds' length instead.
         let (t, w) = (h200(), Workload { barriers: 1.0, resident_blocks: 6.0, ..sum_matrix(1 << 20, 8.0, 48.0) });
         let rounds = w.warps / (132.0 * 48.0);
-        let p = predict(&t, &w);
-        assert!((p.latency_ms - rounds * round_trip_s(&t, &w, 48.0) * 1e3).abs() < 1e-9);
-        let p = predict(&t, &Workload { chain_s: 10e-6, ..w });
+        // Without global loads each round lasts the chain: 1324 x 10 us.
+        let p = predict(&t, &Workload { chain_s: 10e-6, loads_global: false, ..w });
         assert!((p.latency_ms - rounds * 10e-3).abs() < 1e-9, "{}", p.latency_ms);
+        // With them the chain is each block's wait in the DRAM network, barrier or not (section 39): at
+        // least the chain and the slot's turnover every later round, at most those plus the SM's DRAM
+        // share (6 blocks of 96 ns) and issue.
+        let p = predict(&t, &Workload { chain_s: 10e-6, ..w });
         assert_eq!(p.bound, Bound::Latency);
-        // Without the barrier the chain is each block's wait in the DRAM network: at least the chain
-        // and the slot's turnover every later round, at most those plus the SM's DRAM share and issue.
-        let p = predict(&t, &Workload { chain_s: 10e-6, barriers: 0.0, ..w });
         let g = t.block_gap_s();
         assert!(p.latency_ms * 1e-3 >= 10e-6 + (rounds - 1.0) * (10e-6 + g), "{}", p.latency_ms);
         assert!(p.latency_ms * 1e-3 <= rounds * (10e-6 + g + 1e-6), "{}", p.latency_ms);
+        assert_eq!(predict(&t, &Workload { chain_s: 10e-6, barriers: 0.0, ..w }).latency_ms, p.latency_ms);
     }
 
     #[test]
