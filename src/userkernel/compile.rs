@@ -12,7 +12,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::expand::ModuleSpec;
+use super::expand::{Config, ModuleSpec};
 use super::file::{Image, KernelFile, include_dirs};
 use super::host_headers;
 use super::prepro;
@@ -177,6 +177,34 @@ pub fn options(file: &KernelFile, spec: &ModuleSpec, target: &Target) -> Vec<Str
     }
     o.extend(include.iter().map(|d| format!("-I{}", d.display())));
     o
+}
+
+/// Builds the modules that `used`'s valid configurations name ([`build`]), and stands [`NOT_BUILT`]
+/// for the rest: what a run or an estimate compiles, where a module only rows with their reasons (or
+/// other shards' configurations) name costs nothing. One result per module of `modules`.
+pub fn build_used<'a>(
+    file: &KernelFile,
+    modules: &[ModuleSpec],
+    used: impl IntoIterator<Item = &'a Config>,
+    target: &Target,
+    compiler: Option<&dyn Compiler>,
+    cache: &Cache,
+) -> Vec<Result<Built, CompileError>> {
+    let mut wanted = vec![false; modules.len()];
+    for c in used.into_iter().filter(|c| c.invalid.is_none()) {
+        if let Some(w) = wanted.get_mut(c.module) {
+            *w = true;
+        }
+    }
+    let specs: Vec<ModuleSpec> = modules.iter().zip(&wanted).filter(|(_, w)| **w).map(|(m, _)| m.clone()).collect();
+    let mut some = build(file, &specs, target, compiler, cache).into_iter();
+    wanted
+        .iter()
+        .map(|&w| match w.then(|| some.next()).flatten() {
+            Some(b) => b,
+            None => Err(CompileError { summary: NOT_BUILT.into(), log: String::new() }),
+        })
+        .collect()
 }
 
 /// Builds every module (in parallel): files loaded as they are pass through, CUDA sources come from the
@@ -742,6 +770,30 @@ mod tests {
         assert!(text(1).starts_with("constexpr int loop_unroll_factor_0 = 4;\n#line 1\n"), "{}", text(1));
         assert!(text(1).contains("#pragma unroll loop_unroll_factor_0") && !text(1).contains("-Dloop_unroll"));
         assert!(text(0).contains("-Dtile=1"), "other parameters stay defines");
+    }
+
+    #[test]
+    fn only_the_modules_valid_configurations_use_are_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = kernel_file(dir.path(), CU);
+        let mut ex = k.expand(Some(&[crate::spec::Dim3::new(128, 1, 1)]), &[], crate::error::Input::name).unwrap();
+        assert_eq!((ex.configs.len(), ex.modules.len()), (3, 3), "one configuration and module per tile value");
+        // tile = 2's only configuration is a row with its reason: its module is not compiled.
+        ex.configs[1].invalid = Some("too many threads".into());
+        let fake = Fake(AtomicUsize::new(0));
+        let target = Target { cc: (9, 0), driver: "13.0".into() };
+        let built = build_used(&k, &ex.modules, &ex.configs, &target, Some(&fake), &Cache::none());
+        assert_eq!(fake.0.load(Ordering::SeqCst), 2);
+        assert_eq!(built.len(), 3);
+        assert!(built[0].is_ok() && built[2].is_ok());
+        assert!(matches!(&built[1], Err(e) if e.summary == NOT_BUILT), "{:?}", built[1]);
+        let Code::Ptx(ptx) = &built[2].as_ref().unwrap().code else { panic!("PTX expected") };
+        assert!(ptx.contains("-Dtile=4"), "the results stay in module order: {ptx}");
+        // A subset of the configurations (a shard): only theirs.
+        let fake = Fake(AtomicUsize::new(0));
+        let built = build_used(&k, &ex.modules, &ex.configs[2..], &target, Some(&fake), &Cache::none());
+        assert_eq!(fake.0.load(Ordering::SeqCst), 1);
+        assert!(built[0].is_err() && built[1].is_err() && built[2].is_ok());
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub fn estimate(
     let nvrtc = Nvrtc::load();
     let compiler = nvrtc.as_ref().ok().map(|n| n as &dyn Compiler);
     let compile_for = super::compile::Target { cc: target.arch.cc, driver: "none".into() };
-    let built = super::compile::build(file, &ex.modules, &compile_for, compiler, &Cache::user());
+    let built = super::compile::build_used(file, &ex.modules, &ex.configs, &compile_for, compiler, &Cache::user());
     super::describe::check_built(file, &ex, &built)?;
     let limits = DeviceLimits::from_arch(target.arch);
     let regs = registers.unwrap_or(ASSUMED_REGISTERS);

@@ -57,7 +57,7 @@ pub fn rebuild(path: &Path, report_path: &Path, report: &Report, names: Names) -
             }
         }
         let ex = file.expand(Some(&blocks), &defines(&rs), names)?;
-        let built = compile::build(&file, &ex.modules, &target, compiler, &Cache::user());
+        let built = compile::build_used(&file, &ex.modules, &ex.configs, &target, compiler, &Cache::user());
         let data = Inputs::new(seed);
         let named: Vec<Record> = ex.configs.iter().map(|c| super::sweep::record_of(&file, c, Status::Ok)).collect();
         for (&i, r) in records.iter().zip(&rs) {

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::compile::{Built, CompileError};
+use super::expand::Config;
 use super::expr::Value;
 use super::file::{Expected, KernelFile};
 use super::sweep::{Inputs, Queue, UserSweep, record_of};
@@ -176,16 +177,8 @@ impl FileSession<'_> {
         // a resumed run of a sweep over many parameter sets does not compile the others' modules, nor
         // does any run compile a module only invalid configurations (rows with their reasons) name.
         let anchor_config = anchor.map(|a| &ex.configs[a]);
-        let uses = |m: usize| {
-            todo.iter()
-                .map(|&i| &ex.configs[i])
-                .filter(|c| c.invalid.is_none())
-                .chain(ex.reference.as_ref())
-                .chain(anchor_config)
-                .any(|c| c.module == m)
-        };
-        let wanted: Vec<bool> = (0..ex.modules.len()).map(uses).collect();
-        let specs: Vec<_> = ex.modules.iter().zip(&wanted).filter(|(_, w)| **w).map(|(m, _)| m.clone()).collect();
+        let used: Vec<&Config> =
+            todo.iter().map(|&i| &ex.configs[i]).chain(ex.reference.as_ref()).chain(anchor_config).collect();
         // Built once per compute capability among the devices.
         let mut builds: Vec<((u32, u32), Arc<Builds>)> = Vec::new();
         for cc in backends.iter().map(|b| b.info().cc()) {
@@ -193,14 +186,8 @@ impl FileSession<'_> {
                 continue;
             }
             let target = super::compile::Target { cc, driver: driver.clone() };
-            let mut some = super::compile::build(self.file, &specs, &target, compiler, &cache).into_iter();
-            let built: Builds = wanted
-                .iter()
-                .map(|&w| match w.then(|| some.next()).flatten() {
-                    Some(b) => b,
-                    None => Err(CompileError { summary: super::compile::NOT_BUILT.into(), log: String::new() }),
-                })
-                .collect();
+            let built =
+                super::compile::build_used(self.file, &ex.modules, used.iter().copied(), &target, compiler, &cache);
             super::describe::check_built(self.file, &ex, &built)?;
             builds.push((cc, Arc::new(built)));
         }
@@ -209,6 +196,8 @@ impl FileSession<'_> {
                 crate::output::note(s);
             }
         };
+        let not_built = |b: &Result<Built, CompileError>| matches!(b, Err(e) if e.summary == super::compile::NOT_BUILT);
+        let specs = builds.first().map_or(0, |(_, b)| b.iter().filter(|b| !not_built(b)).count());
         let cached: usize =
             builds.iter().map(|(_, b)| b.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count()).sum();
         let ccs: Vec<String> = builds.iter().map(|((major, minor), _)| format!("compute_{major}{minor}")).collect();
@@ -219,7 +208,7 @@ impl FileSession<'_> {
             self.file.problem_label(),
             ex.summary(),
             if todo.len() < ex.configs.len() { format!("; {} of them in this run", todo.len()) } else { String::new() },
-            if specs.len() < ex.modules.len() { format!("{} of the modules ", specs.len()) } else { String::new() },
+            if specs < ex.modules.len() { format!("{specs} of the modules ") } else { String::new() },
             ccs.join(" and "),
             start.elapsed().as_secs_f64(),
             if on.len() == 1 { "" } else { "s" },
