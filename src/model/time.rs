@@ -1136,9 +1136,8 @@ mod tests {
 
     #[test]
     fn no_warp_lives_shorter_than_its_chain() {
-        // 2^20 blocks of 8 warps, 6 (48 warps) resident per SM, with a barrier (each round's warps wait
-        // together): 2^23 / (132 x 48) = 1324.0 rounds of one round trip each; a chain of 10 us per warp
-        // (longer than the trip) sets the rounds' length instead.
+        // 2^20 blocks of 8 warps, 6 (48 warps) resident per SM, with a barrier: 2^23 / (132 x 48) =
+        // 1324.0 rounds, each at least a chain of 10 us per warp (longer than a round trip).
         let (t, w) = (h200(), Workload { barriers: 1.0, resident_blocks: 6.0, ..sum_matrix(1 << 20, 8.0, 48.0) });
         let rounds = w.warps / (132.0 * 48.0);
         // Without global loads each round lasts the chain: 1324 x 10 us.
