@@ -608,25 +608,24 @@ fn l1_passes(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>, atomic: &
     words.dedup();
     let (mut loads, mut stores, mut store_pipe) = (0.0, 0.0, 0.0);
     for request in words.chunk_by(|a, b| a.0 == b.0) {
-        let mut passes = 0.0;
+        let (mut passes, mut crossbar) = (0.0, 0);
         let mut lines = request.chunk_by(|a, b| a.1 / WORDS_PER_LINE == b.1 / WORDS_PER_LINE).peekable();
         while lines.peek().is_some() {
             banks.clear();
             for line in lines.by_ref().take(LINES_PER_PASS) {
                 banks.extend(line.iter().map(|&(_, w)| (w % BANKS, w)));
+                crossbar += 1 + line.chunk_by(|a, b| a.1 / WORDS_PER_SECTOR == b.1 / WORDS_PER_SECTOR).count();
             }
             passes += busiest_bank(banks) as f64;
         }
         if request[0].0 & 1 == 1 {
             loads += passes;
         } else {
-            let lines = request.chunk_by(|a, b| a.1 / WORDS_PER_LINE == b.1 / WORDS_PER_LINE).count();
-            let sectors = request.chunk_by(|a, b| a.1 / WORDS_PER_SECTOR == b.1 / WORDS_PER_SECTOR).count();
             stores += passes;
             // Atomics keep their passes: what their lanes' rounds hold of the pipe was not measured.
             let head = request[0].0 & !(u64::MAX << 56);
-            let crossbar = if atomic.get((head / 2) as usize).copied().unwrap_or(false) { 0 } else { lines + sectors };
-            store_pipe += passes.max(crossbar as f64);
+            let atomic = atomic.get((head / 2) as usize).copied().unwrap_or(false);
+            store_pipe += if atomic { passes } else { passes.max(crossbar as f64) };
         }
     }
     (loads, stores, store_pipe)

@@ -21,6 +21,11 @@ use super::source::{self, CudaSource};
 /// What stands for a module no configuration of a run uses (it is not compiled).
 pub const NOT_BUILT: &str = "not built: no configuration of this run uses it";
 
+/// Whether `b` stands for a module that was not compiled ([`NOT_BUILT`]): it neither fails nor passes.
+pub fn not_built(b: &Result<Built, CompileError>) -> bool {
+    matches!(b, Err(e) if e.summary == NOT_BUILT)
+}
+
 /// A compile that failed: the first error line, and NVRTC's whole log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileError {
@@ -786,7 +791,7 @@ mod tests {
         assert_eq!(fake.0.load(Ordering::SeqCst), 2);
         assert_eq!(built.len(), 3);
         assert!(built[0].is_ok() && built[2].is_ok());
-        assert!(matches!(&built[1], Err(e) if e.summary == NOT_BUILT), "{:?}", built[1]);
+        assert!(not_built(&built[1]), "{:?}", built[1]);
         let Code::Ptx(ptx) = &built[2].as_ref().unwrap().code else { panic!("PTX expected") };
         assert!(ptx.contains("-Dtile=4"), "the results stay in module order: {ptx}");
         // A subset of the configurations (a shard): only theirs.

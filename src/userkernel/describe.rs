@@ -357,12 +357,11 @@ pub fn check_built(
 ) -> Result<usize> {
     // Modules a run did not need were not compiled: they neither fail nor pass. Where none of the
     // kernel's own modules built, nothing can run, whether or not the reference's did.
-    let tried: Vec<_> =
-        built.iter().filter(|b| !matches!(b, Err(e) if e.summary == super::compile::NOT_BUILT)).collect();
+    let tried: Vec<_> = built.iter().filter(|b| !super::compile::not_built(b)).collect();
     let own: Vec<_> = (0..built.len())
         .filter(|&m| ex.configs.iter().any(|c| c.module == m && c.invalid.is_none()))
         .map(|m| &built[m])
-        .filter(|b| !matches!(b, Err(e) if e.summary == super::compile::NOT_BUILT))
+        .filter(|b| !super::compile::not_built(b))
         .collect();
     if let Some(Err(e)) = own.first()
         && own.iter().all(|b| b.is_err())

@@ -196,8 +196,7 @@ impl FileSession<'_> {
                 crate::output::note(s);
             }
         };
-        let not_built = |b: &Result<Built, CompileError>| matches!(b, Err(e) if e.summary == super::compile::NOT_BUILT);
-        let specs = builds.first().map_or(0, |(_, b)| b.iter().filter(|b| !not_built(b)).count());
+        let specs = builds.first().map_or(0, |(_, b)| b.iter().filter(|b| !super::compile::not_built(b)).count());
         let cached: usize =
             builds.iter().map(|(_, b)| b.iter().filter(|b| b.as_ref().is_ok_and(|b| b.cached)).count()).sum();
         let ccs: Vec<String> = builds.iter().map(|((major, minor), _)| format!("compute_{major}{minor}")).collect();
