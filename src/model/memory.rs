@@ -60,10 +60,6 @@ pub struct Traffic {
     /// Distinct 128-byte lines per request, summed: L1 sends L2 one request per line (with the sectors
     /// it carries), so a store scattered over 32 rows is 32 requests at L2, an interleaved RGB store 3.
     pub lines: f64,
-    /// Cycles the requests hold L1's data pipe, summed: a load's passes ([`Traffic::wavefronts`]); a
-    /// store's passes or, where more, a cycle for each line and each sector it hands the crossbar (a
-    /// store of 32 rows of one bank: 32 passes, 64 cycles; docs/MODEL.md section 40).
-    pub data_pipe_cycles: f64,
     /// Stores: 32-byte sectors a request writes only part of (L2 merges them with a masked write).
     pub partial_sectors: f64,
     /// Transactions that reach L2: for loads, those of a block not already requested by the same block
@@ -208,9 +204,7 @@ mod c {
     pub const AT_LONE: usize = 19;
     /// The atomics' line requests (distinct lines per request and round).
     pub const AT_LINES: usize = 20;
-    /// Stores' data-pipe cycles: per request, its passes or its lines and sectors, whichever more.
-    pub const ST_PIPE: usize = 21;
-    pub const N: usize = 22;
+    pub const N: usize = 21;
     /// The counts whose sampling error decides when to stop, each with the count its error is relative
     /// to (partial sectors are a share of the store transactions).
     pub const MAIN: [(usize, usize); 6] = [
@@ -512,10 +506,9 @@ fn count_warp(s: &mut Scratch, txn_bytes: u64, block_txns: Option<&mut Vec<u64>>
         out[c::AT_LINES] += 1.0;
         out[c::AT_LONE] += (lanes.len() == 1) as u8 as f64;
     }
-    let (load_passes, store_passes, store_pipe) = l1_passes(&mut s.words, &mut s.banks, &s.atomic_req);
+    let (load_passes, store_passes) = l1_passes(&mut s.words, &mut s.banks);
     out[c::LD_WF] += load_passes;
     out[c::ST_WF] += store_passes;
-    out[c::ST_PIPE] += store_pipe;
     // Partial sectors: a store instruction's bytes per sector, under 32.
     let mut i = 0;
     while i < s.cover.len() {
@@ -597,38 +590,28 @@ fn atomic_rounds(s: &mut Scratch) {
 /// pitches; docs/MODEL.md section 19): on an H100 within 25 % on 347 loads and 319 stores, mean |log
 /// error| 0.11 and 0.12, where one pass per run of adjacent lines (the count before) was off by 0.89
 /// and 0.90 — a stride of 2 words takes 2 passes, 12 words 6, an array of 40-byte structures 3 to 4.
-/// Returns the loads' passes, the stores' passes, and the cycles the stores hold the pipe: a store
-/// (not an atomic) its passes or, where more, its lines and sectors, one a cycle, as L1 hands them to
-/// the crossbar ([`Traffic::data_pipe_cycles`]).
-fn l1_passes(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>, atomic: &[bool]) -> (f64, f64, f64) {
+/// A store takes its passes too, not a cycle for each line and sector it hands the crossbar (ncu's
+/// write wavefronts on an H100: 32.3 a request for rgH's 32 rows on one bank, 16.1 and 32.2 for the naive
+/// transpose's 16 and 32 lines, 1.08 for a coalesced copy; docs/MODEL.md section 41). Returns the loads'
+/// passes and the stores'.
+fn l1_passes(words: &mut Vec<(u64, u64)>, banks: &mut Vec<(u64, u64)>) -> (f64, f64) {
     const LINES_PER_PASS: usize = 4;
     const WORDS_PER_LINE: u64 = LINE_BYTES / 4;
-    const WORDS_PER_SECTOR: u64 = SECTOR_BYTES / 4;
     words.sort_unstable();
     words.dedup();
-    let (mut loads, mut stores, mut store_pipe) = (0.0, 0.0, 0.0);
+    let (mut loads, mut stores) = (0.0, 0.0);
     for request in words.chunk_by(|a, b| a.0 == b.0) {
-        let (mut passes, mut crossbar) = (0.0, 0);
+        let total = if request[0].0 & 1 == 1 { &mut loads } else { &mut stores };
         let mut lines = request.chunk_by(|a, b| a.1 / WORDS_PER_LINE == b.1 / WORDS_PER_LINE).peekable();
         while lines.peek().is_some() {
             banks.clear();
             for line in lines.by_ref().take(LINES_PER_PASS) {
                 banks.extend(line.iter().map(|&(_, w)| (w % BANKS, w)));
-                crossbar += 1 + line.chunk_by(|a, b| a.1 / WORDS_PER_SECTOR == b.1 / WORDS_PER_SECTOR).count();
             }
-            passes += busiest_bank(banks) as f64;
-        }
-        if request[0].0 & 1 == 1 {
-            loads += passes;
-        } else {
-            stores += passes;
-            // Atomics keep their passes: what their lanes' rounds hold of the pipe was not measured.
-            let head = request[0].0 & !(u64::MAX << 56);
-            let atomic = atomic.get((head / 2) as usize).copied().unwrap_or(false);
-            store_pipe += if atomic { passes } else { passes.max(crossbar as f64) };
+            *total += busiest_bank(banks) as f64;
         }
     }
-    (loads, stores, store_pipe)
+    (loads, stores)
 }
 
 /// Adds the warp's shared-memory requests and their bank passes to `out`.
@@ -1227,7 +1210,6 @@ fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
         requested_bytes: t[c::LD_BYTES] * repeat,
         wavefronts: t[c::LD_WF] * repeat,
         lines: t[c::LD_LINES] * repeat,
-        data_pipe_cycles: t[c::LD_WF] * repeat,
         partial_sectors: 0.0,
         l2_transactions: l2_loads * repeat,
     };
@@ -1237,7 +1219,6 @@ fn fill(stats: &mut MemStats, t: &Counts, l2_loads: f64, repeat: f64) {
         requested_bytes: t[c::ST_BYTES],
         wavefronts: t[c::ST_WF],
         lines: t[c::ST_LINES],
-        data_pipe_cycles: t[c::ST_PIPE],
         partial_sectors: t[c::ST_PARTIAL],
         l2_transactions: t[c::ST_TXN],
     };
@@ -1650,7 +1631,7 @@ mod tests {
     fn an_access_takes_a_pass_per_bank_conflict_in_each_group_of_four_lines() {
         let passes = |words: Vec<u64>| {
             let mut w: Vec<(u64, u64)> = words.into_iter().map(|x| (15, x)).collect();
-            l1_passes(&mut w, &mut Vec::new(), &[]).0
+            l1_passes(&mut w, &mut Vec::new()).0
         };
         let lanes = |f: &dyn Fn(u64) -> u64| (0..32).map(f).collect::<Vec<u64>>();
         // A broadcast and a coalesced row: one pass (ncu: 1.0 and 1.2).
@@ -1674,29 +1655,31 @@ mod tests {
         // Two instructions are counted apart, and a store as a load.
         let (load, store) = (1, 2);
         let mut two: Vec<(u64, u64)> = (0..32).map(|i| (load, 2 * i)).chain((0..32).map(|i| (store, 12 * i))).collect();
-        // The store (12 words, 48 bytes, apart: every lane in its own sector) hands 12 lines and 32
-        // sectors to the crossbar: 44 cycles, more than its 6 passes.
-        assert_eq!(l1_passes(&mut two, &mut Vec::new(), &[]), (2.0, 6.0, 44.0));
+        assert_eq!(l1_passes(&mut two, &mut Vec::new()), (2.0, 6.0));
     }
 
     #[test]
-    fn a_store_holds_the_data_pipe_for_its_lines_and_sectors() {
-        let store = |words: Vec<u64>, atomic: bool| {
+    fn a_store_takes_its_passes_not_a_cycle_for_each_line_and_sector() {
+        // ncu's write wavefronts on an H100 (docs/MODEL.md section 41) are the stores' passes, not the
+        // lines and sectors L1 hands the crossbar (which the L1 and L2 terms count apart).
+        let store = |words: Vec<u64>| {
             let mut w: Vec<(u64, u64)> = words.into_iter().map(|x| (0, x)).collect();
-            l1_passes(&mut w, &mut Vec::new(), &[atomic])
+            l1_passes(&mut w, &mut Vec::new())
         };
         let lanes = |f: &dyn Fn(u64) -> u64| (0..32).map(f).collect::<Vec<u64>>();
-        // A coalesced row: 1 pass, but 1 line and 4 sectors handed to the crossbar, 5 cycles.
-        assert_eq!(store(lanes(&|i| 64 + i), false), (0.0, 1.0, 5.0));
-        // rgH's store at a pitch of 4096 floats: 32 passes (one bank), 32 lines of one sector: 64.
-        assert_eq!(store(lanes(&|i| i * 4096), false), (0.0, 32.0, 64.0));
-        // At 4104 the lines fall on 8 banks: 8 passes, still 64 cycles.
-        assert_eq!(store(lanes(&|i| i * 4104), false), (0.0, 8.0, 64.0));
-        // An interleaved RGB channel (3 words apart): 3 lines, 12 sectors, 15 cycles over 3 passes.
-        assert_eq!(store(lanes(&|i| 3 * i), false).2, 15.0);
-        // One lane: 1 line, 1 sector, 2 cycles; an atomic keeps its passes.
-        assert_eq!(store(vec![7], false), (0.0, 1.0, 2.0));
-        assert_eq!(store(lanes(&|i| i * 4096), true), (0.0, 32.0, 32.0));
+        // A coalesced row: one line, one pass (ncu: 1.08 for the copy's stores), not 1 + 4 sectors.
+        assert_eq!(store(lanes(&|i| 64 + i)), (0.0, 1.0));
+        // rgH's store at a pitch of 4096 floats: 32 lines on bank 0, 32 passes (ncu: 32.3), not 64.
+        assert_eq!(store(lanes(&|i| i * 4096)), (0.0, 32.0));
+        // At 4104 (8 words more a row) each group's four rows fall on banks 0, 8, 16 and 24: a pass a
+        // group, 8 groups.
+        assert_eq!(store(lanes(&|i| i * 4104)), (0.0, 8.0));
+        // An interleaved RGB channel, 3 words apart: lanes on 32 distinct banks (3 is odd) over 3 lines
+        // of one group, one pass.
+        assert_eq!(store(lanes(&|i| 3 * i)), (0.0, 1.0));
+        // The naive transpose's 16-wide warp: 16 lines 8192 words apart, two adjacent words each;
+        // groups of four lines put their 8 words on banks 0 and 1, 4 a bank: 4 groups of 4 passes.
+        assert_eq!(store(lanes(&|i| (i % 16) * 8192 + i / 16)), (0.0, 16.0));
     }
 
     #[test]
@@ -1713,13 +1696,8 @@ mod tests {
         assert_eq!(s.stores.requests, 2.0 * 16384.0);
         assert_eq!(s.loads.transactions, 32.0 * s.loads.requests);
         assert_eq!(s.stores.transactions, 32.0 * s.stores.requests);
-        // The rows are on one bank: 32 passes a request. A load holds L1's data pipe for its passes,
-        // a store for its 32 lines and 32 sectors: 3 x 16,384 + 2 loads of 32, 2 x 16,384 stores of 64.
-        assert_eq!(s.loads.data_pipe_cycles, 32.0 * s.loads.requests);
-        assert_eq!(
-            (s.stores.wavefronts, s.stores.data_pipe_cycles),
-            (32.0 * s.stores.requests, 64.0 * s.stores.requests)
-        );
+        // The rows are on one bank: 32 passes a request, loads and stores alike (ncu: 32.1 and 32.3).
+        assert_eq!((s.loads.wavefronts, s.stores.wavefronts), (32.0 * s.loads.requests, 32.0 * s.stores.requests));
     }
 
     #[test]

@@ -285,7 +285,7 @@ pub fn evaluate(
         store_sectors: mem.stores.transactions * txn / 32.0 - mem.atomic_lone_requests,
         atomic_sectors: busiest_atomic_sectors(target, &mem),
         l1_load_bytes: mem.loads.requested_bytes,
-        l1_wavefronts: mem.loads.data_pipe_cycles + mem.stores.data_pipe_cycles,
+        l1_wavefronts: mem.loads.wavefronts + mem.stores.wavefronts,
         smem_wavefronts: mem.shared_loads.wavefronts + mem.shared_stores.wavefronts,
         insns,
         barriers: kernel.barriers() as f64,

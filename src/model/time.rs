@@ -394,9 +394,8 @@ pub struct Workload {
     pub atomic_sectors: f64,
     /// Bytes the load transactions move through L1.
     pub l1_load_bytes: f64,
-    /// The cycles the loads and stores hold L1's data pipe ([`crate::model::memory::Traffic::data_pipe_cycles`]):
-    /// a load's passes (bank passes over each group of four lines); a store's passes or, where more, a
-    /// cycle for each line and each sector it hands the crossbar (docs/MODEL.md section 40).
+    /// The loads' and stores' L1 data-pipe passes ([`crate::model::memory::Traffic::wavefronts`]: bank
+    /// passes over each group of four lines; docs/MODEL.md sections 19 and 41).
     pub l1_wavefronts: f64,
     /// Shared-memory wavefronts (bank passes), loads and stores.
     pub smem_wavefronts: f64,
@@ -487,8 +486,8 @@ pub fn predict(t: &Target, w: &Workload) -> Prediction {
     // an H100, atoms.cu: lts__d_atomic_input_cycles_active = the busiest slice's sectors within 1 %
     // where the atomics were the bound; docs/MODEL.md section 37): the busier of the two.
     let l2 = (crossbar_cycles(w) / (f.l2_write_cycles_per_ns * 1e9)).max(w.atomic_sectors / t.atomic_rate());
-    // The L1/shared data path: one pass (a bank pass, or a store's line or sector on its way to the
-    // crossbar) per clock, and its bytes; or L1's end of the crossbar to L2, whichever is busier.
+    // The L1/shared data path: one pass (a bank pass) per clock, and its bytes; or L1's end of the
+    // crossbar to L2, whichever is busier.
     let passes = w.l1_wavefronts + w.smem_wavefronts;
     let l1 = passes
         .max(w.l1_load_bytes / f.l1_bytes_per_clk)
